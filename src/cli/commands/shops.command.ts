@@ -1,0 +1,22 @@
+// waybill shops create|list
+import type { CliContext } from '../context.ts';
+import { withServices } from '../context.ts';
+import { table } from '../output.ts';
+import { UsageError } from '../usage.ts';
+
+export async function shopsCommand(ctx: CliContext, [sub]: string[], options: { name?: string; 'webhook-url'?: string }): Promise<number> {
+  if (sub === 'create') {
+    if (options.name === undefined || options.name.trim() === '') throw new UsageError('shops create needs --name NAME');
+    const url = options['webhook-url'];
+    if (url !== undefined && !/^https?:\/\//.test(url)) throw new UsageError('--webhook-url must start with http:// or https://');
+    const shop = await withServices(ctx, (s) => s.shops.create({ name: options.name!.trim(), webhook_url: url ?? null }));
+    ctx.out.result(shop, `Created shop ${shop.pk} "${shop.name}". Next: npx waybill keys create --shop ${shop.pk}`);
+    return 0;
+  }
+  if (sub === 'list') {
+    const shops = await withServices(ctx, (s) => s.shops.list());
+    ctx.out.result({ shops }, table(shops, ['pk', 'name', 'webhook_url', 'created_at']));
+    return 0;
+  }
+  throw new UsageError('shops needs a subcommand: create or list');
+}

@@ -1,0 +1,35 @@
+// waybill start [--role all|api|worker|scheduler]: the daemon, until SIGTERM/SIGINT.
+import { startDaemon, roles, type Role } from '../../main.ts';
+import type { CliContext } from '../context.ts';
+import { UsageError } from '../usage.ts';
+
+export async function startCommand(ctx: CliContext, options: { role?: string }): Promise<number> {
+  const role = (options.role ?? 'all') as Role;
+  if (!roles.includes(role)) throw new UsageError(`--role must be one of ${roles.join(', ')} (got "${role}")`);
+  const daemon = await startDaemon({ config: ctx.config, logger: ctx.logger, role });
+  return new Promise<number>((resolve) => {
+    let stopping = false;
+    const onSignal = (signal: NodeJS.Signals): void => {
+      if (stopping) {
+        ctx.logger.warn({ signal }, 'second signal: exiting now');
+        process.exit(130);
+      }
+      stopping = true;
+      ctx.logger.info({ signal }, 'shutting down: finishing requests and running jobs');
+      const force = setTimeout(() => {
+        ctx.logger.error({ timeoutMs: ctx.config.shutdownTimeoutMs }, 'shutdown took too long: exiting');
+        process.exit(1);
+      }, ctx.config.shutdownTimeoutMs + 5_000);
+      force.unref();
+      daemon.stop().then(
+        () => ctx.logger.flush(() => resolve(0)),
+        (error: unknown) => {
+          ctx.logger.error({ err: error }, 'shutdown failed');
+          resolve(1);
+        },
+      );
+    };
+    process.on('SIGTERM', onSignal);
+    process.on('SIGINT', onSignal);
+  });
+}

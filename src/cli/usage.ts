@@ -1,0 +1,21 @@
+export class UsageError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'UsageError';
+  }
+}
+
+export const USAGE = `Usage: waybill <command> [options]   (add --json for one JSON object on stdout)
+
+  start [--role all|api|worker|scheduler]   run the daemon (default role: all)
+  migrate                                   apply database migrations and exit
+  shops create --name NAME [--webhook-url URL]
+  shops list
+  keys create --shop PK [--label TEXT]      prints the key once: store it
+  keys list [--shop PK]
+  keys revoke PREFIX
+  marketplaces create --name NAME [--pk PK]
+  marketplaces list
+
+Environment: DATABASE_URL (unset: embedded Postgres in WAYBILL_DATA_DIR, default ./data),
+HOST, PORT, PUBLIC_URL, LOG_LEVEL, WAYBILL_ADMIN_TOKEN, WAYBILL_CONNECTORS. See README.md.`;

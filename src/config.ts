@@ -1,0 +1,93 @@
+// The only reader of process.env. Everything else receives a frozen Config.
+import path from 'node:path';
+import { Type, type Static } from 'typebox';
+import { Value } from 'typebox/value';
+
+const LogLevel = Type.Union(
+  ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l)),
+);
+
+export const ConfigSchema = Type.Object({
+  /** postgres://... ; unset: an embedded Postgres under dataDir. */
+  databaseUrl: Type.Optional(Type.String({ pattern: '^postgres(ql)?://' })),
+  dataDir: Type.String({ minLength: 1 }),
+  host: Type.String({ minLength: 1 }),
+  port: Type.Integer({ minimum: 0, maximum: 65535 }),
+  /** The {base_url} of Location headers; unset: derived from each request. */
+  publicUrl: Type.Optional(Type.String({ pattern: '^https?://[^/]+(/.*)?$' })),
+  logLevel: LogLevel,
+  adminToken: Type.Optional(Type.String({ minLength: 16 })),
+  connectorsFile: Type.String({ minLength: 1 }),
+  /** Largest request body, bytes. 1,000 products are ~1.5 MB; default 64 MiB. */
+  bodyLimit: Type.Integer({ minimum: 1024 }),
+  /** Connections of the application pool (the job queue holds its own few). */
+  dbPoolMax: Type.Integer({ minimum: 2, maximum: 500 }),
+  /** Bound on graceful shutdown, ms: in-flight requests and running jobs get this long. */
+  shutdownTimeoutMs: Type.Integer({ minimum: 0 }),
+  /** Feed jobs run at once per worker process. */
+  workerConcurrency: Type.Integer({ minimum: 1, maximum: 64 }),
+});
+export type Config = Readonly<Static<typeof ConfigSchema>>;
+
+export class ConfigError extends Error {
+  readonly problems: string[];
+  constructor(problems: string[]) {
+    super(`invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+    this.name = 'ConfigError';
+    this.problems = problems;
+  }
+}
+
+type Env = Record<string, string | undefined>;
+
+/** Env name of each config field, for messages that name what the user set. */
+const envNames: Record<keyof Static<typeof ConfigSchema>, string> = {
+  databaseUrl: 'DATABASE_URL',
+  dataDir: 'WAYBILL_DATA_DIR',
+  host: 'HOST',
+  port: 'PORT',
+  publicUrl: 'PUBLIC_URL',
+  logLevel: 'LOG_LEVEL',
+  adminToken: 'WAYBILL_ADMIN_TOKEN',
+  connectorsFile: 'WAYBILL_CONNECTORS',
+  bodyLimit: 'WAYBILL_BODY_LIMIT',
+  dbPoolMax: 'WAYBILL_DB_POOL_MAX',
+  shutdownTimeoutMs: 'WAYBILL_SHUTDOWN_TIMEOUT_MS',
+  workerConcurrency: 'WAYBILL_WORKER_CONCURRENCY',
+};
+
+const blank = (v: string | undefined): string | undefined => (v === undefined || v.trim() === '' ? undefined : v.trim());
+
+/** Integers stay strings when they do not parse, so the schema reports them with the value given. */
+const int = (v: string | undefined, fallback: number): number | string => {
+  const s = blank(v);
+  if (s === undefined) return fallback;
+  return /^-?\d+$/.test(s) ? Number(s) : s;
+};
+
+export function loadConfig(env: Env = process.env, cwd: string = process.cwd()): Config {
+  const raw = {
+    databaseUrl: blank(env.DATABASE_URL),
+    dataDir: path.resolve(cwd, blank(env.WAYBILL_DATA_DIR) ?? 'data'),
+    host: blank(env.HOST) ?? '127.0.0.1',
+    port: int(env.PORT, 8080),
+    publicUrl: blank(env.PUBLIC_URL)?.replace(/\/+$/, ''),
+    logLevel: blank(env.LOG_LEVEL)?.toLowerCase() ?? 'info',
+    adminToken: blank(env.WAYBILL_ADMIN_TOKEN),
+    connectorsFile: path.resolve(cwd, blank(env.WAYBILL_CONNECTORS) ?? 'config/connectors.json'),
+    bodyLimit: int(env.WAYBILL_BODY_LIMIT, 64 * 1024 * 1024),
+    dbPoolMax: int(env.WAYBILL_DB_POOL_MAX, 20),
+    shutdownTimeoutMs: int(env.WAYBILL_SHUTDOWN_TIMEOUT_MS, 25_000),
+    workerConcurrency: int(env.WAYBILL_WORKER_CONCURRENCY, 2),
+  };
+  for (const key of Object.keys(raw) as (keyof typeof raw)[]) if (raw[key] === undefined) delete raw[key];
+
+  const problems = Value.Errors(ConfigSchema, raw).map((e) => {
+    const field = (e.instancePath.slice(1) || '') as keyof typeof envNames;
+    const name = envNames[field] ?? field;
+    const given = (raw as Record<string, unknown>)[field];
+    return `${name}: ${e.message}${given === undefined ? '' : ` (got ${JSON.stringify(given)})`}`;
+  });
+  if (problems.length > 0) throw new ConfigError([...new Set(problems)]);
+  return Object.freeze(raw as Static<typeof ConfigSchema>);
+}

@@ -1,0 +1,31 @@
+import type { ColumnType, Generated } from 'kysely';
+
+type CreatedAt = ColumnType<Date, Date | undefined, never>;
+
+export interface ShopTables {
+  shops: {
+    pk: Generated<number>;
+    name: string;
+    webhook_url: string | null;
+    /** Standard Webhooks signing secret ("whsec_" + base64), generated with the shop. */
+    webhook_secret: string;
+    created_at: CreatedAt;
+  };
+  api_keys: {
+    id: Generated<number>;
+    shop_pk: number;
+    /** First characters of the key: shown in lists and history, never enough to use it. */
+    prefix: string;
+    /** sha256 of the whole key, hex. The key itself is shown once and never stored. */
+    hash: string;
+    label: string | null;
+    created_at: CreatedAt;
+    revoked_at: Date | null;
+    last_used_at: Date | null;
+  };
+  marketplaces: {
+    pk: number;
+    name: string;
+    created_at: CreatedAt;
+  };
+}

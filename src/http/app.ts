@@ -1,0 +1,88 @@
+// The HTTP server: plugins that give every route the same rules (auth, Allow/405, Accept,
+// problem JSON, idempotency, load shedding), then each area's routes.
+import { randomUUID } from 'node:crypto';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, type RawServerDefault } from 'fastify';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import underPressure from '@fastify/under-pressure';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { Config } from '../config.ts';
+import type { Logger } from '../logger.ts';
+import type { Services } from '../services.ts';
+import { acceptPlugin } from './plugins/accept.ts';
+import { authPlugin } from './plugins/auth.ts';
+import { idempotencyPlugin } from './plugins/idempotency.ts';
+import { methodsPlugin } from './plugins/methods.ts';
+import { errorHandler, sendProblem } from './problem.ts';
+import './route-config.ts';
+import { systemRoutes } from './system.routes.ts';
+import { validatorCompiler } from './validation.ts';
+
+export interface AppDeps {
+  config: Config;
+  services: Services;
+  logger: Logger;
+}
+
+export type App = FastifyInstance<RawServerDefault, IncomingMessage, ServerResponse, FastifyBaseLogger, TypeBoxTypeProvider>;
+
+const REQUEST_ID = /^[\w.:-]{1,128}$/;
+
+export async function buildApp({ config, services, logger }: AppDeps): Promise<App> {
+  const app = Fastify({
+    loggerInstance: logger as FastifyBaseLogger,
+    bodyLimit: config.bodyLimit,
+    requestIdHeader: false,
+    genReqId: (req) => {
+      const given = req.headers['x-request-id'];
+      return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
+    },
+    ajv: { customOptions: { allErrors: true } },
+    return503OnClosing: true,
+    forceCloseConnections: 'idle',
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  app.setValidatorCompiler(validatorCompiler);
+  app.setErrorHandler(errorHandler);
+  app.setNotFoundHandler((request, reply) =>
+    sendProblem(request, reply, 404, 'not_found', `No resource at ${request.method} ${request.url.split('?')[0]}.`),
+  );
+  app.addHook('onSend', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+  });
+
+  await app.register(underPressure, {
+    maxEventLoopDelay: 1_000,
+    retryAfter: 10,
+    pressureHandler: (request, reply, type, value) => {
+      reply.header('retry-after', '10');
+      void sendProblem(request, reply, 503, 'overloaded', `The server is overloaded (${type}: ${value}); retry shortly.`);
+    },
+  });
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'waybill',
+        version: '1',
+        description: 'Marketplace catalog and order-shipping API. Authenticate with `Authorization: Token <key>`.',
+      },
+      components: { securitySchemes: { token: { type: 'apiKey', in: 'header', name: 'Authorization', description: 'Token <key>' } } },
+      security: [{ token: [] }],
+    },
+  });
+  app.addHook('onRoute', (route) => {
+    // The Swagger UI serves HTML and assets.
+    if (route.url.startsWith('/docs')) route.config = { ...route.config, html: true };
+  });
+  await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { docExpansion: 'list' } });
+
+  await app.register(acceptPlugin);
+  await app.register(authPlugin, { shops: services.shops, adminToken: config.adminToken });
+  await app.register(methodsPlugin);
+  await app.register(idempotencyPlugin, { idempotency: services.idempotency });
+
+  await app.register(systemRoutes, { services });
+  return app;
+}

@@ -1,0 +1,48 @@
+// Authorization: Token <key> for shop routes (401 + WWW-Authenticate when missing or wrong;
+// another shop's path answers 404, as if it did not exist). Bearer <admin token> for /admin.
+import { timingSafeEqual, createHash } from 'node:crypto';
+import fp from 'fastify-plugin';
+import type { FastifyInstance } from 'fastify';
+import type { ShopService } from '../../shops/shops.service.ts';
+import { sendProblem } from '../problem.ts';
+
+export interface AuthOptions {
+  shops: ShopService;
+  adminToken: string | undefined;
+}
+
+const tokenOf = (header: string | undefined, scheme: string): string | undefined => {
+  if (header === undefined) return undefined;
+  const m = /^(\S+)\s+(\S+)\s*$/.exec(header);
+  return m !== null && m[1]?.toLowerCase() === scheme.toLowerCase() ? m[2] : undefined;
+};
+
+const sameSecret = (a: string, b: string): boolean =>
+  timingSafeEqual(createHash('sha256').update(a).digest(), createHash('sha256').update(b).digest());
+
+export const authPlugin = fp(async (app: FastifyInstance, { shops, adminToken }: AuthOptions) => {
+  app.decorateRequest('principal', null);
+  app.addHook('onRequest', async (request, reply) => {
+    const mode = request.routeOptions.config.auth;
+    if (mode === 'shop') {
+      const principal = await shops.authenticate(tokenOf(request.headers.authorization, 'Token'));
+      if (principal === null) {
+        return sendProblem(request, reply, 401, 'unauthorized', 'Send a valid API key as "Authorization: Token <key>".', {
+          headers: { 'www-authenticate': 'Token' },
+        });
+      }
+      request.principal = principal;
+      const shop = (request.params as { shop?: string } | undefined)?.shop;
+      if (shop !== undefined && shop !== String(principal.shopPk)) {
+        return sendProblem(request, reply, 404, 'not_found', `Shop ${shop} was not found.`);
+      }
+    } else if (mode === 'admin') {
+      const given = tokenOf(request.headers.authorization, 'Bearer');
+      if (adminToken === undefined || given === undefined || !sameSecret(given, adminToken)) {
+        return sendProblem(request, reply, 401, 'unauthorized', adminToken === undefined
+          ? 'The admin interface is off: set WAYBILL_ADMIN_TOKEN.'
+          : 'Send the admin token as "Authorization: Bearer <token>".', { headers: { 'www-authenticate': 'Bearer' } });
+      }
+    }
+  });
+});

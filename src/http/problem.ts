@@ -1,0 +1,117 @@
+// RFC 9457 problem JSON for every error reply, Fastify's own included. 5xx never carry internals.
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import { AppError, isTransient, type FieldError } from '../errors.ts';
+
+export const PROBLEM_TYPE = 'application/problem+json';
+
+const titles: Record<number, string> = {
+  400: 'Bad Request', 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found', 405: 'Method Not Allowed',
+  406: 'Not Acceptable', 409: 'Conflict', 413: 'Content Too Large', 415: 'Unsupported Media Type',
+  422: 'Unprocessable Content', 429: 'Too Many Requests', 500: 'Internal Server Error', 503: 'Service Unavailable',
+};
+
+export interface Problem {
+  type: string;
+  title: string;
+  status: number;
+  detail: string;
+  code: string;
+  request_id: string;
+  errors?: FieldError[];
+  [extra: string]: unknown;
+}
+
+export function sendProblem(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  status: number,
+  code: string,
+  detail: string,
+  options: { errors?: FieldError[]; headers?: Record<string, string>; extra?: Record<string, unknown> } = {},
+): FastifyReply {
+  const body: Problem = {
+    type: `urn:waybill:problem:${code}`,
+    title: titles[status] ?? 'Error',
+    status,
+    detail,
+    code,
+    request_id: String(request.id),
+    ...options.extra,
+  };
+  if (options.errors !== undefined && options.errors.length > 0) body.errors = options.errors;
+  for (const [k, v] of Object.entries(options.headers ?? {})) reply.header(k, v);
+  return reply.code(status).type(PROBLEM_TYPE).send(body);
+}
+
+interface AjvLikeError {
+  instancePath: string;
+  keyword: string;
+  message?: string;
+  params?: Record<string, unknown>;
+}
+
+const codeOfKeyword: Record<string, string> = {
+  type: 'invalid_type', required: 'required', enum: 'invalid_value', const: 'invalid_value', anyOf: 'invalid_value',
+  minLength: 'too_short', maxLength: 'too_long', minimum: 'too_small', maximum: 'too_large', exclusiveMinimum: 'too_small',
+  minItems: 'too_few', maxItems: 'too_many', pattern: 'invalid_format', format: 'invalid_format', multipleOf: 'invalid_value',
+  additionalProperties: 'unknown_field', oneOf: 'invalid_value',
+};
+
+/** Ajv errors as problem `errors`, one per field, pointing at the field itself (required included). */
+export function fieldErrors(errors: AjvLikeError[]): FieldError[] {
+  const out = new Map<string, FieldError>();
+  for (const e of errors) {
+    let pointer = e.instancePath;
+    if (e.keyword === 'required' && typeof e.params?.missingProperty === 'string') pointer += `/${e.params.missingProperty}`;
+    if (e.keyword === 'additionalProperties' && typeof e.params?.additionalProperty === 'string') pointer += `/${e.params.additionalProperty}`;
+    const code = codeOfKeyword[e.keyword] ?? 'invalid';
+    const message = e.keyword === 'required' ? 'is required' : (e.message ?? 'is invalid');
+    // anyOf/oneOf report each branch too; keep the first, most specific error of a field.
+    if (!out.has(pointer) || e.keyword === 'anyOf' || e.keyword === 'oneOf') {
+      if (!out.has(pointer)) out.set(pointer, { pointer, code, message });
+    }
+  }
+  return [...out.values()];
+}
+
+const fastifyCodes: Record<string, [number, string, string]> = {
+  FST_ERR_CTP_BODY_TOO_LARGE: [413, 'body_too_large', 'The request body is larger than this server accepts.'],
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: [415, 'unsupported_media_type', 'Send the body as application/json.'],
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: [400, 'invalid_content_length', 'Content-Length does not match the body.'],
+  FST_ERR_CTP_EMPTY_JSON_BODY: [400, 'invalid_json', 'The body is empty; send JSON.'],
+  FST_ERR_CTP_INVALID_JSON_BODY: [400, 'invalid_json', 'The body is not valid JSON.'],
+  FST_ERR_BAD_URL: [400, 'bad_url', 'The URL is malformed.'],
+  FST_ERR_ASYNC_CONSTRAINT: [400, 'bad_request', 'The request could not be routed.'],
+};
+
+export function errorHandler(error: FastifyError, request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  if (error instanceof AppError) {
+    if (error.status >= 500) request.log.error({ err: error.cause ?? error }, error.message);
+    return sendProblem(request, reply, error.status, error.code, error.message, { errors: error.errors, headers: error.headers, extra: error.extra });
+  }
+  if (error.validation !== undefined) {
+    const where = error.validationContext ?? 'body';
+    const errors = fieldErrors(error.validation as AjvLikeError[]);
+    const detail = where === 'body'
+      ? `The request body has ${errors.length} invalid field${errors.length === 1 ? '' : 's'}.`
+      : `The ${where === 'querystring' ? 'query string' : where === 'params' ? 'path' : where} is invalid.`;
+    return sendProblem(request, reply, 400, 'validation_failed', detail, {
+      errors: where === 'body' ? errors : errors.map((e) => ({ ...e, pointer: `/${where}${e.pointer}` })),
+    });
+  }
+  const known = error.code === undefined ? undefined : fastifyCodes[error.code];
+  if (known !== undefined) return sendProblem(request, reply, known[0], known[1], known[2]);
+  if (error instanceof SyntaxError || (error.statusCode === 400 && /JSON/i.test(error.message))) {
+    return sendProblem(request, reply, 400, 'invalid_json', 'The body is not valid JSON.');
+  }
+  if (isTransient(error)) {
+    request.log.warn({ err: error }, 'database unavailable');
+    return sendProblem(request, reply, 503, 'unavailable', 'The service is temporarily unavailable; retry shortly.', { headers: { 'retry-after': '5' } });
+  }
+  const status = error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500 ? error.statusCode : 500;
+  if (status === 500) {
+    request.log.error({ err: error }, 'unhandled error');
+    return sendProblem(request, reply, 500, 'internal_error', 'An internal error occurred; it has been logged with this request_id.');
+  }
+  return sendProblem(request, reply, status, 'bad_request', error.message);
+}

@@ -1,0 +1,19 @@
+// What a route declares about itself in `config`; the global hooks act on it.
+import 'fastify';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** 'shop': an `Authorization: Token <key>` of the shop in the path. 'admin': the admin token. */
+    auth?: 'shop' | 'admin';
+    /** The exact Allow header of the path, sent on every reply of the route. */
+    allow?: string;
+    /** Honour `Idempotency-Key` (POST/PUT/DELETE that cause work). */
+    idempotent?: boolean;
+    /** Serves HTML: the JSON-only Accept rule does not apply. */
+    html?: boolean;
+  }
+  interface FastifyRequest {
+    /** Set by the auth hook on routes with `config.auth = 'shop'`. */
+    principal: import('../shops/shops.schemas.ts').Principal | null;
+  }
+}

@@ -1,0 +1,9 @@
+// The handler of every job in the job map. The JobHandlers type makes a missing one a type
+// error; JobQueue.work checks again at start-up.
+import type { Services } from '../../services.ts';
+import type { JobHandlers } from '../job-map.ts';
+import { webhookDeliver } from './webhook-deliver.job.ts';
+
+export const buildHandlers = (services: Services): JobHandlers => ({
+  'webhook.deliver': webhookDeliver(services),
+});

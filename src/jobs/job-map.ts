@@ -1,0 +1,55 @@
+// Every job of waybill: its name, its payload and its queue settings, in one typed map.
+// Services enqueue through JobSender (a port), so they never import pg-boss.
+import type { Executor } from '../db/database.ts';
+import type { Logger } from '../logger.ts';
+
+export interface JobMap {
+  /** POST one signed event (feed.completed, order.status_changed) to a shop's webhook URL. */
+  'webhook.deliver': { shopPk: number; messageId: string; event: string; payload: Record<string, unknown> };
+}
+export type JobName = keyof JobMap;
+
+export interface QueueSettings {
+  /** Attempts after the first, for transient errors only. */
+  retryLimit: number;
+  /** Seconds before the first retry; doubled each time (with jitter) when retryBackoff. */
+  retryDelay: number;
+  retryBackoff: boolean;
+  /** A job active longer than this is taken as crashed and retried, seconds. */
+  expireInSeconds: number;
+  /** Jobs of this queue run at once in one worker process. */
+  concurrency: number;
+  /** Wake workers by LISTEN/NOTIFY the moment a job is sent (polling stays as the floor). */
+  notify: boolean;
+  policy: 'standard' | 'singleton' | 'stately' | 'exclusive';
+}
+
+export const queueSettings: { [K in JobName]: QueueSettings } = {
+  'webhook.deliver': { retryLimit: 10, retryDelay: 5, retryBackoff: true, expireInSeconds: 120, concurrency: 4, notify: true, policy: 'standard' },
+};
+
+/** Queue of a name's exhausted or permanently failed jobs. */
+export const deadLetterQueue = (name: JobName): string => `${name}.dead`;
+
+export interface SendOptions {
+  /** With a singleton/stately policy: the key that makes jobs unique (connector name...). */
+  singletonKey?: string;
+  startAfter?: Date | number;
+  id?: string;
+}
+
+/** What services use to enqueue: inside their transaction (pass the trx) or alone (pass the pool). */
+export interface JobSender {
+  send<K extends JobName>(db: Executor, name: K, data: JobMap[K], options?: SendOptions): Promise<string | null>;
+}
+
+export interface JobContext {
+  jobId: string;
+  /** 0 on the first attempt. */
+  retryCount: number;
+  signal: AbortSignal;
+  log: Logger;
+}
+
+export type JobHandler<K extends JobName> = (data: JobMap[K], ctx: JobContext) => Promise<void>;
+export type JobHandlers = { [K in JobName]: JobHandler<K> };

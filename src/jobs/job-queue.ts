@@ -1,0 +1,141 @@
+// pg-boss in the application's database: queues created from the job map, typed send
+// (inside the caller's Kysely transaction), workers that retry transient errors only and
+// send permanent failures straight to the queue's dead-letter queue.
+import { PgBoss, fromKysely, type Job } from 'pg-boss';
+import type { Executor } from '../db/database.ts';
+import { isTransient } from '../errors.ts';
+import type { Logger } from '../logger.ts';
+import {
+  deadLetterQueue,
+  queueSettings,
+  type JobHandlers,
+  type JobMap,
+  type JobName,
+  type JobSender,
+  type SendOptions,
+} from './job-map.ts';
+
+export interface JobQueueOptions {
+  connectionString: string;
+  logger: Logger;
+  /** Runs pg-boss maintenance and its cron (the scheduler role, or "all"). */
+  supervise: boolean;
+  /** Pool size of pg-boss's own connections. */
+  max?: number;
+}
+
+export const jobNames = Object.keys(queueSettings) as JobName[];
+
+export class JobQueue implements JobSender {
+  readonly boss: PgBoss;
+  readonly #log: Logger;
+  #started = false;
+
+  constructor(options: JobQueueOptions) {
+    this.#log = options.logger.child({ component: 'jobs' });
+    this.boss = new PgBoss({
+      connectionString: options.connectionString,
+      max: options.max ?? 6,
+      application_name: 'waybill-jobs',
+      useListenNotify: true,
+      supervise: options.supervise,
+      schedule: options.supervise,
+      migrate: true,
+    });
+    this.boss.on('error', (error) => this.#log.error({ err: error }, 'job queue error'));
+    this.boss.on('warning', (warning) => this.#log.warn({ warning }, 'job queue warning'));
+  }
+
+  async start(): Promise<void> {
+    await this.boss.start();
+    this.#started = true;
+    const existing = new Set((await this.boss.getQueues()).map((q) => q.name));
+    for (const name of jobNames) {
+      const s = queueSettings[name];
+      const dead = deadLetterQueue(name);
+      if (!existing.has(dead)) await this.boss.createQueue(dead, { retentionSeconds: 30 * 86_400, deleteAfterSeconds: 30 * 86_400 });
+      const options = {
+        policy: s.policy,
+        retryLimit: s.retryLimit,
+        retryDelay: s.retryDelay,
+        retryBackoff: s.retryBackoff,
+        expireInSeconds: s.expireInSeconds,
+        notify: s.notify,
+        deadLetter: dead,
+        deleteAfterSeconds: 7 * 86_400,
+      };
+      if (existing.has(name)) {
+        const { policy: _policy, deadLetter, ...updatable } = options;
+        await this.boss.updateQueue(name, { ...updatable, deadLetter });
+      } else {
+        await this.boss.createQueue(name, options).catch(async (error: unknown) => {
+          // Another replica created it between our look and our create.
+          if ((await this.boss.getQueue(name)) === null) throw error;
+        });
+      }
+    }
+  }
+
+  async send<K extends JobName>(db: Executor, name: K, data: JobMap[K], options: SendOptions = {}): Promise<string | null> {
+    return this.boss.send(name, data as object, { ...options, db: fromKysely(db) });
+  }
+
+  /**
+   * Registers one handler per queue. A missing handler (or one for an unknown queue) fails
+   * start-up: a job nobody works would wait forever.
+   */
+  async work(handlers: JobHandlers, concurrencyOverride?: Partial<Record<JobName, number>>): Promise<void> {
+    const given = Object.keys(handlers);
+    const missing = jobNames.filter((n) => typeof handlers[n] !== 'function');
+    const unknown = given.filter((n) => !(jobNames as string[]).includes(n));
+    if (missing.length > 0 || unknown.length > 0) {
+      throw new Error(`job handlers do not match the job map: missing [${missing.join(', ')}], unknown [${unknown.join(', ')}]`);
+    }
+    for (const name of jobNames) {
+      const handler = handlers[name] as (data: unknown, ctx: Parameters<JobHandlers[JobName]>[1]) => Promise<void>;
+      await this.boss.work(
+        name,
+        {
+          batchSize: 1,
+          localConcurrency: concurrencyOverride?.[name] ?? queueSettings[name].concurrency,
+          pollingIntervalSeconds: 2,
+          notifyPollingIntervalSeconds: 5,
+          perJobResults: true,
+        },
+        async (jobs: Job<unknown>[]) => Promise.all(jobs.map(async (job) => {
+          const log = this.#log.child({ job: name, jobId: job.id, attempt: job.retryCount + 1 });
+          try {
+            await handler(job.data, { jobId: job.id, retryCount: job.retryCount, signal: job.signal, log });
+            return { id: job.id, status: 'completed' as const };
+          } catch (error) {
+            const output = { message: error instanceof Error ? error.message : String(error), code: (error as { code?: string }).code };
+            if (isTransient(error)) {
+              log.warn({ err: error }, 'job failed, will retry');
+              return { id: job.id, status: 'failed' as const, output };
+            }
+            log.error({ err: error }, 'job failed permanently, moved to the dead-letter queue');
+            return { id: job.id, status: 'deadletter' as const, output };
+          }
+        })),
+      );
+    }
+  }
+
+  /** True when the queue's database answers. */
+  async ready(): Promise<boolean> {
+    if (!this.#started) return false;
+    try {
+      await this.boss.getDb().executeSql('select 1');
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  /** Stops fetching, waits for running jobs up to timeoutMs, then closes pg-boss's pool. */
+  async stop(timeoutMs: number): Promise<void> {
+    if (!this.#started) return;
+    this.#started = false;
+    await this.boss.stop({ graceful: true, timeout: Math.max(timeoutMs, 1000), close: true });
+  }
+}

@@ -1,0 +1,55 @@
+// pino JSON to stdout (pretty when stdout is a terminal). Secrets never reach a log line.
+import pino, { type Logger, type StreamEntry } from 'pino';
+import pretty from 'pino-pretty';
+
+export type { Logger };
+
+/** Paths whose values are replaced by "[redacted]" in every line. */
+export const redactPaths = [
+  'req.headers.authorization',
+  'req.headers["x-api-key"]',
+  'req.headers["webhook-signature"]',
+  'req.headers["aftership-hmac-sha256"]',
+  'headers.authorization',
+  'authorization',
+  'token',
+  'key',
+  'secret',
+  'password',
+  '*.token',
+  '*.key',
+  '*.secret',
+  '*.password',
+  '*.apiKey',
+  'config.adminToken',
+];
+
+export interface LoggerOptions {
+  level: string;
+  /** Default: when stdout is a terminal. */
+  pretty?: boolean;
+  /** More destinations for the same lines (the admin log buffer, a test capture). */
+  streams?: StreamEntry[];
+  base?: Record<string, unknown>;
+  /** File descriptor of the main destination: 1 (stdout, default) or 2 (the CLI keeps stdout for results). */
+  fd?: 1 | 2;
+}
+
+export function createLogger(options: LoggerOptions): Logger {
+  const fd = options.fd ?? 1;
+  const usePretty = options.pretty ?? Boolean(fd === 1 ? process.stdout.isTTY : process.stderr.isTTY);
+  const out = usePretty
+    ? pretty({ colorize: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname', destination: fd })
+    : pino.destination({ dest: fd, sync: fd === 2 });
+  const streams: StreamEntry[] = [{ level: 'trace', stream: out }, ...(options.streams ?? [])];
+  return pino(
+    {
+      level: options.level,
+      base: options.base ?? { service: 'waybill' },
+      redact: { paths: redactPaths, censor: '[redacted]' },
+      timestamp: pino.stdTimeFunctions.isoTime,
+      formatters: { level: (label) => ({ level: label }) },
+    },
+    pino.multistream(streams),
+  );
+}

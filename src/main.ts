@@ -1,0 +1,71 @@
+// Composition root: config -> database -> job queue -> services -> HTTP, workers, scheduler.
+import type { Config } from './config.ts';
+import { connect, type Connection } from './db/connect.ts';
+import { buildHandlers } from './jobs/handlers/index.ts';
+import { JobQueue } from './jobs/job-queue.ts';
+import type { Logger } from './logger.ts';
+import { createServices, type Services } from './services.ts';
+import { buildApp, type App } from './http/app.ts';
+
+export type Role = 'all' | 'api' | 'worker' | 'scheduler';
+export const roles: Role[] = ['all', 'api', 'worker', 'scheduler'];
+
+export interface Daemon {
+  services: Services;
+  app: App | null;
+  jobs: JobQueue;
+  connection: Connection;
+  /** The address the API listens on, when this process serves it. */
+  url: string | null;
+  stop(): Promise<void>;
+}
+
+export interface DaemonOptions {
+  config: Config;
+  logger: Logger;
+  role: Role;
+}
+
+const has = (role: Role, part: Exclude<Role, 'all'>): boolean => role === 'all' || role === part;
+
+export async function startDaemon({ config, logger, role }: DaemonOptions): Promise<Daemon> {
+  const started = Date.now();
+  const connection = await connect(config, logger);
+  const jobs = new JobQueue({ connectionString: connection.connectionString, logger, supervise: has(role, 'scheduler') });
+  let app: App | null = null;
+  try {
+    await jobs.start();
+    const services = createServices({ db: connection.db, jobs, config, logger });
+    if (has(role, 'worker')) await jobs.work(buildHandlers(services));
+    let url: string | null = null;
+    if (has(role, 'api')) {
+      app = await buildApp({ config, services, logger });
+      url = await app.listen({ host: config.host, port: config.port });
+    }
+    logger.info({ role, url, database: connection.mode, ms: Date.now() - started }, 'waybill is ready');
+    if ((await services.shops.count()) === 0) {
+      logger.info('No shop yet. Create one with: npx waybill shops create --name "My shop"   then a key with: npx waybill keys create --shop 1');
+    }
+    const apiServer = app;
+    return {
+      services,
+      app: apiServer,
+      jobs,
+      connection,
+      url,
+      async stop() {
+        // Stop taking requests and let in-flight ones finish; then let running jobs finish.
+        const budget = config.shutdownTimeoutMs;
+        if (apiServer !== null) await apiServer.close();
+        await jobs.stop(budget);
+        await connection.close();
+        logger.info('waybill stopped');
+      },
+    };
+  } catch (error) {
+    await app?.close().catch(() => undefined);
+    await jobs.stop(1_000).catch(() => undefined);
+    await connection.close().catch(() => undefined);
+    throw error;
+  }
+}

@@ -1,0 +1,39 @@
+// The domain services, built once per process. Routes, jobs and connectors receive these;
+// nothing outside a service touches a repository.
+import type { Config } from './config.ts';
+import type { Db } from './db/database.ts';
+import type { JobSender } from './jobs/job-map.ts';
+import type { Logger } from './logger.ts';
+import { MarketplaceService } from './marketplaces/marketplaces.service.ts';
+import { HealthService } from './platform/health.service.ts';
+import { IdempotencyService } from './platform/idempotency.service.ts';
+import { ShopService } from './shops/shops.service.ts';
+import { WebhookService, type Poster } from './webhooks/webhooks.service.ts';
+
+export interface ServiceDeps {
+  db: Db;
+  jobs: JobSender & { ready(): Promise<boolean> };
+  config: Config;
+  logger: Logger;
+  /** Replaces the HTTP client of outgoing webhooks (tests). */
+  webhookPoster?: Poster;
+}
+
+export interface Services {
+  shops: ShopService;
+  marketplaces: MarketplaceService;
+  idempotency: IdempotencyService;
+  health: HealthService;
+  webhooks: WebhookService;
+}
+
+export function createServices(deps: ServiceDeps): Services {
+  const shops = new ShopService(deps.db);
+  return {
+    shops,
+    marketplaces: new MarketplaceService(deps.db),
+    idempotency: new IdempotencyService(deps.db),
+    health: new HealthService(deps.db, () => deps.jobs.ready()),
+    webhooks: new WebhookService(deps.jobs, shops, deps.webhookPoster),
+  };
+}

@@ -1,0 +1,35 @@
+import { Type, type Static } from 'typebox';
+
+export const Shop = Type.Object({
+  pk: Type.Integer(),
+  name: Type.String(),
+  webhook_url: Type.Union([Type.String(), Type.Null()]),
+  created_at: Type.String({ format: 'date-time' }),
+});
+export type Shop = Static<typeof Shop>;
+
+export const ShopCreate = Type.Object({
+  name: Type.String({ minLength: 1, maxLength: 255 }),
+  webhook_url: Type.Optional(Type.Union([Type.String({ pattern: '^https?://', maxLength: 2000 }), Type.Null()])),
+});
+export type ShopCreate = Static<typeof ShopCreate>;
+
+export const ApiKey = Type.Object({
+  prefix: Type.String(),
+  shop_pk: Type.Integer(),
+  label: Type.Union([Type.String(), Type.Null()]),
+  created_at: Type.String({ format: 'date-time' }),
+  revoked_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+  last_used_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+});
+export type ApiKey = Static<typeof ApiKey>;
+
+/** A new key: the only time the secret is shown. */
+export const CreatedApiKey = Type.Intersect([Type.Object({ key: Type.String() }), ApiKey]);
+export type CreatedApiKey = Static<typeof CreatedApiKey>;
+
+/** Who a request authenticated as. `source` goes into history rows ("key:wb_ab12cd34"). */
+export interface Principal {
+  shopPk: number;
+  keyPrefix: string;
+}
