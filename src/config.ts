@@ -82,12 +82,16 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
   };
   for (const key of Object.keys(raw) as (keyof typeof raw)[]) if (raw[key] === undefined) delete raw[key];
 
-  const problems = Value.Errors(ConfigSchema, raw).map((e) => {
-    const field = (e.instancePath.slice(1) || '') as keyof typeof envNames;
-    const name = envNames[field] ?? field;
-    const given = (raw as Record<string, unknown>)[field];
-    return `${name}: ${e.message}${given === undefined ? '' : ` (got ${JSON.stringify(given)})`}`;
-  });
-  if (problems.length > 0) throw new ConfigError([...new Set(problems)]);
+  // Each field on its own, so every problem is reported, each by the variable the user set.
+  const problems: string[] = [];
+  for (const [field, schema] of Object.entries(ConfigSchema.properties)) {
+    const value = (raw as Record<string, unknown>)[field];
+    if (value === undefined || Value.Check(schema, value)) continue;
+    const name = envNames[field as keyof typeof envNames];
+    const first = Value.Errors(schema, value)[0];
+    const rule = field === 'logLevel' ? 'must be one of fatal, error, warn, info, debug, trace, silent' : (first?.message ?? 'is invalid');
+    problems.push(`${name}: ${rule} (got ${JSON.stringify(value)})`);
+  }
+  if (problems.length > 0) throw new ConfigError(problems);
   return Object.freeze(raw as Static<typeof ConfigSchema>);
 }

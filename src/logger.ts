@@ -33,6 +33,8 @@ export interface LoggerOptions {
   base?: Record<string, unknown>;
   /** File descriptor of the main destination: 1 (stdout, default) or 2 (the CLI keeps stdout for results). */
   fd?: 1 | 2;
+  /** false: only the extra streams get lines (tests). Default true. */
+  console?: boolean;
 }
 
 export function createLogger(options: LoggerOptions): Logger {
@@ -41,7 +43,7 @@ export function createLogger(options: LoggerOptions): Logger {
   const out = usePretty
     ? pretty({ colorize: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname', destination: fd })
     : pino.destination({ dest: fd, sync: fd === 2 });
-  const streams: StreamEntry[] = [{ level: 'trace', stream: out }, ...(options.streams ?? [])];
+  const streams: StreamEntry[] = [...(options.console === false ? [] : [{ level: 'trace' as const, stream: out }]), ...(options.streams ?? [])];
   return pino(
     {
       level: options.level,

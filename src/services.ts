@@ -8,15 +8,13 @@ import { MarketplaceService } from './marketplaces/marketplaces.service.ts';
 import { HealthService } from './platform/health.service.ts';
 import { IdempotencyService } from './platform/idempotency.service.ts';
 import { ShopService } from './shops/shops.service.ts';
-import { WebhookService, type Poster } from './webhooks/webhooks.service.ts';
+import { WebhookService } from './webhooks/webhooks.service.ts';
 
 export interface ServiceDeps {
   db: Db;
   jobs: JobSender & { ready(): Promise<boolean> };
   config: Config;
   logger: Logger;
-  /** Replaces the HTTP client of outgoing webhooks (tests). */
-  webhookPoster?: Poster;
 }
 
 export interface Services {
@@ -34,6 +32,6 @@ export function createServices(deps: ServiceDeps): Services {
     marketplaces: new MarketplaceService(deps.db),
     idempotency: new IdempotencyService(deps.db),
     health: new HealthService(deps.db, () => deps.jobs.ready()),
-    webhooks: new WebhookService(deps.jobs, shops, deps.webhookPoster),
+    webhooks: new WebhookService(deps.jobs, shops),
   };
 }

