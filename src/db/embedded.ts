@@ -160,7 +160,12 @@ async function initialise(dataDir: string, pgDir: string, log: (m: string) => vo
     onLog: () => undefined,
     onError: (e) => log(`initdb: ${String(e)}`),
   });
-  await server.initialise();
+  await server.initialise().catch((error: unknown) => {
+    const hint = /Permission denied/.test(String(error))
+      ? ` The "${USER}" system user must be able to reach ${pgDir}: put WAYBILL_DATA_DIR under folders others may traverse.`
+      : '';
+    throw new Error(`initdb failed in ${pgDir}.${hint}`, { cause: error });
+  });
   await writeState(dataDir, state);
   return state;
 }
@@ -185,6 +190,12 @@ export async function startEmbedded(options: EmbeddedOptions): Promise<EmbeddedH
   const pgDir = path.join(dataDir, 'pg');
   await fs.mkdir(dataDir, { recursive: true });
   const ids = await postgresIds();
+  if (ids.uid !== undefined) {
+    // As root, the server runs as the "postgres" user, who must be able to pass through the
+    // data folder (traverse only: embedded.json with the password stays 0600).
+    const { mode } = await fs.stat(dataDir);
+    if ((mode & 0o001) === 0) await fs.chmod(dataDir, (mode & 0o777) | 0o711);
+  }
   const initialised = await fs.stat(path.join(pgDir, 'PG_VERSION')).then(() => true, () => false);
   let state = initialised ? await readState(dataDir) : null;
   if (state === null) state = await initialise(dataDir, pgDir, log);

@@ -1,0 +1,102 @@
+// The embedded-Postgres mode as a user runs it: `waybill start` with no DATABASE_URL.
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { startEmbedded } from '../../src/db/embedded.ts';
+import { runCli, spawnDaemon, type DaemonProcess } from '../helpers/cli.ts';
+
+const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'waybill-embedded-'));
+const env = { WAYBILL_DATA_DIR: dataDir };
+const running: DaemonProcess[] = [];
+const postmasterPid = async (): Promise<number | null> => {
+  const text = await fs.readFile(path.join(dataDir, 'pg', 'postmaster.pid'), 'utf8').catch(() => null);
+  return text === null ? null : Number(text.split('\n')[0]);
+};
+const alive = (pid: number): boolean => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+const until = async (check: () => Promise<boolean>, ms = 20_000): Promise<void> => {
+  const end = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > end) throw new Error('condition not met in time');
+    await new Promise((r) => setTimeout(r, 100));
+  }
+};
+
+afterAll(async () => {
+  for (const d of running) if (d.child.exitCode === null) d.child.kill('SIGKILL');
+  const pid = await postmasterPid();
+  if (pid !== null && alive(pid)) process.kill(pid, 'SIGINT');
+  await until(async () => pid === null || !alive(pid)).catch(() => undefined);
+  await fs.rm(dataDir, { recursive: true, force: true });
+});
+
+describe('embedded Postgres', () => {
+  let daemon: DaemonProcess;
+
+  it('starts with no DATABASE_URL and serves /healthz and /readyz', async () => {
+    daemon = await spawnDaemon(env);
+    running.push(daemon);
+    expect((await fetch(`${daemon.url}/healthz`)).status).toBe(200);
+    expect((await fetch(`${daemon.url}/readyz`)).status).toBe(200);
+    await until(async () => daemon.output().includes('keys create --shop 1'));
+    expect(daemon.output()).toContain('shops create --name');
+  });
+
+  it('is shared with CLI commands while the daemon runs (they leave it running)', async () => {
+    const shop = await runCli(['shops', 'create', '--name', 'Kept', '--json'], env);
+    expect(shop.code).toBe(0);
+    expect((await fetch(`${daemon.url}/readyz`)).status).toBe(200);
+  });
+
+  it('comes back with the same data after kill -9 of the daemon', async () => {
+    daemon.child.kill('SIGKILL');
+    await daemon.exited;
+    daemon = await spawnDaemon(env);
+    running.push(daemon);
+    const list = await runCli(['shops', 'list', '--json'], env);
+    expect(list.json<{ shops: { name: string }[] }>().shops.map((s) => s.name)).toEqual(['Kept']);
+  });
+
+  it('recovers when the database died too, leaving a stale postmaster.pid', async () => {
+    const pgPid = (await postmasterPid())!;
+    daemon.child.kill('SIGKILL');
+    process.kill(pgPid, 'SIGKILL');
+    await daemon.exited;
+    await until(async () => !alive(pgPid));
+    // Postgres's children may linger a moment after their postmaster is killed.
+    await new Promise((r) => setTimeout(r, 500));
+    expect(await postmasterPid()).toBe(pgPid);
+    daemon = await spawnDaemon(env);
+    running.push(daemon);
+    const list = await runCli(['shops', 'list', '--json'], env);
+    expect(list.json<{ shops: { name: string }[] }>().shops.map((s) => s.name)).toEqual(['Kept']);
+  });
+
+  it('answers 503 on /readyz while the database is down and recovers by itself', async () => {
+    const pgPid = (await postmasterPid())!;
+    process.kill(pgPid, 'SIGINT'); // fast shutdown, as an operator or a crash would
+    await until(async () => !alive(pgPid));
+    await until(async () => (await fetch(`${daemon.url}/readyz`)).status === 503);
+    const down = await fetch(`${daemon.url}/readyz`);
+    expect(down.headers.get('content-type')).toMatch(/application\/problem\+json/);
+    expect(down.headers.get('retry-after')).toBe('5');
+    expect(await down.json()).toMatchObject({ status: 503, code: 'not_ready' });
+    expect((await fetch(`${daemon.url}/healthz`)).status).toBe(200);
+    await startEmbedded({ dataDir }); // the database comes back on its old port
+    await until(async () => (await fetch(`${daemon.url}/readyz`)).status === 200, 30_000);
+  });
+
+  it('stops cleanly on SIGTERM, and stops the embedded server with it', async () => {
+    daemon.child.kill('SIGTERM');
+    expect(await daemon.exited).toBe(0);
+    expect(daemon.output()).toContain('waybill stopped');
+    await until(async () => (await postmasterPid()) === null);
+  });
+});
