@@ -1,3 +1,46 @@
+import type { ColumnType, Generated } from 'kysely';
+
+type Stamp = ColumnType<Date, Date | undefined, Date | undefined>;
+type Json = ColumnType<Record<string, unknown>, string, string>;
+
 /** Products, variations and images of shops' catalogs (issue: catalog API and feeds). */
-// eslint-disable-next-line @typescript-eslint/no-empty-object-type
-export interface CatalogTables {}
+export interface CatalogTables {
+  products: {
+    pk: Generated<number>;
+    shop_pk: number;
+    sku: string;
+    name: string;
+    price: ColumnType<number, number | string, number | string>;
+    stock: number;
+    /** Every other Product field as sent (validated). */
+    attrs: Json;
+    created_at: Stamp;
+    updated_at: Stamp;
+    deleted_at: Date | null;
+  };
+  product_images: {
+    pk: Generated<number>;
+    product_pk: number;
+    url: string;
+    /** 0-based order of the product's images. */
+    position: number;
+    created_at: Stamp;
+  };
+  variations: {
+    pk: Generated<number>;
+    product_pk: number;
+    sku: string;
+    /** null: the product's. */
+    price: ColumnType<number | null, number | string | null, number | string | null>;
+    stock: number | null;
+    attrs: Json;
+    created_at: Stamp;
+    updated_at: Stamp;
+    deleted_at: Date | null;
+  };
+  variation_images: {
+    variation_pk: number;
+    image_pk: number;
+    position: number;
+  };
+}

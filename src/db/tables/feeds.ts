@@ -1,3 +1,39 @@
+import type { ColumnType } from 'kysely';
+
+type Json<T> = ColumnType<T, string, string>;
+
 /** Feeds: one per catalog write, processed asynchronously (issue: catalog API and feeds). */
-// eslint-disable-next-line @typescript-eslint/no-empty-object-type
-export interface FeedTables {}
+export interface FeedTables {
+  feeds: {
+    pk: string;
+    shop_pk: number;
+    type: string;
+    state: ColumnType<string, string | undefined, string>;
+    /** 'key:<prefix>' or 'connector:<name>'. */
+    source: string;
+    product_pk: number | null;
+    variation_pk: number | null;
+    base_url: string;
+    total: number;
+    processed: ColumnType<number, number | undefined, number>;
+    succeeded: ColumnType<number, number | undefined, number>;
+    failed: ColumnType<number, number | undefined, number>;
+    warnings: ColumnType<number, number | undefined, number>;
+    criticals: ColumnType<{ code: string; message: string }[], string | undefined, string>;
+    created_at: ColumnType<Date, Date | undefined, never>;
+    started_at: Date | null;
+    finished_at: Date | null;
+  };
+  feed_payloads: {
+    feed_pk: string;
+    items: Json<Record<string, unknown>[]>;
+    warnings: Json<{ index: number; pointer: string; message: string }[]>;
+    skus: string[];
+  };
+  feed_results: {
+    feed_pk: string;
+    offset: number;
+    success: Json<Record<string, unknown>[]>;
+    errors: Json<Record<string, unknown>[]>;
+  };
+}

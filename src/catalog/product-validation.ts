@@ -1,0 +1,183 @@
+// The API's validation rules for catalog items, usable without HTTP (the connectors validate
+// ERP files with it). Every invalid field of every item is reported by JSON pointer; unknown
+// fields are stripped and reported as warnings, never as errors.
+import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import addFormatsModule from 'ajv-formats';
+import type { TSchema } from 'typebox';
+import type { FieldError } from '../errors.ts';
+import { ImageRef, Product, ProductRef, ProductUpdate, VariationCreate, VariationUpdate, type ProductInput } from './catalog.schemas.ts';
+
+// ajv-formats is CommonJS; its default export arrives wrapped under ESM.
+const addFormats = ((addFormatsModule as unknown as { default?: typeof addFormatsModule }).default ?? addFormatsModule) as unknown as (ajv: Ajv) => Ajv;
+// Strict like request bodies: "10" is not a number. No defaults, no removal: we strip ourselves.
+const ajv = addFormats(new Ajv({ allErrors: true, verbose: true, strict: false, coerceTypes: false, useDefaults: false, removeAdditional: false }));
+
+export interface ItemWarning {
+  index: number;
+  pointer: string;
+  message: string;
+}
+
+/** Item kinds, one per feed item shape. */
+export type ItemKind = 'product' | 'product_update' | 'product_ref' | 'variation_create' | 'variation_update' | 'image_ref';
+
+const schemas: Record<ItemKind, TSchema> = {
+  product: Product,
+  product_update: ProductUpdate,
+  product_ref: ProductRef,
+  variation_create: VariationCreate,
+  variation_update: VariationUpdate,
+  image_ref: ImageRef,
+};
+const compiled = new Map<ItemKind, ValidateFunction>();
+const validatorOf = (kind: ItemKind): ValidateFunction => {
+  let v = compiled.get(kind);
+  if (v === undefined) {
+    v = ajv.compile(schemas[kind] as object);
+    compiled.set(kind, v);
+  }
+  return v;
+};
+
+const TIMESTAMP_MESSAGE = 'must be a timestamp YYYY-MM-DDThh:mm:ss (a real date, no zone)';
+const codeOfKeyword: Record<string, string> = {
+  type: 'invalid_type', required: 'required', enum: 'invalid_value', const: 'invalid_value', anyOf: 'invalid_value',
+  minLength: 'too_short', maxLength: 'too_long', minimum: 'too_small', maximum: 'too_large', minItems: 'too_few',
+  pattern: 'invalid_format', format: 'invalid_format',
+};
+
+/** Ajv errors of one item as field errors under `prefix` (`/3`), one per field. */
+function toFieldErrors(errors: ErrorObject[], prefix: string): FieldError[] {
+  // A failed anyOf (image forms, enums) reports each branch too: keep one error for it.
+  const unions = errors.filter((e) => e.keyword === 'anyOf').map((e) => `${e.schemaPath}/`);
+  const out = new Map<string, FieldError>();
+  for (const e of errors) {
+    if (unions.some((u) => e.schemaPath.startsWith(u))) continue;
+    let pointer = prefix + e.instancePath;
+    if (e.keyword === 'required') pointer += `/${String(e.params.missingProperty)}`;
+    if (out.has(pointer)) continue;
+    const schema = e.parentSchema as { format?: string; description?: string; anyOf?: { const?: unknown }[] } | undefined;
+    let code = codeOfKeyword[e.keyword] ?? 'invalid';
+    let message = e.keyword === 'required' ? 'is required' : (e.message ?? 'is invalid');
+    if (schema?.format === 'iso-date-time' && (e.keyword === 'pattern' || e.keyword === 'format')) {
+      code = 'invalid_timestamp';
+      message = TIMESTAMP_MESSAGE;
+    } else if (e.keyword === 'anyOf' && schema?.anyOf?.every((b) => b.const !== undefined)) {
+      message = `must be one of ${schema.anyOf.map((b) => String(b.const)).join(', ')}`;
+    } else if (e.keyword === 'anyOf' && schema?.description !== undefined) {
+      code = 'invalid_image';
+      message = `must be ${schema.description}`;
+    } else if (e.keyword === 'pattern' && /https/.test(String(e.params.pattern))) {
+      code = 'invalid_url';
+      message = 'must be an http(s) address';
+    }
+    out.set(pointer, { pointer, code, message });
+  }
+  return [...out.values()];
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** Removes fields the schema does not know (in place), reporting each by pointer. */
+function strip(schema: TSchema, value: unknown, pointer: string, found: string[]): void {
+  const s = schema as { properties?: Record<string, TSchema>; items?: TSchema; anyOf?: TSchema[]; type?: unknown };
+  if (s.anyOf !== undefined) {
+    const branch = s.anyOf.find((b) => ((b as { type?: unknown }).type === 'object') === isObject(value) && (b as { type?: unknown }).type !== undefined);
+    if (branch !== undefined) strip(branch, value, pointer, found);
+    return;
+  }
+  if (s.properties !== undefined && isObject(value)) {
+    for (const key of Object.keys(value)) {
+      const child = s.properties[key];
+      if (child === undefined) {
+        found.push(`${pointer}/${key.replaceAll('~', '~0').replaceAll('/', '~1')}`);
+        delete value[key];
+      } else {
+        strip(child, value[key], `${pointer}/${key}`, found);
+      }
+    }
+  } else if (s.items !== undefined && Array.isArray(value)) {
+    value.forEach((v, i) => strip(s.items!, v, `${pointer}/${i}`, found));
+  }
+}
+
+const TS = /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2})$/;
+
+/** Rules a JSON schema cannot say. */
+function crossFieldErrors(kind: ItemKind, item: Record<string, unknown>, prefix: string): FieldError[] {
+  const errors: FieldError[] = [];
+  const range = (obj: Record<string, unknown>, at: string): void => {
+    const from = obj.discount_from;
+    const to = obj.discount_to;
+    if (typeof from === 'string' && typeof to === 'string' && TS.test(from) && TS.test(to) && from > to) {
+      errors.push({ pointer: `${at}/discount_to`, code: 'invalid_range', message: 'must not be before discount_from' });
+    }
+  };
+  range(item, prefix);
+  if (Array.isArray(item.variations)) item.variations.forEach((v, i) => isObject(v) && range(v, `${prefix}/variations/${i}`));
+  if ((kind === 'product_update' || kind === 'product_ref') && item.pk === undefined && item.sku === undefined) {
+    errors.push({ pointer: `${prefix}/pk`, code: 'required', message: 'pk or sku is required' });
+  }
+  return errors;
+}
+
+export interface ItemsValidation<T = Record<string, unknown>> {
+  /** Valid items, unknown fields removed, with their index in the request. */
+  valid: { index: number; item: T }[];
+  errors: FieldError[];
+  warnings: ItemWarning[];
+}
+
+/**
+ * Validates a list of items of one kind. `single`: the body was one object, so pointers do not
+ * start with an index (`/price`, not `/0/price`). Items are copied; the input is not changed.
+ */
+export function validateItems<T = Record<string, unknown>>(kind: ItemKind, items: unknown[], single = false): ItemsValidation<T> {
+  const validate = validatorOf(kind);
+  const out: ItemsValidation<T> = { valid: [], errors: [], warnings: [] };
+  items.forEach((raw, index) => {
+    const prefix = single ? '' : `/${index}`;
+    if (!isObject(raw)) {
+      out.errors.push({ pointer: prefix, code: 'invalid_type', message: 'must be object' });
+      return;
+    }
+    const item = structuredClone(raw);
+    const unknown: string[] = [];
+    strip(schemas[kind], item, prefix, unknown);
+    const errors = validate(item) ? [] : toFieldErrors(validate.errors ?? [], prefix);
+    errors.push(...crossFieldErrors(kind, item, prefix));
+    if (errors.length > 0) {
+      out.errors.push(...errors);
+      return;
+    }
+    for (const pointer of unknown) out.warnings.push({ index, pointer, message: 'unknown field, ignored' });
+    out.valid.push({ index, item: item as T });
+  });
+  return out;
+}
+
+/** A request body as a list: one object or a non-empty array (an empty one is an error). */
+export function bodyItems(body: unknown): { items: unknown[]; single: boolean; errors: FieldError[] } {
+  if (Array.isArray(body)) {
+    return body.length === 0
+      ? { items: [], single: false, errors: [{ pointer: '', code: 'too_few', message: 'must contain at least one item' }] }
+      : { items: body, single: false, errors: [] };
+  }
+  if (isObject(body)) return { items: [body], single: true, errors: [] };
+  return { items: [], single: false, errors: [{ pointer: '', code: 'invalid_type', message: 'must be an object or a non-empty array of objects' }] };
+}
+
+/**
+ * The products POST's rules: `body` is one Product or an array of them. Errors point into
+ * the body (`/3/variations/0/price`); unknown fields become warnings.
+ */
+export function validateProducts(body: unknown): {
+  valid: { index: number; product: ProductInput }[];
+  errors: FieldError[];
+  warnings: ItemWarning[];
+} {
+  const { items, single, errors } = bodyItems(body);
+  if (errors.length > 0) return { valid: [], errors, warnings: [] };
+  const r = validateItems<ProductInput>('product', items, single);
+  return { valid: r.valid.map(({ index, item }) => ({ index, product: item })), errors: r.errors, warnings: r.warnings };
+}
