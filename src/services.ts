@@ -7,6 +7,7 @@ import type { Logger } from './logger.ts';
 import { MarketplaceService } from './marketplaces/marketplaces.service.ts';
 import { HealthService } from './platform/health.service.ts';
 import { IdempotencyService } from './platform/idempotency.service.ts';
+import { OrderService } from './orders/orders.service.ts';
 import { ShopService } from './shops/shops.service.ts';
 import { WebhookService } from './webhooks/webhooks.service.ts';
 
@@ -23,6 +24,7 @@ export interface Services {
   idempotency: IdempotencyService;
   health: HealthService;
   webhooks: WebhookService;
+  orders: OrderService;
 }
 
 export function createServices(deps: ServiceDeps): Services {
@@ -33,5 +35,7 @@ export function createServices(deps: ServiceDeps): Services {
     idempotency: new IdempotencyService(deps.db),
     health: new HealthService(deps.db, () => deps.jobs.ready()),
     webhooks: new WebhookService(deps.jobs, shops),
+    // Both are stateless: the order service's own instances behave as the ones above.
+    orders: new OrderService(deps.db, new MarketplaceService(deps.db), new WebhookService(deps.jobs, shops)),
   };
 }

@@ -16,6 +16,7 @@ import { idempotencyPlugin } from './plugins/idempotency.ts';
 import { methodsPlugin } from './plugins/methods.ts';
 import { errorHandler, sendProblem } from './problem.ts';
 import './route-config.ts';
+import { orderRoutes } from '../orders/orders.routes.ts';
 import { systemRoutes } from './system.routes.ts';
 import { validatorCompiler } from './validation.ts';
 
@@ -84,5 +85,6 @@ export async function buildApp({ config, services, logger }: AppDeps): Promise<A
   await app.register(idempotencyPlugin, { idempotency: services.idempotency });
 
   await app.register(systemRoutes, { services });
+  await app.register(orderRoutes, { services, publicUrl: config.publicUrl });
   return app;
 }

@@ -1,0 +1,153 @@
+// All Kysely code of orders. Every function takes the pool or the caller's transaction first.
+import { sql } from 'kysely';
+import type { Executor } from '../db/database.ts';
+
+export interface NewOrderRow {
+  shop_pk: number;
+  marketplace_pk: number;
+  order_pk: number;
+  reference: string | null;
+  customer: Record<string, unknown>;
+  shipping_address: Record<string, unknown>;
+  shipping_cost: number | null;
+  status: string;
+  source: string;
+}
+
+/** Inserts the order unless it exists; the id, or undefined when (shop, marketplace, order_pk) was taken. */
+export const insertOrder = async (db: Executor, row: NewOrderRow): Promise<number | undefined> => {
+  const r = await db
+    .insertInto('orders')
+    .values({ ...row, customer: JSON.stringify(row.customer), shipping_address: JSON.stringify(row.shipping_address) })
+    .onConflict((oc) => oc.columns(['shop_pk', 'marketplace_pk', 'order_pk']).doNothing())
+    .returning('id')
+    .executeTakeFirst();
+  return r?.id;
+};
+
+export const insertItems = (db: Executor, rows: { order_id: number; item_pk: number; position: number; sku: string; quantity: number; price: number; status: string }[]) =>
+  db.insertInto('order_items').values(rows).execute();
+
+export interface NewHistoryRow {
+  order_id: number;
+  action: string;
+  item_pks: number[];
+  from_status: string | null;
+  to_status: string;
+  source: string;
+  shipment_id: number | null;
+  details: Record<string, unknown> | null;
+}
+
+export const insertHistory = (db: Executor, rows: NewHistoryRow[]) =>
+  db.insertInto('order_history').values(rows.map((r) => ({ ...r, details: r.details === null ? undefined : JSON.stringify(r.details) }))).execute();
+
+const orderColumns = [
+  'orders.id', 'orders.shop_pk', 'orders.marketplace_pk', 'orders.order_pk', 'orders.reference', 'orders.customer',
+  'orders.shipping_address', 'orders.shipping_cost', 'orders.status', 'orders.created_at', 'orders.updated_at',
+] as const;
+
+export const findOrder = (db: Executor, shopPk: number, marketplacePk: number, orderPk: number) =>
+  db
+    .selectFrom('orders')
+    .select(orderColumns)
+    .where('shop_pk', '=', shopPk)
+    .where('marketplace_pk', '=', marketplacePk)
+    .where('order_pk', '=', orderPk)
+    .executeTakeFirst();
+export type OrderRow = NonNullable<Awaited<ReturnType<typeof findOrder>>>;
+
+/**
+ * The order row locked until the transaction ends (SELECT ... FOR UPDATE OF orders): actions on
+ * one order run one after another. Also says whether the shop has a webhook URL.
+ */
+export const lockOrder = (db: Executor, shopPk: number, marketplacePk: number, orderPk: number) =>
+  db
+    .selectFrom('orders')
+    .innerJoin('shops', 'shops.pk', 'orders.shop_pk')
+    .select(['orders.id', 'orders.status', 'orders.reference'])
+    .select(sql<boolean>`shops.webhook_url is not null`.as('has_webhook'))
+    .where('orders.shop_pk', '=', shopPk)
+    .where('orders.marketplace_pk', '=', marketplacePk)
+    .where('orders.order_pk', '=', orderPk)
+    .forUpdate('orders')
+    .executeTakeFirst();
+
+export const listOrders = (db: Executor, shopPk: number, marketplacePk: number, status: string | undefined, offset: number, limit: number) => {
+  let q = db.selectFrom('orders').select(orderColumns).where('shop_pk', '=', shopPk).where('marketplace_pk', '=', marketplacePk);
+  if (status !== undefined) q = q.where('status', '=', status);
+  return q.orderBy('id').offset(offset).limit(limit).execute();
+};
+
+export const countOrders = async (db: Executor, shopPk: number, marketplacePk: number, status: string | undefined): Promise<number> => {
+  let q = db.selectFrom('orders').select((eb) => eb.fn.countAll<number>().as('n')).where('shop_pk', '=', shopPk).where('marketplace_pk', '=', marketplacePk);
+  if (status !== undefined) q = q.where('status', '=', status);
+  return Number((await q.executeTakeFirstOrThrow()).n);
+};
+
+export const findOrdersByIds = (db: Executor, ids: number[]) =>
+  ids.length === 0 ? Promise.resolve([]) : db.selectFrom('orders').select(orderColumns).where('id', 'in', ids).orderBy('id').execute();
+
+/** Ids of orders across shops matching every given criterion (admin search), newest first. */
+export const searchOrderIds = async (
+  db: Executor,
+  criteria: { orderPk?: number; reference?: string; trackingCode?: string; limit: number },
+): Promise<number[]> => {
+  let q = db.selectFrom('orders').select('orders.id').distinct();
+  if (criteria.orderPk !== undefined) q = q.where('orders.order_pk', '=', criteria.orderPk);
+  if (criteria.reference !== undefined) q = q.where('orders.reference', '=', criteria.reference);
+  if (criteria.trackingCode !== undefined) {
+    const code = criteria.trackingCode;
+    q = q.where((eb) => eb.exists(eb.selectFrom('shipments').select('shipments.id')
+      .whereRef('shipments.order_id', '=', 'orders.id').where('shipments.tracking_code', '=', code)));
+  }
+  const rows = await q.orderBy('orders.id', 'desc').limit(criteria.limit).execute();
+  return rows.map((r) => r.id);
+};
+
+/** Items of these orders with their current shipment, in the order sent. */
+export const listItems = (db: Executor, orderIds: number[]) =>
+  db
+    .selectFrom('order_items as i')
+    .leftJoin('shipments as s', 's.id', 'i.shipment_id')
+    .select([
+      'i.id', 'i.order_id', 'i.item_pk', 'i.sku', 'i.quantity', 'i.price', 'i.status', 'i.shipment_id',
+      's.carrier', 's.tracking_code', 's.delivery_time', 's.comments', 's.shipped_at', 's.updated_at as shipment_updated_at',
+    ])
+    .where('i.order_id', 'in', orderIds)
+    .orderBy('i.order_id')
+    .orderBy('i.position')
+    .execute();
+export type ItemRow = Awaited<ReturnType<typeof listItems>>[number];
+
+export const listShipments = (db: Executor, orderIds: number[]) =>
+  db.selectFrom('shipments').selectAll().where('order_id', 'in', orderIds).orderBy('id').execute();
+export type ShipmentRow = Awaited<ReturnType<typeof listShipments>>[number];
+
+export const listHistory = (db: Executor, orderIds: number[]) =>
+  db.selectFrom('order_history').selectAll().where('order_id', 'in', orderIds).orderBy('id').execute();
+export type HistoryRow = Awaited<ReturnType<typeof listHistory>>[number];
+
+export const setItemsStatus = (db: Executor, itemIds: number[], status: string) =>
+  db.updateTable('order_items').set({ status }).where('id', 'in', itemIds).execute();
+
+export const setItemsShipment = (db: Executor, itemIds: number[], shipmentId: number) =>
+  db.updateTable('order_items').set({ status: 'shipped', shipment_id: shipmentId }).where('id', 'in', itemIds).execute();
+
+export interface ShipmentData {
+  carrier: string | null;
+  tracking_code: string | null;
+  delivery_time: number | null;
+  comments: string | null;
+}
+
+export const insertShipment = async (
+  db: Executor,
+  row: ShipmentData & { order_id: number; shop_pk: number; marketplace_pk: number; order_pk: number; item_pks: number[] },
+): Promise<number> => (await db.insertInto('shipments').values(row).returning('id').executeTakeFirstOrThrow()).id;
+
+export const updateShipment = (db: Executor, id: number, data: ShipmentData) =>
+  db.updateTable('shipments').set({ ...data, updated_at: sql<Date>`now()` }).where('id', '=', id).execute();
+
+export const setOrderStatus = (db: Executor, id: number, status: string) =>
+  db.updateTable('orders').set({ status, updated_at: sql<Date>`now()` }).where('id', '=', id).execute();

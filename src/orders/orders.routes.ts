@@ -1,0 +1,123 @@
+// Orders API: intake, read, list, and the eight actions of the documented interface
+// (POST .../orders/{order}/{action}/ -> 204, Allow: POST, OPTIONS on every reply).
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyRequest } from 'fastify';
+import { Type } from 'typebox';
+import { baseUrl } from '../http/base-url.ts';
+import { allowOnly } from '../http/plugins/methods.ts';
+import type { Services } from '../services.ts';
+import { ORDER_ACTIONS, STATE_TABLE } from './order-state.ts';
+import { ActionBody, Order, OrderIntake, OrderList, OrderListQuery, ShipBody, type OrderSource, type ShipBody as ShipBodyT } from './orders.schemas.ts';
+
+export interface OrderRoutesOptions {
+  services: Services;
+  publicUrl: string | undefined;
+}
+
+const ShopMarketplace = Type.Object({ shop: Type.Integer({ minimum: 1 }), mp: Type.Integer({ minimum: 1 }) });
+const OrderParams = Type.Object({ ...ShopMarketplace.properties, order: Type.Integer({ minimum: 1 }) });
+const NoContent = Type.Null({ description: 'No Content' });
+
+const LIST_URL = '/shops/:shop/marketplace/:mp/orders/';
+const ORDER_URL = '/shops/:shop/marketplace/:mp/orders/:order/';
+const LIST_ALLOW = 'GET, POST, OPTIONS';
+const ORDER_ALLOW = 'GET, OPTIONS';
+const ACTION_ALLOW = 'POST, OPTIONS';
+
+const sourceOf = (request: FastifyRequest): OrderSource => `key:${request.principal!.keyPrefix}`;
+
+const summaries: Record<string, string> = {
+  ship: 'Order shipped; updates its shipping data',
+  cancel: 'Cancels the items',
+  delivered: 'Order delivered',
+  not_delivered: 'Order not delivered',
+  packed_by_marketplace: 'Shipped with the marketplace\'s own carrier',
+  pending: 'Order pending',
+  ready_to_ship: 'Order ready to ship',
+  returned: 'Order returned',
+};
+
+export const orderRoutes: FastifyPluginAsyncTypebox<OrderRoutesOptions> = async (app, { services, publicUrl }) => {
+  const orderUrl = (request: FastifyRequest, shop: number, mp: number, order: number): string =>
+    `${baseUrl(request, publicUrl)}/shops/${shop}/marketplace/${mp}/orders/${order}/`;
+
+  app.post(LIST_URL, {
+    config: { auth: 'shop', allow: LIST_ALLOW, idempotent: true },
+    schema: {
+      tags: ['orders'],
+      summary: 'Take in a marketplace order (the same order_pk again: 200, nothing changes)',
+      params: ShopMarketplace,
+      body: OrderIntake,
+      response: { 200: Order, 201: Order },
+    },
+  }, async (request, reply) => {
+    const { shop, mp } = request.params;
+    const { created, order } = await services.orders.intake(shop, mp, request.body, sourceOf(request));
+    reply.header('location', orderUrl(request, shop, mp, order.order_pk));
+    return reply.code(created ? 201 : 200).send(order);
+  });
+
+  app.get(LIST_URL, {
+    config: { auth: 'shop', allow: LIST_ALLOW },
+    schema: { tags: ['orders'], summary: 'List the orders of a marketplace', params: ShopMarketplace, querystring: OrderListQuery, response: { 200: OrderList } },
+  }, async (request) => {
+    const { shop, mp } = request.params;
+    const page = request.query.page ?? 1;
+    const pageSize = request.query.page_size ?? 100;
+    const { count, results } = await services.orders.list(shop, mp, { status: request.query.status, page, pageSize });
+    const link = (p: number): string => {
+      const q = new URLSearchParams({ page: String(p), page_size: String(pageSize) });
+      if (request.query.status !== undefined) q.set('status', request.query.status);
+      return `${baseUrl(request, publicUrl)}/shops/${shop}/marketplace/${mp}/orders/?${q.toString()}`;
+    };
+    return {
+      count,
+      next: page * pageSize < count ? link(page + 1) : null,
+      previous: page > 1 ? link(Math.min(page - 1, Math.max(1, Math.ceil(count / pageSize)))) : null,
+      results,
+    };
+  });
+  allowOnly(app, LIST_URL, LIST_ALLOW);
+
+  app.get(ORDER_URL, {
+    config: { auth: 'shop', allow: ORDER_ALLOW },
+    schema: { tags: ['orders'], summary: 'One order: items (status, shipment), shipments, history', params: OrderParams, response: { 200: Order } },
+  }, async (request) => services.orders.get(request.params.shop, request.params.mp, request.params.order));
+  allowOnly(app, ORDER_URL, ORDER_ALLOW);
+
+  for (const action of ORDER_ACTIONS) {
+    const url = `${ORDER_URL}${action}/`;
+    const move = STATE_TABLE[action];
+    app.post(url, {
+      config: { auth: 'shop', allow: ACTION_ALLOW, idempotent: true },
+      // Every field is optional, so a POST with no body at all means "all items".
+      preValidation: async (request) => {
+        if (request.body === undefined || request.body === null) request.body = {};
+      },
+      schema: {
+        tags: ['orders'],
+        summary: summaries[action],
+        description: `Moves the items to \`${move.to}\` from ${move.from.map((s) => `\`${s}\``).join(', ')}. ` +
+          '`items` omitted: every item not cancelled' + (action === 'cancel' ? ' (cancel: every item)' : '') + '. ' +
+          'One action is atomic: 409 names each item that cannot move, and nothing changes. A repeat is a 204 no-op.',
+        params: OrderParams,
+        body: action === 'ship' ? ShipBody : ActionBody,
+        response: { 204: NoContent },
+      },
+    }, async (request, reply) => {
+      const body = request.body as ShipBodyT;
+      const { carrier, tracking_code, delivery_time, comments } = body;
+      await services.orders.applyAction({
+        shopPk: request.params.shop,
+        marketplacePk: request.params.mp,
+        orderPk: request.params.order,
+        action,
+        ...(body.items === undefined ? {} : { items: body.items.map((i) => i.item_pk) }),
+        ...(action === 'ship' ? { shipping: { carrier, tracking_code, delivery_time, comments } } : {}),
+        source: sourceOf(request),
+      });
+      return reply.code(204).send(null);
+    });
+    allowOnly(app, url, ACTION_ALLOW);
+  }
+};

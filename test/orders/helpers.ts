@@ -1,0 +1,74 @@
+// Shared set-up of the order tests: a daemon, a shop with a key, a marketplace, and small
+// helpers that talk to the API as a client would.
+import type { Response } from 'light-my-request';
+import { expect } from 'vitest';
+import type { TestDaemon } from '../helpers/daemon.ts';
+
+export interface OrderClient {
+  shopPk: number;
+  mp: number;
+  auth: { authorization: string };
+  keyPrefix: string;
+  base: string;
+  /** POSTs an order with `count` items (item_pks 1..count unless given) and returns its order_pk. */
+  intake(orderPk: number, items?: number[] | number): Promise<number>;
+  act(orderPk: number, action: string, body?: unknown, headers?: Record<string, string>): Promise<Response>;
+  order(orderPk: number): Promise<OrderJson>;
+  statuses(orderPk: number): Promise<Record<number, string>>;
+}
+
+export interface OrderJson {
+  order_pk: number;
+  status: string;
+  items: { item_pk: number; sku: string; status: string; shipment: null | Record<string, unknown> }[];
+  shipments: { id: number; item_pks: number[]; carrier: string | null; tracking_code: string | null; delivery_time: number | null; comments: string | null }[];
+  history: { at: string; action: string; item_pks: number[]; from: string | null; to: string; source: string; shipment_id: number | null }[];
+  [k: string]: unknown;
+}
+
+let nextMarketplace = 100;
+
+export async function orderClient(daemon: TestDaemon, options: { webhook_url?: string } = {}): Promise<OrderClient> {
+  const app = daemon.app!;
+  const { shopPk, key, auth } = await daemon.shopWithKey(options.webhook_url === undefined ? {} : { webhook_url: options.webhook_url });
+  const mp = (await daemon.services.marketplaces.create({ name: 'Marketplace', pk: nextMarketplace++ })).pk;
+  const base = `/shops/${shopPk}/marketplace/${mp}/orders/`;
+  const client: OrderClient = {
+    shopPk,
+    mp,
+    auth,
+    keyPrefix: key.slice(0, 11),
+    base,
+    async intake(orderPk, items = 1) {
+      const pks = typeof items === 'number' ? Array.from({ length: items }, (_, i) => i + 1) : items;
+      const res = await app.inject({
+        method: 'POST', url: base, headers: auth,
+        payload: { order_pk: orderPk, reference: `R-${orderPk}`, items: pks.map((item_pk) => ({ item_pk, sku: `SKU-${item_pk}`, quantity: 1, price: 10.5 })) },
+      });
+      expect(res.statusCode, res.body).toBe(201);
+      return orderPk;
+    },
+    act: (orderPk, action, body, headers = {}) =>
+      app.inject({ method: 'POST', url: `${base}${orderPk}/${action}/`, headers: { ...auth, ...headers }, ...(body === undefined ? {} : { payload: body as object }) }),
+    async order(orderPk) {
+      const res = await app.inject({ url: `${base}${orderPk}/`, headers: auth });
+      expect(res.statusCode, res.body).toBe(200);
+      return res.json() as OrderJson;
+    },
+    async statuses(orderPk) {
+      const o = await client.order(orderPk);
+      return Object.fromEntries(o.items.map((i) => [i.item_pk, i.status]));
+    },
+  };
+  return client;
+}
+
+export const items = (...pks: number[]) => ({ items: pks.map((item_pk) => ({ item_pk })) });
+
+export function expectProblem(res: { statusCode: number; headers: Record<string, unknown>; json(): unknown }, status: number, code: string): Record<string, unknown> {
+  expect(res.statusCode).toBe(status);
+  expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
+  const body = res.json() as Record<string, unknown>;
+  expect(body).toMatchObject({ status, code, type: `urn:waybill:problem:${code}` });
+  return body;
+}
