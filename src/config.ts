@@ -95,3 +95,11 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
   if (problems.length > 0) throw new ConfigError(problems);
   return Object.freeze(raw as Static<typeof ConfigSchema>);
 }
+
+/**
+ * A secret named by an environment variable (connectors' `api_key_env`, `secret_env`): the
+ * config file names the variable, never the secret. undefined when unset or blank.
+ */
+export function secretFromEnv(name: string, env: Env = process.env): string | undefined {
+  return blank(env[name]);
+}

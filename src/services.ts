@@ -1,6 +1,7 @@
 // The domain services, built once per process. Routes, jobs and connectors receive these;
 // nothing outside a service touches a repository.
 import type { Config } from './config.ts';
+import { ConnectorService } from './connectors/host/connectors.service.ts';
 import type { Db } from './db/database.ts';
 import type { JobSender } from './jobs/job-map.ts';
 import type { Logger } from './logger.ts';
@@ -25,11 +26,12 @@ export interface Services {
   health: HealthService;
   webhooks: WebhookService;
   orders: OrderService;
+  connectors: ConnectorService;
 }
 
 export function createServices(deps: ServiceDeps): Services {
   const shops = new ShopService(deps.db);
-  return {
+  const services: Services = {
     shops,
     marketplaces: new MarketplaceService(deps.db),
     idempotency: new IdempotencyService(deps.db),
@@ -37,5 +39,8 @@ export function createServices(deps: ServiceDeps): Services {
     webhooks: new WebhookService(deps.jobs, shops),
     // Both are stateless: the order service's own instances behave as the ones above.
     orders: new OrderService(deps.db, new MarketplaceService(deps.db), new WebhookService(deps.jobs, shops)),
+    // Connectors get all services in their context, hence the getter.
+    connectors: new ConnectorService({ db: deps.db, jobs: deps.jobs, config: deps.config, logger: deps.logger, services: () => services }),
   };
+  return services;
 }

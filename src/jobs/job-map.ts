@@ -6,6 +6,8 @@ import type { Logger } from '../logger.ts';
 export interface JobMap {
   /** POST one signed event (feed.completed, order.status_changed) to a shop's webhook URL. */
   'webhook.deliver': { shopPk: number; messageId: string; event: string; payload: Record<string, unknown> };
+  /** One run of a connector: a cron tick (scheduledFor = the tick, ISO), or run now (manual). */
+  'connector.run': { name: string; trigger: 'schedule' | 'manual'; scheduledFor: string | null };
 }
 export type JobName = keyof JobMap;
 
@@ -26,6 +28,9 @@ export interface QueueSettings {
 
 export const queueSettings: { [K in JobName]: QueueSettings } = {
   'webhook.deliver': { retryLimit: 10, retryDelay: 5, retryBackoff: true, expireInSeconds: 120, concurrency: 4, notify: true, policy: 'standard' },
+  // exclusive + singletonKey = connector name: one queued or running run per connector, so a
+  // tick during a long run is dropped, not doubled. Transient failures retry 3 times from 30 s.
+  'connector.run': { retryLimit: 3, retryDelay: 30, retryBackoff: true, expireInSeconds: 3_600, concurrency: 2, notify: true, policy: 'exclusive' },
 };
 
 /** Queue of a name's exhausted or permanently failed jobs. */

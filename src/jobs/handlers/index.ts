@@ -2,8 +2,10 @@
 // error; JobQueue.work checks again at start-up.
 import type { Services } from '../../services.ts';
 import type { JobHandlers } from '../job-map.ts';
+import { connectorRun } from './connector-run.job.ts';
 import { webhookDeliver } from './webhook-deliver.job.ts';
 
 export const buildHandlers = (services: Services): JobHandlers => ({
   'webhook.deliver': webhookDeliver(services),
+  'connector.run': connectorRun(services),
 });

@@ -1,0 +1,76 @@
+// catalog-file: an ERP/PIM drops catalog exports (CSV, JSON, XML) into a folder; each settled
+// file is moved to .processing/, sent as product feeds (changed products only), and moved to
+// .done/ or .error/ beside <file>.report.json. Polling only: correctness never waits on events.
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { defineConnector, userError, type ConnectorContext } from '../../src/connectors/host/contract.ts';
+import { DONE, ERROR, PROCESSING, ensureFolders, inside, moveInto, safeName, scan, settled } from './inbox.ts';
+import { CatalogFileOptions } from './options.ts';
+import { processFile, type FileReport } from './process-file.ts';
+
+type Ctx = ConnectorContext<CatalogFileOptions>;
+
+async function writeReport(dir: string, fileName: string, report: FileReport | Record<string, unknown>): Promise<void> {
+  await fs.writeFile(inside(dir, `${fileName}.report.json`), `${JSON.stringify(report, null, 2)}\n`);
+}
+
+/** Processes one file of .processing/ and files it under .done/ or .error/ with its report. */
+async function handle(ctx: Ctx, inbox: string, name: string): Promise<void> {
+  const report = await processFile(ctx, inside(path.join(inbox, PROCESSING), name), name);
+  const dir = path.join(inbox, report.outcome === 'error' ? ERROR : DONE);
+  const final = await moveInto(inside(path.join(inbox, PROCESSING), name), dir, name);
+  report.file = final;
+  await writeReport(dir, final, report);
+  ctx.report.count(`files_${report.outcome}`);
+  ctx.report.count('products_invalid', report.counts.invalid);
+  const log = { file: final, outcome: report.outcome, counts: report.counts, feeds: report.feeds.length };
+  if (report.outcome === 'error') ctx.log.warn({ ...log, reason: report.reason }, 'catalog file refused');
+  else ctx.log.info(log, 'catalog file processed');
+}
+
+export const catalogFile = defineConnector({
+  type: 'catalog-file',
+  description: 'Catalog export files (CSV, JSON, XML) dropped into an inbox folder become product feeds.',
+  options: CatalogFileOptions,
+  needsShop: true,
+  async run(ctx) {
+    const inbox = path.resolve(ctx.options.inbox);
+    const st = await fs.stat(inbox).catch(() => null);
+    if (st === null || !st.isDirectory()) throw userError(`The inbox ${inbox} does not exist or is not a folder (option inbox).`);
+    await ensureFolders(inbox);
+
+    // A crash (or shutdown) mid-file left it in .processing/: process it again. Delta
+    // detection makes that idempotent: products already sent are unchanged now.
+    for (const d of await fs.readdir(path.join(inbox, PROCESSING), { withFileTypes: true })) {
+      if (ctx.signal.aborted) return;
+      if (d.isFile()) {
+        ctx.log.info({ file: d.name }, 'resuming a file left in .processing');
+        await handle(ctx, inbox, d.name);
+      }
+    }
+
+    const entries = await scan(inbox, ctx.options.format);
+    for (const e of entries) {
+      if (e.kind !== 'refused') continue;
+      const final = await moveInto(inside(inbox, e.name), path.join(inbox, ERROR), safeName(e.name));
+      await writeReport(path.join(inbox, ERROR), final, { file: final, original_name: e.name, connector: ctx.name, run_id: ctx.runId, outcome: 'error', reason: e.reason });
+      ctx.report.count('files_error');
+      ctx.log.warn({ file: e.name, reason: e.reason }, 'catalog file refused');
+    }
+    const files = entries.filter((e) => e.kind === 'file');
+    const { ready, waiting } = await settled(inbox, files, ctx.options.settle_ms, ctx.signal);
+    if (waiting.length > 0) {
+      ctx.report.count('files_waiting', waiting.length);
+      ctx.log.info({ files: waiting }, 'files still being written: left for the next run');
+    }
+    for (const name of ready) {
+      if (ctx.signal.aborted) return;
+      const taken = await moveInto(inside(inbox, name), path.join(inbox, PROCESSING), name).catch((error: unknown) => {
+        // Gone meanwhile (the ERP replaced it): the next run sees the new one.
+        if ((error as { code?: string }).code === 'ENOENT') return null;
+        throw error;
+      });
+      if (taken !== null) await handle(ctx, inbox, taken);
+    }
+  },
+});

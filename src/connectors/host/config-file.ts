@@ -1,0 +1,115 @@
+// The WAYBILL_CONNECTORS file: read once at start-up, each entry validated against the
+// registry (type known, options per the type's schema, cron expression). Every problem is
+// reported at once, each named by entry and field; a missing file means no connectors.
+import fs from 'node:fs';
+import cron from 'node-cron';
+import { Type, type TSchema } from 'typebox';
+import { Value } from 'typebox/value';
+import { ConfigError, secretFromEnv } from '../../config.ts';
+import type { AnyConnectorDefinition } from './contract.ts';
+
+export const NAME_PATTERN = '^[a-z0-9][a-z0-9_-]{0,62}$';
+
+const Entry = Type.Object({
+  name: Type.String({ pattern: NAME_PATTERN, description: 'lower-case letters, digits, - and _ (used in URLs and job keys)' }),
+  type: Type.String({ minLength: 1 }),
+  shop_pk: Type.Optional(Type.Union([Type.Integer({ minimum: 1 }), Type.Null()])),
+  /** node-cron: 5 fields (minute...) or 6 (second first); absent or null: only run now / pushed requests. */
+  schedule: Type.Optional(Type.Union([Type.String({ minLength: 1 }), Type.Null()])),
+  enabled: Type.Optional(Type.Boolean()),
+  options: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+}, { additionalProperties: false });
+
+/** One connector instance, ready to run. */
+export interface ConnectorInstance {
+  name: string;
+  type: string;
+  definition: AnyConnectorDefinition;
+  shopPk: number | null;
+  schedule: string | null;
+  /** As the file says; the admin may override it (stored in the database). */
+  enabled: boolean;
+  options: Record<string, unknown>;
+}
+
+type Env = Record<string, string | undefined>;
+
+/** A TypeBox error's instancePath (`/settle_ms`) as a dotted field (`options.settle_ms`). */
+const field = (prefix: string, instancePath: string, extra?: string): string =>
+  [prefix, ...instancePath.split('/'), extra ?? ''].filter((p) => p !== '').join('.') || '(entry)';
+
+const schemaProblems = (schema: TSchema, value: unknown, prefix: string, where: string): string[] =>
+  // "boolean" errors repeat an additionalProperties error ("schema is false"): skip them.
+  Value.Errors(schema, value).filter((e) => e.keyword !== 'boolean').map((e) => {
+    const params = (e as { params?: Record<string, unknown> }).params ?? {};
+    const missing = typeof params.requiredProperties === 'object' ? (params.requiredProperties as string[]).join(', ') : undefined;
+    const extraProp = Array.isArray(params.additionalProperties) ? (params.additionalProperties as string[]).join(', ') : undefined;
+    if (e.keyword === 'required' && missing !== undefined) return `${where}: ${field(prefix, e.instancePath, missing)}: is required`;
+    if (e.keyword === 'additionalProperties' && extraProp !== undefined) return `${where}: ${field(prefix, e.instancePath, extraProp)}: is not a known option`;
+    return `${where}: ${field(prefix, e.instancePath)}: ${e.message}`;
+  });
+
+/** Validates the parsed file against the registry; returns the instances or throws a ConfigError listing every problem. */
+export function parseConnectorsConfig(raw: unknown, registry: readonly AnyConnectorDefinition[], source: string, env?: Env): ConnectorInstance[] {
+  const problems: string[] = [];
+  const entries = (raw as { connectors?: unknown } | null)?.connectors;
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw) || !Array.isArray(entries)) {
+    throw new ConfigError([`${source}: must be an object {"connectors": [...]}`]);
+  }
+  const byType = new Map(registry.map((d) => [d.type, d]));
+  const seen = new Set<string>();
+  const instances: ConnectorInstance[] = [];
+  entries.forEach((entry: unknown, i) => {
+    const named = typeof (entry as { name?: unknown })?.name === 'string' ? ` "${(entry as { name: string }).name}"` : '';
+    const where = `${source}: connectors[${i}]${named}`;
+    const before = problems.length;
+    problems.push(...schemaProblems(Entry, entry, '', where));
+    if (problems.length > before) return;
+    const e = entry as { name: string; type: string; shop_pk?: number | null; schedule?: string | null; enabled?: boolean; options?: Record<string, unknown> };
+    if (seen.has(e.name)) problems.push(`${where}: name: "${e.name}" is used by an earlier entry`);
+    seen.add(e.name);
+    const definition = byType.get(e.type);
+    if (definition === undefined) {
+      problems.push(`${where}: type: unknown connector type "${e.type}" (known: ${[...byType.keys()].join(', ')})`);
+      return;
+    }
+    if (definition.needsShop === true && (e.shop_pk === undefined || e.shop_pk === null)) problems.push(`${where}: shop_pk: is required for type ${e.type}`);
+    const schedule = e.schedule ?? null;
+    if (schedule !== null) {
+      const check = cron.validateDetailed(schedule);
+      if (!check.valid) {
+        const why = check.errors.map((x) => `${x.field}${x.value === undefined ? '' : ` "${x.value}"`}: ${x.message}`).join('; ');
+        problems.push(`${where}: schedule: "${schedule}" is not a valid cron expression (${why || 'use 5 or 6 fields'})`);
+      }
+    }
+    const options = Value.Default(definition.options, structuredClone(e.options ?? {})) as Record<string, unknown>;
+    problems.push(...schemaProblems(definition.options, options, 'options', where));
+    // Secrets are named by env var (`*_env` options): a variable that is not set is named now, not at 3 a.m.
+    for (const [key, value] of Object.entries(options)) {
+      if (key.endsWith('_env') && typeof value === 'string' && secretFromEnv(value, env) === undefined) {
+        problems.push(`${where}: options.${key}: the environment variable ${value} is not set`);
+      }
+    }
+    instances.push({ name: e.name, type: e.type, definition, shopPk: e.shop_pk ?? null, schedule, enabled: e.enabled ?? true, options });
+  });
+  if (problems.length > 0) throw new ConfigError(problems);
+  return instances;
+}
+
+/** Reads and validates the file; a file that does not exist means no connectors. */
+export function loadConnectorsFile(file: string, registry: readonly AnyConnectorDefinition[], env?: Env): ConnectorInstance[] {
+  let text: string;
+  try {
+    text = fs.readFileSync(file, 'utf8');
+  } catch (error) {
+    if ((error as { code?: string }).code === 'ENOENT') return [];
+    throw new ConfigError([`WAYBILL_CONNECTORS (${file}): cannot be read: ${(error as Error).message}`]);
+  }
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch (error) {
+    throw new ConfigError([`WAYBILL_CONNECTORS (${file}): is not valid JSON: ${(error as Error).message}`]);
+  }
+  return parseConnectorsConfig(raw, registry, `WAYBILL_CONNECTORS (${file})`, env);
+}

@@ -1,0 +1,269 @@
+// Connector instances at run time: listing, run now, enable/disable, the run itself (with its
+// record, lock and context), the cron tick, and pushed requests to receivers.
+import type { Config } from '../../config.ts';
+import { secretFromEnv } from '../../config.ts';
+import type { Db } from '../../db/database.ts';
+import { AppError, isTransient, notFound } from '../../errors.ts';
+import type { JobSender } from '../../jobs/job-map.ts';
+import type { Logger } from '../../logger.ts';
+import type { Services } from '../../services.ts';
+import { connectorTypes } from '../../../connectors/registry.ts';
+import { loadConnectorsFile, type ConnectorInstance } from './config-file.ts';
+import { userError, type AnyConnectorDefinition, type ConnectorContext, type DeltaStore, type ProcessedStore, type ReceiverContext, type ReceiverRequest, type ReceiverResponse, type RunReport } from './contract.ts';
+import type { ConnectorRun, ConnectorSummary, RunNowResult, RunTrigger } from './connectors.schemas.ts';
+import * as repo from './connectors.repository.ts';
+import { contentHash, createReport, tickJobId } from './run-context.ts';
+
+export interface ConnectorServiceDeps {
+  db: Db;
+  jobs: JobSender;
+  config: Config;
+  logger: Logger;
+  /** All services, for connectors' contexts (built after this one, hence a getter). */
+  services: () => Services;
+  registry?: readonly AnyConnectorDefinition[];
+  /** Instances given directly (tests); default: read config.connectorsFile on first use. */
+  instances?: ConnectorInstance[];
+}
+
+export interface ExecuteInput {
+  name: string;
+  trigger: RunTrigger;
+  scheduledFor?: Date | null;
+  jobId?: string | null;
+  /** 1 on a job's first attempt. */
+  attempt?: number;
+  signal?: AbortSignal;
+  log?: Logger;
+}
+
+export type ExecuteResult =
+  | { status: 'done'; run: ConnectorRun; error?: unknown }
+  /** Another process (replica, CLI) is running this connector now. */
+  | { status: 'busy' }
+  /** A scheduled tick of a connector disabled since it was queued. */
+  | { status: 'disabled' };
+
+type RunRow = Awaited<ReturnType<typeof repo.listRuns>>[number];
+
+const toRun = (r: RunRow): ConnectorRun => ({
+  id: r.id,
+  connector: r.connector,
+  trigger: r.trigger,
+  scheduled_for: r.scheduled_for?.toISOString() ?? null,
+  attempt: r.attempt,
+  started_at: r.started_at.toISOString(),
+  finished_at: r.finished_at?.toISOString() ?? null,
+  duration_ms: r.finished_at === null ? null : r.finished_at.getTime() - r.started_at.getTime(),
+  outcome: r.outcome as ConnectorRun['outcome'],
+  counts: r.counts,
+  error: r.error,
+  feed_pks: r.feed_pks,
+});
+
+const messageOf = (error: unknown): string => (error instanceof Error ? error.message : String(error));
+
+export class ConnectorService {
+  readonly #deps: ConnectorServiceDeps;
+  readonly #log: Logger;
+  #instances: Map<string, ConnectorInstance> | null = null;
+
+  constructor(deps: ConnectorServiceDeps) {
+    this.#deps = deps;
+    this.#log = deps.logger.child({ component: 'connectors' });
+    if (deps.instances !== undefined) this.#instances = new Map(deps.instances.map((i) => [i.name, i]));
+  }
+
+  /** Reads and validates the connectors file (once); throws a ConfigError naming each bad entry and field. */
+  load(): ConnectorInstance[] {
+    if (this.#instances === null) {
+      const list = loadConnectorsFile(this.#deps.config.connectorsFile, this.#deps.registry ?? connectorTypes);
+      this.#instances = new Map(list.map((i) => [i.name, i]));
+    }
+    return [...this.#instances.values()];
+  }
+
+  #instance(name: string): ConnectorInstance {
+    this.load();
+    const inst = this.#instances!.get(name);
+    if (inst === undefined) throw notFound(`Connector ${name}`);
+    return inst;
+  }
+
+  get baseUrl(): string {
+    const { publicUrl, host, port } = this.#deps.config;
+    return publicUrl ?? `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+  }
+
+  async list(options: { lastRuns?: number } = {}): Promise<ConnectorSummary[]> {
+    const instances = this.load();
+    const settings = new Map((await repo.listSettings(this.#deps.db)).map((s) => [s.connector, s.enabled]));
+    const runs = await repo.lastRuns(this.#deps.db, instances.map((i) => i.name), options.lastRuns ?? 5);
+    return instances.map((i) => ({
+      name: i.name,
+      type: i.type,
+      shop_pk: i.shopPk,
+      schedule: i.schedule,
+      enabled: settings.get(i.name) ?? i.enabled,
+      enabled_in_file: i.enabled,
+      receivers: Object.keys(i.definition.receivers ?? {}).map((r) => (r === 'webhook' ? `/connectors/${i.name}/webhook` : `/connectors/${i.name}/${r}`)),
+      last_runs: runs.filter((r) => r.connector === i.name).map(toRun),
+    }));
+  }
+
+  async get(name: string): Promise<ConnectorSummary> {
+    this.#instance(name);
+    return (await this.list()).find((c) => c.name === name)!;
+  }
+
+  async runs(name: string, { limit = 50 }: { limit?: number } = {}): Promise<ConnectorRun[]> {
+    this.#instance(name);
+    return (await repo.listRuns(this.#deps.db, name, Math.min(Math.max(limit, 1), 1000))).map(toRun);
+  }
+
+  async isEnabled(name: string): Promise<boolean> {
+    const inst = this.#instance(name);
+    return (await repo.getSetting(this.#deps.db, name))?.enabled ?? inst.enabled;
+  }
+
+  /** Persists an override of the file's `enabled` (survives restarts; the scheduler reads it at each tick). */
+  async setEnabled(name: string, enabled: boolean): Promise<ConnectorSummary> {
+    this.#instance(name);
+    await repo.setEnabled(this.#deps.db, name, enabled);
+    this.#log.info({ connector: name, enabled }, enabled ? 'connector enabled' : 'connector disabled');
+    return this.get(name);
+  }
+
+  /** Queues one run now (a worker runs it). Not queued when one is already queued or running. */
+  async runNow(name: string): Promise<RunNowResult> {
+    this.#instance(name);
+    const id = await this.#deps.jobs.send(this.#deps.db, 'connector.run', { name, trigger: 'manual', scheduledFor: null }, { singletonKey: name });
+    return { queued: id !== null, job_id: id };
+  }
+
+  /** One cron tick: queues the run of that tick (once across replicas: the job id is the tick's). */
+  async tick(name: string, at: Date): Promise<boolean> {
+    if (!(await this.isEnabled(name))) return false;
+    const id = await this.#deps.jobs.send(this.#deps.db, 'connector.run', { name, trigger: 'schedule', scheduledFor: at.toISOString() }, { singletonKey: name, id: tickJobId(name, at) });
+    return id !== null;
+  }
+
+  /** Runs a connector here and now, recorded, under its lock. A failure is recorded and returned as `error`. */
+  async execute(input: ExecuteInput): Promise<ExecuteResult> {
+    const inst = this.#instance(input.name);
+    if (input.trigger === 'schedule' && !(await this.isEnabled(inst.name))) return { status: 'disabled' };
+    const locked = await repo.withRunLock(this.#deps.db, inst.name, async (): Promise<ExecuteResult> => {
+      const row = await repo.insertRun(this.#deps.db, {
+        connector: inst.name, trigger: input.trigger, scheduled_for: input.scheduledFor ?? null, job_id: input.jobId ?? null, attempt: input.attempt ?? 1,
+      });
+      const log = (input.log ?? this.#log).child({ connector: inst.name, runId: row.id });
+      const report = createReport();
+      const ctx = this.#context(inst, { runId: row.id, log, report, signal: input.signal ?? new AbortController().signal });
+      log.info({ trigger: input.trigger, attempt: row.attempt }, 'connector run started');
+      let error: unknown;
+      try {
+        await inst.definition.run(ctx);
+      } catch (e) {
+        error = e;
+      }
+      const text = error === undefined ? null : isTransient(error) ? `${messageOf(error)} (transient: retried)` : messageOf(error);
+      const done = toRun(await repo.finishRun(this.#deps.db, row.id, {
+        outcome: error === undefined ? 'succeeded' : 'failed', counts: { ...report.counts }, error: text, feed_pks: [...report.feeds],
+      }));
+      if (error === undefined) log.info({ counts: done.counts, feeds: done.feed_pks.length, ms: done.duration_ms }, 'connector run succeeded');
+      else log[isTransient(error) ? 'warn' : 'error']({ err: error, counts: done.counts }, 'connector run failed');
+      return error === undefined ? { status: 'done', run: done } : { status: 'done', run: done, error };
+    });
+    return locked.locked ? locked.value : { status: 'busy' };
+  }
+
+  /** A pushed request for one of a connector's receivers (POST /connectors/{name}/webhook...). */
+  async receive(name: string, receiver: string, request: ReceiverRequest): Promise<ReceiverResponse> {
+    const inst = this.#instance(name);
+    const handler = inst.definition.receivers?.[receiver];
+    if (handler === undefined) throw notFound(`Receiver ${receiver} of connector ${name}`);
+    if (!(await this.isEnabled(name))) throw new AppError('connector_disabled', 503, `Connector ${name} is disabled; retry later.`, { headers: { 'retry-after': '60' } });
+    const report = createReport();
+    const log = this.#log.child({ connector: name, receiver });
+    const base = this.#context(inst, { runId: 0, log, report, signal: new AbortController().signal });
+    const { signal: _signal, ...rest } = base;
+    const ctx: ReceiverContext = { ...rest, baseUrl: request.baseUrl, once: (key, fn) => this.#once(name, key, fn) };
+    const reply = await handler(request, ctx);
+    // A pushed request that did work is a run too: the admin sees its counts and feeds.
+    if (reply.status < 300 && (report.feeds.length > 0 || Object.keys(report.counts).length > 0)) {
+      const row = await repo.insertRun(this.#deps.db, { connector: name, trigger: 'webhook', scheduled_for: null, job_id: null, attempt: 1 });
+      await repo.finishRun(this.#deps.db, row.id, { outcome: 'succeeded', counts: { ...report.counts }, error: null, feed_pks: [...report.feeds] });
+    }
+    return reply;
+  }
+
+  async #once(connector: string, key: string, fn: () => Promise<ReceiverResponse>): Promise<ReceiverResponse> {
+    const db = this.#deps.db;
+    if (!(await repo.claimReceipt(db, connector, key))) {
+      const first = await repo.getReceipt(db, connector, key);
+      if (first === undefined || first.status === null) {
+        throw new AppError('delivery_in_progress', 409, `Delivery ${key} is being handled; retry shortly.`, { headers: { 'retry-after': '5' } });
+      }
+      return { status: first.status, headers: { ...first.headers, 'idempotent-replayed': 'true' }, body: first.body ?? undefined };
+    }
+    try {
+      const reply = await fn();
+      // Only work done is remembered; a refused delivery may be fixed and sent again.
+      if (reply.status < 300) await repo.finishReceipt(db, connector, key, { status: reply.status, headers: reply.headers ?? {}, body: reply.body });
+      else await repo.releaseReceipt(db, connector, key);
+      return reply;
+    } catch (error) {
+      await repo.releaseReceipt(db, connector, key).catch(() => undefined);
+      throw error;
+    }
+  }
+
+  /** Deletes receipts older than `days` (default 7: Standard Webhooks senders retry for about 3 days). */
+  async pruneReceipts(days = 7): Promise<number> {
+    const r = await repo.pruneReceipts(this.#deps.db, new Date(Date.now() - days * 86_400_000));
+    return Number(r[0]?.numDeletedRows ?? 0);
+  }
+
+  #context(inst: ConnectorInstance, run: { runId: number; log: Logger; report: RunReport; signal: AbortSignal }): ConnectorContext {
+    const db = this.#deps.db;
+    const name = inst.name;
+    const delta: DeltaStore = {
+      async changed(shopPk, items) {
+        const hashed = items.map((i) => ({ ...i, hash: contentHash(i.product) }));
+        const known = new Map((await repo.findHashes(db, shopPk, hashed.map((i) => i.sku))).map((r) => [r.sku, r.hash]));
+        return hashed.filter((i) => known.get(i.sku) !== i.hash);
+      },
+      remember: (shopPk, items) => repo.upsertHashes(db, shopPk, items),
+    };
+    const processed: ProcessedStore = {
+      async seen(key) {
+        const r = await repo.findFile(db, name, key);
+        return r === undefined ? null : { label: r.file_name, at: r.done_at.toISOString() };
+      },
+      remember: async (key, label) => void (await repo.insertFile(db, { connector: name, sha256: key, file_name: label, run_id: run.runId === 0 ? null : run.runId })),
+    };
+    return {
+      name,
+      type: inst.type,
+      shopPk: inst.shopPk,
+      options: inst.options,
+      log: run.log,
+      signal: run.signal,
+      state: {
+        get: async <T>(key: string) => (await repo.getState(db, name, key))?.value as T | undefined,
+        set: async (key, value) => void (await repo.setState(db, name, key, value)),
+      },
+      secret(envName) {
+        const value = secretFromEnv(envName);
+        if (value === undefined) throw userError(`The environment variable ${envName} (a secret of connector ${name}) is not set.`);
+        return value;
+      },
+      services: this.#deps.services(),
+      report: run.report,
+      delta,
+      processed,
+      runId: run.runId,
+      baseUrl: this.baseUrl,
+    };
+  }
+}

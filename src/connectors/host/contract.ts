@@ -1,0 +1,123 @@
+// The connector contract. A connector TYPE is a folder under connectors/ exporting one
+// definition; an INSTANCE is an entry of the WAYBILL_CONNECTORS file. A connector gets
+// everything through its context and never touches the database or Fastify.
+import type { Static, TSchema } from 'typebox';
+import { AppError } from '../../errors.ts';
+import type { Logger } from '../../logger.ts';
+import type { Services } from '../../services.ts';
+
+/** Small persistent JSON per connector (cursors, last-seen markers); not for large sets. */
+export interface StateStore {
+  get<T>(key: string): Promise<T | undefined>;
+  set(key: string, value: unknown): Promise<void>;
+}
+
+/** What a run did: counters and the feeds it created, stored on the run record. */
+export interface RunReport {
+  count(name: string, n?: number): void;
+  feed(feedPk: string | number): void;
+  readonly counts: Readonly<Record<string, number>>;
+  readonly feeds: readonly string[];
+}
+
+/** One product to compare with the last content a connector sent for its (shop, sku). */
+export interface DeltaItem<T> {
+  sku: string;
+  product: T;
+}
+
+/**
+ * Delta detection: a sha256 of each product's normalized content (keys sorted) per shop+sku.
+ * `changed` keeps the products whose hash differs from the stored one; `remember` stores the
+ * hashes once their feed is created (so a crash in between re-sends, never loses, a change).
+ */
+export interface DeltaStore {
+  changed<T>(shopPk: number, items: DeltaItem<T>[]): Promise<(DeltaItem<T> & { hash: string })[]>;
+  remember(shopPk: number, items: { sku: string; hash: string }[]): Promise<void>;
+}
+
+/** Things a connector finished, by a key of its choosing (a file's sha256): done once, skipped after. */
+export interface ProcessedStore {
+  seen(key: string): Promise<{ label: string; at: string } | null>;
+  remember(key: string, label: string): Promise<void>;
+}
+
+export interface ConnectorContext<O = unknown> {
+  /** The instance's name in the config file. */
+  name: string;
+  type: string;
+  /** The shop the instance works for; null: every shop. */
+  shopPk: number | null;
+  /** The options of the config file, validated against the type's schema, defaults applied. */
+  options: O;
+  /** pino child carrying `connector` and `runId`. */
+  log: Logger;
+  /** Aborted when the daemon shuts down or the job expires: stop early, state stays consistent. */
+  signal: AbortSignal;
+  state: StateStore;
+  /** The value of the environment variable named in the options (`api_key_env`); throws a user error when unset. */
+  secret(envName: string): string;
+  /** The domain services (feeds, catalog, orders...). */
+  services: Services;
+  report: RunReport;
+  delta: DeltaStore;
+  processed: ProcessedStore;
+  /** The run record's id (0 for pushed requests). */
+  runId: number;
+  /** `{base_url}` of Locations built outside a request: PUBLIC_URL, else http://HOST:PORT. */
+  baseUrl: string;
+}
+
+/** A pushed HTTP request, without Fastify: what a receiver sees. */
+export interface ReceiverRequest {
+  /** Lower-case header names, as Node gives them. */
+  headers: Record<string, string | string[] | undefined>;
+  /** The body exactly as sent (signatures are computed over these bytes). */
+  rawBody: Buffer;
+  params: Record<string, string>;
+  /** `{base_url}` of this request (PUBLIC_URL, else its protocol and Host). */
+  baseUrl: string;
+}
+
+export interface ReceiverResponse {
+  status: number;
+  headers?: Record<string, string>;
+  /** Sent as JSON (objects, arrays) or as is (strings); omitted: no body. */
+  body?: unknown;
+}
+
+export interface ReceiverContext<O = unknown> extends Omit<ConnectorContext<O>, 'signal'> {
+  /**
+   * Runs fn once per delivery key (e.g. `webhook-id`): a duplicate gets the stored first reply
+   * and does no work. While the first is still being handled a duplicate gets 409.
+   */
+  once(key: string, fn: () => Promise<ReceiverResponse>): Promise<ReceiverResponse>;
+}
+
+export interface ConnectorDefinition<S extends TSchema = TSchema> {
+  /** The `type` of config entries, e.g. "catalog-file". */
+  type: string;
+  description: string;
+  /** TypeBox schema of `options` (use additionalProperties: false so a typo is named at start-up). */
+  options: S;
+  /** true: an entry must name its shop_pk. */
+  needsShop?: boolean;
+  /** One run (a scheduled tick, run now). Throw userError() for bad input, other errors are retried when transient. */
+  run(ctx: ConnectorContext<Static<S>>): Promise<void>;
+  /** Push receivers, by name; "webhook" is mounted at POST /connectors/{name}/webhook. */
+  receivers?: Record<string, (request: ReceiverRequest, ctx: ReceiverContext<Static<S>>) => Promise<ReceiverResponse>>;
+}
+
+/** Keeps the options type of a definition while typing it (no runtime effect). */
+export const defineConnector = <S extends TSchema>(definition: ConnectorDefinition<S>): ConnectorDefinition<S> => definition;
+
+// Options differ by type; the registry holds them all (each run gets its own, validated).
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type AnyConnectorDefinition = ConnectorDefinition<any>;
+
+/**
+ * A user error: bad input or a bad option. The run is recorded as failed and not retried
+ * (retrying cannot fix a bad file). Transient errors (database away, network) are retried.
+ */
+export const userError = (message: string, options: { cause?: unknown } = {}): AppError =>
+  new AppError('connector_input', 422, message, options);

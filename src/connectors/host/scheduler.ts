@@ -1,0 +1,40 @@
+// The scheduler role's cron: each connector's ticks become connector.run jobs. Every replica
+// ticks; the job id derived from (connector, tick) makes the queue keep one job per tick, and
+// the exclusive queue policy keeps a tick from doubling a run still going.
+import cron, { type ScheduledTask } from 'node-cron';
+import type { Logger } from '../../logger.ts';
+import type { ConnectorService } from './connectors.service.ts';
+
+export interface ConnectorScheduler {
+  /** Names of the connectors with a schedule. */
+  readonly scheduled: string[];
+  stop(): Promise<void>;
+}
+
+export function startConnectorScheduler(connectors: ConnectorService, logger: Logger): ConnectorScheduler {
+  const log = logger.child({ component: 'connector-scheduler' });
+  const tasks: ScheduledTask[] = [];
+  const pending = new Set<Promise<unknown>>();
+  for (const inst of connectors.load()) {
+    if (inst.schedule === null) continue;
+    const name = inst.name;
+    const task = cron.schedule(inst.schedule, ({ date }) => {
+      // The tick's own time (node-cron passes the slot, not "now"), so replicas agree on it.
+      const p = connectors.tick(name, date).then(
+        (queued) => log.debug({ connector: name, tick: date.toISOString(), queued }, 'connector tick'),
+        (error: unknown) => log.warn({ err: error, connector: name }, 'connector tick could not be queued; the next tick tries again'),
+      );
+      pending.add(p);
+      void p.finally(() => pending.delete(p));
+    }, { name: `connector:${name}`, noOverlap: true, suppressMissedWarning: true });
+    tasks.push(task);
+  }
+  log.info({ connectors: tasks.map((t) => t.name?.slice('connector:'.length)) }, 'connector scheduler started');
+  return {
+    scheduled: tasks.map((t) => t.name!.slice('connector:'.length)),
+    async stop() {
+      for (const t of tasks) await t.destroy();
+      await Promise.allSettled([...pending]);
+    },
+  };
+}
