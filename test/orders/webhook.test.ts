@@ -1,0 +1,72 @@
+// order.status_changed reaches a shop's webhook URL, signed per Standard Webhooks, delivered by
+// the job queue after the action commits; refusals and no-ops send nothing.
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, describe, expect, it } from 'vitest';
+import { verify } from '../../src/webhooks/signature.ts';
+import { useTestDaemon } from '../helpers/daemon.ts';
+import { items, orderClient } from './helpers.ts';
+
+interface Received {
+  headers: http.IncomingHttpHeaders;
+  body: string;
+}
+const received: Received[] = [];
+const receiver = http.createServer((req, res) => {
+  let body = '';
+  req.on('data', (chunk: Buffer) => (body += chunk.toString()));
+  req.on('end', () => {
+    received.push({ headers: req.headers, body });
+    res.writeHead(204).end();
+  });
+});
+await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+afterAll(() => new Promise<void>((resolve) => receiver.close(() => resolve())));
+
+const daemon = await useTestDaemon();
+const c = await orderClient(daemon, { webhook_url: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks` });
+const quiet = await orderClient(daemon);
+
+async function waitFor(count: number): Promise<void> {
+  const deadline = Date.now() + 15_000;
+  while (received.length < count) {
+    if (Date.now() > deadline) throw new Error(`only ${received.length} of ${count} webhooks arrived`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+describe('order.status_changed', () => {
+  it('is posted, signed, after each action that moved an item, and only then', async () => {
+    const o = await c.intake(10, 2);
+    expect((await c.act(o, 'ship', { ...items(1), carrier: 'DHL', tracking_code: 'W1' })).statusCode).toBe(204);
+    await waitFor(1);
+    const { secret } = (await daemon.services.shops.webhookTarget(c.shopPk))!;
+    const first = received[0]!;
+    expect(verify(secret, first.headers, first.body)).toEqual({ ok: true });
+    expect(first.headers['content-type']).toBe('application/json');
+    expect(JSON.parse(first.body)).toEqual({
+      event: 'order.status_changed', shop_pk: c.shopPk, marketplace_pk: c.mp, order_pk: o, reference: `R-${o}`,
+      action: 'ship', status: 'partial', previous_status: 'pending',
+      items: [{ item_pk: 1, from: 'pending', to: 'shipped' }], source: `key:${c.keyPrefix}`, at: expect.any(String),
+    });
+
+    // A repeat, a shipping-data update and a refused action send nothing.
+    expect((await c.act(o, 'ship', items(1))).statusCode).toBe(204);
+    expect((await c.act(o, 'ship', { ...items(1), tracking_code: 'W2' })).statusCode).toBe(204);
+    expect((await c.act(o, 'returned', items(1))).statusCode).toBe(409);
+    expect((await c.act(o, 'cancel', items(2))).statusCode).toBe(204);
+    await waitFor(2);
+    const second = JSON.parse(received[1]!.body) as Record<string, unknown>;
+    expect(second).toMatchObject({ action: 'cancel', status: 'partial', items: [{ item_pk: 2, from: 'pending', to: 'cancelled' }] });
+    expect(received[1]!.headers['webhook-id']).not.toBe(first.headers['webhook-id']);
+    expect(verify(secret, received[1]!.headers, received[1]!.body)).toEqual({ ok: true });
+
+    // A shop without a webhook URL: the action works, nothing is queued for it.
+    const q = await quiet.intake(11, 1);
+    expect((await quiet.act(q, 'cancel')).statusCode).toBe(204);
+    await c.act(o, 'delivered');
+    await waitFor(3);
+    expect(received).toHaveLength(3);
+    expect(JSON.parse(received[2]!.body)).toMatchObject({ order_pk: o, action: 'delivered', status: 'partial' });
+  });
+});
