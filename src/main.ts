@@ -6,6 +6,8 @@ import { JobQueue } from './jobs/job-queue.ts';
 import type { Logger } from './logger.ts';
 import { createServices, type Services } from './services.ts';
 import { buildApp, type App } from './http/app.ts';
+import type { LogBuffer } from './admin/log-buffer.ts';
+import { metrics } from './metrics/metrics.ts';
 
 export type Role = 'all' | 'api' | 'worker' | 'scheduler';
 export const roles: Role[] = ['all', 'api', 'worker', 'scheduler'];
@@ -24,18 +26,25 @@ export interface DaemonOptions {
   config: Config;
   logger: Logger;
   role: Role;
+  /** The recent-lines buffer the logger also writes to (admin log view); none: the view is empty. */
+  logs?: LogBuffer;
 }
 
 const has = (role: Role, part: Exclude<Role, 'all'>): boolean => role === 'all' || role === part;
 
-export async function startDaemon({ config, logger, role }: DaemonOptions): Promise<Daemon> {
+export async function startDaemon({ config, logger, role, logs }: DaemonOptions): Promise<Daemon> {
   const started = Date.now();
   const connection = await connect(config, logger);
   const jobs = new JobQueue({ connectionString: connection.connectionString, logger, supervise: has(role, 'scheduler') });
   let app: App | null = null;
   try {
     await jobs.start();
-    const services = createServices({ db: connection.db, jobs, config, logger });
+    const services = createServices({ db: connection.db, jobs, config, logger, queues: jobs, logs });
+    const { pool } = connection;
+    const unsetMetricSources = metrics.setSources({
+      pool: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount, max: config.dbPoolMax }),
+      queues: () => jobs.listQueues(),
+    });
     if (has(role, 'worker')) await jobs.work(buildHandlers(services));
     let url: string | null = null;
     if (has(role, 'api')) {
@@ -58,6 +67,7 @@ export async function startDaemon({ config, logger, role }: DaemonOptions): Prom
         const budget = config.shutdownTimeoutMs;
         if (apiServer !== null) await apiServer.close();
         await jobs.stop(budget);
+        unsetMetricSources();
         await connection.close();
         logger.info('waybill stopped');
       },

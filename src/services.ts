@@ -1,9 +1,12 @@
 // The domain services, built once per process. Routes, jobs and connectors receive these;
 // nothing outside a service touches a repository.
+import { AdminService } from './admin/admin.service.ts';
+import type { LogBuffer } from './admin/log-buffer.ts';
 import type { Config } from './config.ts';
 import { ConnectorService } from './connectors/host/connectors.service.ts';
 import type { Db } from './db/database.ts';
 import type { JobSender } from './jobs/job-map.ts';
+import type { QueueInspector } from './jobs/queue-inspector.ts';
 import type { Logger } from './logger.ts';
 import { MarketplaceService } from './marketplaces/marketplaces.service.ts';
 import { HealthService } from './platform/health.service.ts';
@@ -17,6 +20,10 @@ export interface ServiceDeps {
   jobs: JobSender & { ready(): Promise<boolean> };
   config: Config;
   logger: Logger;
+  /** The job queue seen from the admin side; absent in CLI commands. */
+  queues?: QueueInspector;
+  /** Recent log lines of this process (admin log view). */
+  logs?: LogBuffer;
 }
 
 export interface Services {
@@ -26,6 +33,7 @@ export interface Services {
   health: HealthService;
   webhooks: WebhookService;
   orders: OrderService;
+  admin: AdminService;
   connectors: ConnectorService;
 }
 
@@ -39,6 +47,7 @@ export function createServices(deps: ServiceDeps): Services {
     webhooks: new WebhookService(deps.jobs, shops),
     // Both are stateless: the order service's own instances behave as the ones above.
     orders: new OrderService(deps.db, new MarketplaceService(deps.db), new WebhookService(deps.jobs, shops)),
+    admin: new AdminService({ shops, queues: deps.queues, logs: deps.logs }),
     // Connectors get all services in their context, hence the getter.
     connectors: new ConnectorService({ db: deps.db, jobs: deps.jobs, config: deps.config, logger: deps.logger, services: () => services }),
   };

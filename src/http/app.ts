@@ -18,6 +18,9 @@ import { errorHandler, sendProblem } from './problem.ts';
 import './route-config.ts';
 import { orderRoutes } from '../orders/orders.routes.ts';
 import { systemRoutes } from './system.routes.ts';
+import { metricsRoutes } from '../metrics/metrics.routes.ts';
+import { adminApiRoutes } from '../admin/admin-api.routes.ts';
+import { adminPageRoutes } from '../admin/admin-pages.routes.ts';
 import { validatorCompiler } from './validation.ts';
 
 export interface AppDeps {
@@ -69,7 +72,10 @@ export async function buildApp({ config, services, logger }: AppDeps): Promise<A
         version: '1',
         description: 'Marketplace catalog and order-shipping API. Authenticate with `Authorization: Token <key>`.',
       },
-      components: { securitySchemes: { token: { type: 'apiKey', in: 'header', name: 'Authorization', description: 'Token <key>' } } },
+      components: { securitySchemes: {
+        token: { type: 'apiKey', in: 'header', name: 'Authorization', description: 'Token <key>' },
+        adminBearer: { type: 'http', scheme: 'bearer', description: 'WAYBILL_ADMIN_TOKEN (admin API)' },
+      } },
       security: [{ token: [] }],
     },
   });
@@ -85,6 +91,9 @@ export async function buildApp({ config, services, logger }: AppDeps): Promise<A
   await app.register(idempotencyPlugin, { idempotency: services.idempotency });
 
   await app.register(systemRoutes, { services });
+  await app.register(metricsRoutes);
+  await app.register(adminApiRoutes, { services });
+  await app.register(adminPageRoutes, { services, adminToken: config.adminToken });
   await app.register(orderRoutes, { services, publicUrl: config.publicUrl });
   return app;
 }

@@ -14,6 +14,9 @@ import {
   type JobSender,
   type SendOptions,
 } from './job-map.ts';
+import { metrics } from '../metrics/metrics.ts';
+import { PgBossInspector } from './queue-inspection.ts';
+import type { DepthPoint, JobListOptions, JobSummary, QueueInspector, QueueSummary } from './queue-inspector.ts';
 
 export interface JobQueueOptions {
   connectionString: string;
@@ -26,8 +29,21 @@ export interface JobQueueOptions {
 
 export const jobNames = Object.keys(queueSettings) as JobName[];
 
-export class JobQueue implements JobSender {
+/** Ids a job's payload may name (a feed, a connector run, an order): copied onto each of its log lines. */
+const LOG_IDS = ['feedId', 'runId', 'orderPk', 'connector'] as const;
+const logIds = (data: unknown): Record<string, unknown> => {
+  const out: Record<string, unknown> = {};
+  if (typeof data !== 'object' || data === null) return out;
+  for (const k of LOG_IDS) {
+    const v = (data as Record<string, unknown>)[k];
+    if (typeof v === 'string' || typeof v === 'number') out[k] = v;
+  }
+  return out;
+};
+
+export class JobQueue implements JobSender, QueueInspector {
   readonly boss: PgBoss;
+  readonly #inspector: PgBossInspector;
   readonly #log: Logger;
   #started = false;
 
@@ -42,6 +58,7 @@ export class JobQueue implements JobSender {
       schedule: options.supervise,
       migrate: true,
     });
+    this.#inspector = new PgBossInspector(this.boss, () => jobNames.flatMap((n) => [n, deadLetterQueue(n)]));
     this.boss.on('error', (error) => this.#log.error({ err: error }, 'job queue error'));
     this.boss.on('warning', (warning) => this.#log.warn({ warning }, 'job queue warning'));
   }
@@ -103,23 +120,34 @@ export class JobQueue implements JobSender {
           perJobResults: true,
         },
         async (jobs: Job<unknown>[]) => Promise.all(jobs.map(async (job) => {
-          const log = this.#log.child({ job: name, jobId: job.id, attempt: job.retryCount + 1 });
+          const log = this.#log.child({ job: name, jobId: job.id, attempt: job.retryCount + 1, ...logIds(job.data) });
           try {
             await handler(job.data, { jobId: job.id, retryCount: job.retryCount, signal: job.signal, log });
+            metrics.jobFinished(name, 'completed');
             return { id: job.id, status: 'completed' as const };
           } catch (error) {
             const output = { message: error instanceof Error ? error.message : String(error), code: (error as { code?: string }).code };
             if (isTransient(error)) {
               log.warn({ err: error }, 'job failed, will retry');
+              metrics.jobFinished(name, 'retry');
               return { id: job.id, status: 'failed' as const, output };
             }
             log.error({ err: error }, 'job failed permanently, moved to the dead-letter queue');
+            metrics.jobFinished(name, 'dead');
             return { id: job.id, status: 'deadletter' as const, output };
           }
         })),
       );
     }
   }
+
+  // QueueInspector: the admin API's and the metrics' view of the queues.
+  listQueues(): Promise<QueueSummary[]> { return this.#inspector.listQueues(); }
+  listJobs(queue: string, options?: JobListOptions): Promise<JobSummary[]> { return this.#inspector.listJobs(queue, options); }
+  getJob(queue: string, id: string): Promise<JobSummary | null> { return this.#inspector.getJob(queue, id); }
+  retryJob(queue: string, id: string): Promise<boolean> { return this.#inspector.retryJob(queue, id); }
+  cancelJob(queue: string, id: string): Promise<boolean> { return this.#inspector.cancelJob(queue, id); }
+  depthHistory(minutes: number, stepMinutes: number): Promise<DepthPoint[]> { return this.#inspector.depthHistory(minutes, stepMinutes); }
 
   /** True when the queue's database answers. */
   async ready(): Promise<boolean> {

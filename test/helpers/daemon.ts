@@ -3,6 +3,7 @@
 import { Writable } from 'node:stream';
 import { afterAll } from 'vitest';
 import { loadConfig, type Config } from '../../src/config.ts';
+import { LogBuffer } from '../../src/admin/log-buffer.ts';
 import { createLogger } from '../../src/logger.ts';
 import { startDaemon, type Daemon, type Role } from '../../src/main.ts';
 import { createTestDatabase, type TestDatabase } from './db.ts';
@@ -33,15 +34,16 @@ export async function startTestDaemon(options: TestDaemonOptions = {}): Promise<
       cb();
     },
   });
+  const logs = new LogBuffer();
   const logger = createLogger({
     level: config.logLevel,
     pretty: false,
-    streams: [{ level: 'trace', stream: capture }],
+    streams: [{ level: 'trace', stream: capture }, { level: 'trace', stream: logs }],
     // Lines go to the capture; to stderr too only when asked (TEST_LOG_LEVEL=debug npm test).
     fd: 2,
     console: process.env.TEST_LOG_LEVEL !== undefined,
   });
-  const daemon = await startDaemon({ config, logger, role: options.role ?? 'all' });
+  const daemon = await startDaemon({ config, logger, role: options.role ?? 'all', logs });
   return {
     ...daemon,
     database,

@@ -1,4 +1,6 @@
 // waybill start [--role all|api|worker|scheduler]: the daemon, until SIGTERM/SIGINT.
+import { LogBuffer } from '../../admin/log-buffer.ts';
+import { createLogger } from '../../logger.ts';
 import { startDaemon, roles, type Role } from '../../main.ts';
 import type { CliContext } from '../context.ts';
 import { UsageError } from '../usage.ts';
@@ -6,7 +8,11 @@ import { UsageError } from '../usage.ts';
 export async function startCommand(ctx: CliContext, options: { role?: string }): Promise<number> {
   const role = (options.role ?? 'all') as Role;
   if (!roles.includes(role)) throw new UsageError(`--role must be one of ${roles.join(', ')} (got "${role}")`);
-  const daemon = await startDaemon({ config: ctx.config, logger: ctx.logger, role });
+  // The same JSON lines go to stdout and to the admin log view's in-memory buffer.
+  const logs = new LogBuffer();
+  const logger = createLogger({ level: ctx.config.logLevel, streams: [{ level: 'trace', stream: logs }] });
+  ctx = { ...ctx, logger };
+  const daemon = await startDaemon({ config: ctx.config, logger, role, logs });
   return new Promise<number>((resolve) => {
     let stopping = false;
     const onSignal = (signal: NodeJS.Signals): void => {

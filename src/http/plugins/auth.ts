@@ -5,6 +5,7 @@ import fp from 'fastify-plugin';
 import type { FastifyInstance } from 'fastify';
 import type { ShopService } from '../../shops/shops.service.ts';
 import { sendProblem } from '../problem.ts';
+import { hasAdminSession, loginRedirect } from '../../admin/admin-session.ts';
 
 export interface AuthOptions {
   shops: ShopService;
@@ -37,8 +38,14 @@ export const authPlugin = fp(async (app: FastifyInstance, { shops, adminToken }:
         return sendProblem(request, reply, 404, 'not_found', `Shop ${shop} was not found.`);
       }
     } else if (mode === 'admin') {
+      // The API takes the Bearer token; the dashboard's pages and scripts its session cookie.
       const given = tokenOf(request.headers.authorization, 'Bearer');
-      if (adminToken === undefined || given === undefined || !sameSecret(given, adminToken)) {
+      const ok = adminToken !== undefined
+        && (given !== undefined ? sameSecret(given, adminToken) : hasAdminSession(request.headers.cookie, adminToken));
+      if (!ok) {
+        if (request.routeOptions.config.html === true && (request.method === 'GET' || request.method === 'HEAD')) {
+          return reply.redirect(loginRedirect(request.url), 303);
+        }
         return sendProblem(request, reply, 401, 'unauthorized', adminToken === undefined
           ? 'The admin interface is off: set WAYBILL_ADMIN_TOKEN.'
           : 'Send the admin token as "Authorization: Bearer <token>".', { headers: { 'www-authenticate': 'Bearer' } });

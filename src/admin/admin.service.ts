@@ -1,0 +1,181 @@
+// What admins see and do across areas: queue and job inspection and actions, recent logs,
+// the overview figures and charts. Feeds, orders and connectors stay in their own services;
+// this one only combines them for the dashboard.
+import { AppError, notFound } from '../errors.ts';
+import type { JobSummary, QueueInspector, QueueSummary } from '../jobs/queue-inspector.ts';
+import type { ShopService } from '../shops/shops.service.ts';
+import type { JobListQuery, JobOut, LogQueryT, LogsOut, OverviewOut, QueueOut, SeriesPoint } from './admin.schemas.ts';
+import { levelRank, type LogBuffer } from './log-buffer.ts';
+
+/** What the overview reads from other areas, when they are there. */
+export interface OverviewSources {
+  feedCountsByState?: () => Promise<Record<string, number>>;
+  feedsPerMinute?: (since: Date, stepMinutes: number) => Promise<{ feeds: SeriesPoint[]; items: SeriesPoint[] }>;
+  connectorSummary?: () => Promise<{ total: number; enabled: number; failing: number }>;
+}
+
+export interface AdminDeps {
+  shops: ShopService;
+  queues?: QueueInspector;
+  logs?: LogBuffer;
+}
+
+const toQueue = (q: QueueSummary): QueueOut => ({
+  name: q.name,
+  dead: q.dead,
+  queued: q.queued,
+  deferred: q.deferred,
+  active: q.active,
+  failed: q.failed,
+  total: q.total,
+  oldest_age_seconds: q.oldestAgeSeconds,
+});
+
+const errorOf = (output: unknown): string | null => {
+  if (typeof output !== 'object' || output === null) return null;
+  const o = output as { message?: unknown; value?: unknown };
+  if (typeof o.message === 'string') return o.message;
+  return typeof o.value === 'string' ? o.value : null;
+};
+
+export const toJob = (j: JobSummary): JobOut => ({
+  id: j.id,
+  queue: j.queue,
+  state: j.state,
+  data: j.data,
+  // pg-boss counts a claim as a retry, so a started job has retryCount >= 1.
+  attempts: j.startedOn === null && j.retryCount === 0 ? 0 : Math.max(j.retryCount, 1),
+  retry_limit: j.retryLimit,
+  created_at: j.createdOn,
+  started_at: j.startedOn,
+  completed_at: j.completedOn,
+  error: errorOf(j.output),
+  output: j.output,
+  source_queue: j.sourceName,
+  source_id: j.sourceId,
+});
+
+const minute = (t: number): number => Math.floor(t / 60_000) * 60_000;
+
+export class AdminService {
+  readonly #shops: ShopService;
+  readonly #queues: QueueInspector | undefined;
+  readonly #logs: LogBuffer | undefined;
+  #sources: OverviewSources = {};
+
+  constructor(deps: AdminDeps) {
+    this.#shops = deps.shops;
+    this.#queues = deps.queues;
+    this.#logs = deps.logs;
+  }
+
+  /** Other areas' figures for the overview (set once their services exist). */
+  setOverviewSources(sources: OverviewSources): void {
+    this.#sources = { ...this.#sources, ...sources };
+  }
+
+  #inspector(): QueueInspector {
+    if (this.#queues === undefined) throw new AppError('unavailable', 503, 'The job queue is not inspectable from this process.');
+    return this.#queues;
+  }
+
+  async queues(): Promise<QueueOut[]> {
+    return (await this.#inspector().listQueues()).map(toQueue);
+  }
+
+  async #knownQueue(queue: string): Promise<void> {
+    const names = (await this.#inspector().listQueues()).map((q) => q.name);
+    if (!names.includes(queue)) throw notFound(`Queue ${queue}`);
+  }
+
+  async jobs(queue: string, query: JobListQuery = {}): Promise<JobOut[]> {
+    await this.#knownQueue(queue);
+    return (await this.#inspector().listJobs(queue, { state: query.state, limit: query.limit })).map(toJob);
+  }
+
+  async job(queue: string, id: string): Promise<JobOut> {
+    const job = await this.#inspector().getJob(queue, id);
+    if (job === null) throw notFound(`Job ${id} of queue ${queue}`);
+    return toJob(job);
+  }
+
+  /** Retries a failed or dead-lettered job; 409 when the job is in another state. */
+  async retryJob(queue: string, id: string): Promise<{ ok: true; detail: string }> {
+    const job = await this.job(queue, id);
+    if (!(await this.#inspector().retryJob(queue, id))) {
+      throw new AppError('not_retryable', 409, `Job ${id} is ${job.state}; only failed jobs and jobs of a dead-letter queue can be retried.`);
+    }
+    return { ok: true, detail: job.source_queue !== null || queue.endsWith('.dead') ? `Job ${id} was moved back to ${job.source_queue ?? queue.slice(0, -5)}.` : `Job ${id} will run again.` };
+  }
+
+  /** Cancels a waiting job; 409 when it is running or over. */
+  async cancelJob(queue: string, id: string): Promise<{ ok: true; detail: string }> {
+    const job = await this.job(queue, id);
+    if (!(await this.#inspector().cancelJob(queue, id))) {
+      throw new AppError('not_cancellable', 409, `Job ${id} is ${job.state}; only waiting jobs (created, retry) can be cancelled.`);
+    }
+    return { ok: true, detail: `Job ${id} was cancelled.` };
+  }
+
+  logs(query: LogQueryT = {}): LogsOut {
+    if (this.#logs === undefined) return { lines: [], last_seq: 0, capacity: 0 };
+    return { lines: this.#logs.query(query), last_seq: this.#logs.lastSeq, capacity: this.#logs.capacity };
+  }
+
+  /** Error and fatal log lines per minute since `since`, from the lines this process still holds. */
+  #errorsPerMinute(since: number, stepMinutes: number): SeriesPoint[] {
+    const step = stepMinutes * 60_000;
+    const buckets = new Map<number, number>();
+    for (let t = minute(since); t <= Date.now(); t += step) buckets.set(t, 0);
+    const start = minute(since);
+    for (const line of this.#logs?.query({ level: 'error', limit: 2_000 }) ?? []) {
+      if ((levelRank[line.level] ?? 0) < levelRank.error!) continue;
+      const t = Date.parse(line.time);
+      if (t < start) continue;
+      const bucket = start + Math.floor((t - start) / step) * step;
+      buckets.set(bucket, (buckets.get(bucket) ?? 0) + 1);
+    }
+    return [...buckets].map(([at, n]) => ({ at: new Date(at).toISOString(), value: n / stepMinutes }));
+  }
+
+  async overview(hours = 3): Promise<OverviewOut> {
+    // About 60 points per chart whatever the span.
+    const stepMinutes = Math.max(1, Math.round((hours * 60) / 60));
+    const since = Date.now() - hours * 3_600_000;
+    const inspector = this.#inspector();
+    const [shops, keys, queues, history, feedStates, rates, connectors] = await Promise.all([
+      this.#shops.count(),
+      this.#shops.listKeys(),
+      inspector.listQueues(),
+      inspector.depthHistory(hours * 60, stepMinutes),
+      this.#sources.feedCountsByState?.() ?? null,
+      this.#sources.feedsPerMinute?.(new Date(since), stepMinutes) ?? null,
+      this.#sources.connectorSummary?.() ?? null,
+    ]);
+    const work = queues.filter((q) => !q.dead);
+    return {
+      generated_at: new Date().toISOString(),
+      shops,
+      active_keys: keys.filter((k) => k.revoked_at === null).length,
+      queues: queues.map(toQueue),
+      jobs: {
+        waiting: work.reduce((n, q) => n + q.queued, 0),
+        active: work.reduce((n, q) => n + q.active, 0),
+        dead: queues.filter((q) => q.dead).reduce((n, q) => n + q.queued, 0),
+        oldest_age_seconds: Math.max(0, ...work.map((q) => q.oldestAgeSeconds)),
+      },
+      feeds: feedStates === null ? null : { by_state: feedStates },
+      connectors,
+      charts: {
+        step_minutes: stepMinutes,
+        queue_depth: history.map((p) => ({
+          at: p.at,
+          value: Object.entries(p.queued).filter(([name]) => !name.endsWith('.dead')).reduce((n, [, v]) => n + v, 0),
+        })),
+        errors_per_minute: this.#errorsPerMinute(since, stepMinutes),
+        feeds_per_minute: rates?.feeds ?? null,
+        items_per_minute: rates?.items ?? null,
+      },
+    };
+  }
+}

@@ -1,0 +1,129 @@
+// waybill admin: live regions (polling HTML fragments), confirmed actions, forms posted as
+// JSON to the admin API, and the live log tail. No framework, no network beyond the daemon.
+/* global document, window, location, FormData, URLSearchParams */
+'use strict';
+
+const toast = (text, bad) => {
+  const t = document.getElementById('toast');
+  if (!t) return;
+  t.textContent = text;
+  t.className = bad ? 'show bad' : 'show';
+  clearTimeout(toast.timer);
+  toast.timer = setTimeout(() => { t.className = ''; }, 4000);
+};
+
+/** A modal "are you sure" for actions that cannot be undone; resolves true on Confirm. */
+const confirmed = (text) => new Promise((resolve) => {
+  const dialog = document.getElementById('confirm');
+  if (!dialog || typeof dialog.showModal !== 'function') { resolve(window.confirm(text)); return; }
+  document.getElementById('confirm-text').textContent = text;
+  dialog.returnValue = '';
+  dialog.addEventListener('close', () => resolve(dialog.returnValue === 'ok'), { once: true });
+  dialog.showModal();
+});
+
+const api = async (url, body) => {
+  const res = await fetch(url, {
+    method: 'POST',
+    credentials: 'same-origin',
+    headers: body === undefined ? { accept: 'application/json' } : { accept: 'application/json', 'content-type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const data = await res.json().catch(() => ({}));
+  if (res.status === 401) { location.href = '/admin/login?next=' + encodeURIComponent(location.pathname + location.search); }
+  if (!res.ok) throw new Error(data.detail || ('HTTP ' + res.status));
+  return data;
+};
+
+// Live regions: <section data-live="url?fragment=1" data-every="ms"> is re-rendered by the server.
+const refreshers = [];
+const busy = (el) => el.querySelector('details[open]') !== null || el.contains(document.activeElement) && document.activeElement.matches('input, select, textarea')
+  || document.querySelector('dialog[open]') !== null;
+for (const el of document.querySelectorAll('[data-live]')) {
+  let running = false;
+  const refresh = async (force) => {
+    if (running || document.hidden || (!force && busy(el))) return;
+    running = true;
+    try {
+      const res = await fetch(el.dataset.live, { credentials: 'same-origin', headers: { accept: 'text/html' } });
+      if (res.redirected || res.status === 401) { location.reload(); return; }
+      if (res.ok) el.innerHTML = await res.text();
+    } catch { /* the next tick tries again */ } finally { running = false; }
+  };
+  refreshers.push(refresh);
+  setInterval(refresh, Number(el.dataset.every || 3000));
+}
+const refreshAll = () => Promise.all(refreshers.map((r) => r(true)));
+
+document.addEventListener('click', async (event) => {
+  const button = event.target.closest('button[data-action], button[data-create-key]');
+  if (!button) return;
+  event.preventDefault();
+  if (button.dataset.confirm && !(await confirmed(button.dataset.confirm))) return;
+  button.disabled = true;
+  try {
+    if (button.dataset.createKey) {
+      const key = await api('/admin/api/keys', { shop_pk: Number(button.dataset.createKey) });
+      document.getElementById('new-key-value').textContent = key.key;
+      document.getElementById('new-key').hidden = false;
+      toast('Key ' + key.prefix + '… created');
+    } else {
+      const result = await api(button.dataset.action, button.dataset.body ? JSON.parse(button.dataset.body) : undefined);
+      toast(result.detail || 'Done');
+    }
+    await refreshAll();
+  } catch (error) {
+    toast(error.message, true);
+  } finally {
+    button.disabled = false;
+  }
+});
+
+// <form data-post="/admin/api/..."> posts its non-empty fields as JSON (numbers stay numbers).
+document.addEventListener('submit', async (event) => {
+  const form = event.target.closest('form[data-post]');
+  if (!form) return;
+  event.preventDefault();
+  if (form.dataset.confirm && !(await confirmed(form.dataset.confirm))) return;
+  const body = {};
+  for (const [k, v] of new FormData(form)) if (v !== '') body[k] = form.elements[k].type === 'number' ? Number(v) : v;
+  try {
+    const result = await api(form.dataset.post, body);
+    toast(result.detail || 'Saved');
+    form.reset();
+    await refreshAll();
+  } catch (error) {
+    toast(error.message, true);
+  }
+});
+
+// Live log tail: new lines after the last seq, with the page's filters.
+const tail = document.getElementById('log-lines');
+if (tail) {
+  const esc = (s) => String(s).replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' }[c]));
+  const idKeys = ['reqId', 'feedId', 'runId', 'jobId', 'connector', 'job'];
+  const row = (l) => {
+    const ids = idKeys.filter((k) => l.fields[k] !== undefined).map((k) => k + '=' + l.fields[k]).join(' ');
+    const { service: _s, pid: _p, hostname: _h, ...rest } = l.fields;
+    return '<tr class="lvl-' + esc(l.level) + '" data-seq="' + l.seq + '"><td class="nowrap">' + esc(l.time.slice(11, 23)) + '</td><td><span class="badge ' + esc(l.level) + '">'
+      + esc(l.level) + '</span></td><td class="wrap">' + esc(l.msg) + '<small class="muted ids">' + esc(ids) + '</small></td><td><details><summary>fields</summary><pre>'
+      + esc(JSON.stringify(rest, null, 1)) + '</pre></details></td></tr>';
+  };
+  const filters = new URLSearchParams(new FormData(document.getElementById('log-filters')));
+  for (const [k, v] of [...filters]) if (v === '') filters.delete(k);
+  setInterval(async () => {
+    if (document.hidden || !document.getElementById('follow').checked) return;
+    filters.set('after', tail.dataset.after);
+    try {
+      const res = await fetch(tail.dataset.tail + '?' + filters, { credentials: 'same-origin', headers: { accept: 'application/json' } });
+      if (!res.ok) return;
+      const data = await res.json();
+      if (data.lines.length > 0) {
+        tail.insertAdjacentHTML('beforeend', data.lines.map(row).join(''));
+        while (tail.rows.length > 1000) tail.deleteRow(0);
+        if (window.innerHeight + window.scrollY >= document.body.offsetHeight - 200) window.scrollTo(0, document.body.scrollHeight);
+      }
+      tail.dataset.after = String(data.last_seq);
+    } catch { /* next tick */ }
+  }, 1500);
+}

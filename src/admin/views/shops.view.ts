@@ -1,0 +1,24 @@
+// Shops and their API keys: create a shop, create a key (shown once), revoke a key.
+import type { ApiKey, Shop } from '../../shops/shops.schemas.ts';
+import { ago, html, type Html } from './html.ts';
+
+export function shopsFragment(shops: Shop[], keys: ApiKey[]): Html {
+  return html`<table><thead><tr><th>Shop</th><th>Name</th><th>Webhook</th><th>Created</th><th>Keys</th><th></th></tr></thead>
+<tbody>${shops.map((s) => {
+    const own = keys.filter((k) => k.shop_pk === s.pk);
+    return html`<tr data-shop="${s.pk}"><td class="num">${s.pk}</td><td>${s.name}</td><td class="wrap">${s.webhook_url ?? '–'}</td><td>${ago(s.created_at)}</td>
+<td>${own.length === 0 ? html`<span class="muted">none</span>` : html`<ul class="keys">${own.map((k) => html`<li data-key="${k.prefix}"><code>${k.prefix}…</code> ${k.label ?? ''}
+${k.revoked_at === null
+    ? html`<small class="muted">used ${ago(k.last_used_at)}</small> <button class="danger small" data-action="/admin/api/keys/${k.prefix}/revoke" data-confirm="Revoke key ${k.prefix}…? Clients using it stop working at once; this cannot be undone.">Revoke</button>`
+    : html`<span class="badge failed">revoked</span>`}</li>`)}</ul>`}</td>
+<td><button data-create-key="${s.pk}" data-confirm="Create a new API key for shop ${s.pk}? It is shown once.">New key</button></td></tr>`;
+  })}</tbody></table>`;
+}
+
+export const shopsBody = (shops: Shop[], keys: ApiKey[]): Html => html`<h1>Shops &amp; keys</h1>
+<form class="card inline-form" data-post="/admin/api/shops" id="create-shop">
+<label>Name <input name="name" required maxlength="255"></label>
+<label>Webhook URL <input name="webhook_url" type="url" placeholder="https://… (optional)" size="30"></label>
+<button type="submit">Create shop</button></form>
+<div id="new-key" class="card secret" hidden><b>New API key</b> (copy it now, it is not shown again): <code id="new-key-value"></code></div>
+<section id="shops" data-live="/admin/shops?fragment=1" data-every="10000">${shopsFragment(shops, keys)}</section>`;
