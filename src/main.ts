@@ -6,6 +6,7 @@ import { JobQueue } from './jobs/job-queue.ts';
 import type { Logger } from './logger.ts';
 import { createServices, type Services } from './services.ts';
 import { buildApp, type App } from './http/app.ts';
+import { startConnectorScheduler } from './connectors/host/scheduler.ts';
 import type { LogBuffer } from './admin/log-buffer.ts';
 import { metrics } from './metrics/metrics.ts';
 
@@ -45,6 +46,8 @@ export async function startDaemon({ config, logger, role, logs }: DaemonOptions)
       pool: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount, max: config.dbPoolMax }),
       queues: () => jobs.listQueues(),
     });
+    // The connectors file is checked at every start: a bad entry stops start-up, named.
+    services.connectors.load();
     if (has(role, 'worker')) await jobs.work(buildHandlers(services));
     let url: string | null = null;
     if (has(role, 'api')) {
@@ -55,6 +58,7 @@ export async function startDaemon({ config, logger, role, logs }: DaemonOptions)
     if ((await services.shops.count()) === 0) {
       logger.info('No shop yet. Create one with: npx waybill shops create --name "My shop"   then a key with: npx waybill keys create --shop 1');
     }
+    const scheduler = has(role, 'scheduler') ? startConnectorScheduler(services.connectors, logger) : null;
     const apiServer = app;
     return {
       services,
@@ -65,6 +69,7 @@ export async function startDaemon({ config, logger, role, logs }: DaemonOptions)
       async stop() {
         // Stop taking requests and let in-flight ones finish; then let running jobs finish.
         const budget = config.shutdownTimeoutMs;
+        await scheduler?.stop();
         if (apiServer !== null) await apiServer.close();
         await jobs.stop(budget);
         unsetMetricSources();

@@ -3,6 +3,7 @@ import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig } from '../config.ts';
 import { AppError } from '../errors.ts';
 import { createLogger } from '../logger.ts';
+import { connectorsCommand } from './commands/connectors.command.ts';
 import { keysCommand } from './commands/keys.command.ts';
 import { marketplacesCommand } from './commands/marketplaces.command.ts';
 import { migrateCommand } from './commands/migrate.command.ts';
@@ -62,6 +63,7 @@ export async function runCli(argv: string[]): Promise<number> {
       case 'shops': return await shopsCommand(ctx, rest, values);
       case 'keys': return await keysCommand(ctx, rest, values);
       case 'marketplaces': return await marketplacesCommand(ctx, rest, values);
+      case 'connectors': return await connectorsCommand(ctx, rest);
       default: throw new UsageError(`unknown command "${command}"`);
     }
   } catch (error) {

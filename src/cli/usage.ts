@@ -16,6 +16,8 @@ export const USAGE = `Usage: waybill <command> [options]   (add --json for one J
   keys revoke PREFIX
   marketplaces create --name NAME [--pk PK]
   marketplaces list
+  connectors list                           the connectors file's entries and their last runs
+  connectors run NAME                       one run now, here; prints its summary
 
 Environment: DATABASE_URL (unset: embedded Postgres in WAYBILL_DATA_DIR, default ./data),
 HOST, PORT, PUBLIC_URL, LOG_LEVEL, WAYBILL_ADMIN_TOKEN, WAYBILL_CONNECTORS. See README.md.`;

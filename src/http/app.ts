@@ -18,6 +18,7 @@ import { errorHandler, sendProblem } from './problem.ts';
 import './route-config.ts';
 import { orderRoutes } from '../orders/orders.routes.ts';
 import { systemRoutes } from './system.routes.ts';
+import { connectorReceiverRoutes, receiverRoutes } from '../connectors/host/connectors.routes.ts';
 import { metricsRoutes } from '../metrics/metrics.routes.ts';
 import { adminApiRoutes } from '../admin/admin-api.routes.ts';
 import { adminPageRoutes } from '../admin/admin-pages.routes.ts';
@@ -91,6 +92,7 @@ export async function buildApp({ config, services, logger }: AppDeps): Promise<A
   await app.register(idempotencyPlugin, { idempotency: services.idempotency });
 
   await app.register(systemRoutes, { services });
+  await app.register(receiverRoutes, { services, publicUrl: config.publicUrl, routes: connectorReceiverRoutes });
   await app.register(metricsRoutes);
   await app.register(adminApiRoutes, { services });
   await app.register(adminPageRoutes, { services, adminToken: config.adminToken });

@@ -1,0 +1,67 @@
+// HTTP receivers of push connectors: the raw body and headers go to the connector's receiver
+// (which never sees Fastify), its { status, headers, body } comes back as the reply.
+// POST /connectors/{name}/webhook here; other areas mount their own paths with the same
+// plugin (e.g. POST /webhooks/carriers/{name}/ for carrier tracking).
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import { baseUrl } from '../../http/base-url.ts';
+import { allowOnly } from '../../http/plugins/methods.ts';
+import type { Services } from '../../services.ts';
+
+export interface ReceiverRoute {
+  /** Fastify path with a `:name` parameter (the connector instance). */
+  url: string;
+  /** The receiver of the connector's definition that answers it. */
+  receiver: string;
+  summary: string;
+  tags?: string[];
+}
+
+export interface ReceiverRoutesOptions {
+  services: Services;
+  publicUrl: string | undefined;
+  routes: ReceiverRoute[];
+}
+
+const ALLOW = 'POST, OPTIONS';
+
+export const receiverRoutes: FastifyPluginAsyncTypebox<ReceiverRoutesOptions> = async (app, { services, publicUrl, routes }) => {
+  // Signatures are computed over the exact bytes sent: keep every body as a Buffer (this
+  // plugin's scope only; the rest of the API parses JSON as usual).
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
+
+  for (const route of routes) {
+    allowOnly(app, route.url, ALLOW);
+    app.post(route.url, {
+      config: { allow: ALLOW },
+      schema: {
+        tags: route.tags ?? ['connectors'],
+        summary: route.summary,
+        security: [],
+        params: Type.Object({ name: Type.String({ pattern: '^[a-z0-9][a-z0-9_-]{0,62}$' }) }),
+        response: {
+          202: Type.Unknown({ description: 'Accepted: the work it causes (a feed: its Location and JSON)' }),
+          200: Type.Unknown({ description: 'Handled' }),
+        },
+      },
+    }, async (request, reply) => {
+      const body = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
+      const res = await services.connectors.receive(request.params.name, route.receiver, {
+        headers: request.headers,
+        rawBody: body,
+        params: request.params,
+        baseUrl: baseUrl(request, publicUrl),
+      });
+      for (const [k, v] of Object.entries(res.headers ?? {})) reply.header(k, v);
+      // Any status the receiver chose (its schema documents the usual ones).
+      reply.code(res.status as 202);
+      return res.body === undefined ? reply.send() : reply.send(res.body);
+    });
+  }
+};
+
+/** The catalog connectors' receivers. */
+export const connectorReceiverRoutes: ReceiverRoute[] = [
+  { url: '/connectors/:name/webhook', receiver: 'webhook', summary: 'Push to a connector (catalog-webhook: products, signed per Standard Webhooks; 202 + feed Location)' },
+];

@@ -1,0 +1,80 @@
+// The connectors file: each problem named by entry and field; start-up refuses a bad file.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ConfigError } from '../../src/config.ts';
+import { loadConnectorsFile, parseConnectorsConfig } from '../../src/connectors/host/config-file.ts';
+import { connectorTypes } from '../../connectors/registry.ts';
+import { startTestDaemon } from '../helpers/daemon.ts';
+
+const problemsOf = (raw: unknown, env: Record<string, string> = {}): string[] => {
+  try {
+    parseConnectorsConfig(raw, connectorTypes, 'connectors.json', env);
+  } catch (error) {
+    expect(error).toBeInstanceOf(ConfigError);
+    return (error as ConfigError).problems;
+  }
+  return [];
+};
+
+const fileEntry = (over: Record<string, unknown> = {}) => ({ name: 'erp-main', type: 'catalog-file', shop_pk: 1, schedule: '* * * * *', enabled: true, options: { inbox: '/tmp/in', format: 'csv' }, ...over });
+
+describe('connectors file validation', () => {
+  it('accepts a valid file and applies option defaults', () => {
+    const [inst] = parseConnectorsConfig({ connectors: [fileEntry()] }, connectorTypes, 'c.json', {});
+    expect(inst).toMatchObject({ name: 'erp-main', type: 'catalog-file', shopPk: 1, schedule: '* * * * *', enabled: true });
+    expect(inst!.options).toEqual({ inbox: '/tmp/in', format: 'csv', columns: {}, settle_ms: 2000, max_bytes: 1024 ** 3, max_document_bytes: 200 * 1024 ** 2 });
+  });
+
+  it('names an unknown type by entry and field', () => {
+    expect(problemsOf({ connectors: [fileEntry({ type: 'ftp-magic' })] })).toEqual([
+      'connectors.json: connectors[0] "erp-main": type: unknown connector type "ftp-magic" (known: catalog-file, catalog-webhook)',
+    ]);
+  });
+
+  it('names every bad option, a missing one and an unknown one', () => {
+    const problems = problemsOf({ connectors: [fileEntry({ options: { format: 'pdf', settle_ms: -1, inbx: '/x' } })] });
+    expect(problems).toContain('connectors.json: connectors[0] "erp-main": options.inbox: is required');
+    expect(problems).toContain('connectors.json: connectors[0] "erp-main": options.inbx: is not a known option');
+    expect(problems.some((p) => p.startsWith('connectors.json: connectors[0] "erp-main": options.format:'))).toBe(true);
+    expect(problems).toContain('connectors.json: connectors[0] "erp-main": options.settle_ms: must be >= 0');
+  });
+
+  it('names a bad cron expression', () => {
+    const [p] = problemsOf({ connectors: [fileEntry({ schedule: '61 * * * *' })] });
+    expect(p).toMatch(/^connectors\.json: connectors\[0\] "erp-main": schedule: "61 \* \* \* \*" is not a valid cron expression/);
+    expect(problemsOf({ connectors: [fileEntry({ schedule: 'every minute' })] })[0]).toMatch(/schedule: "every minute" is not a valid cron expression/);
+  });
+
+  it('names duplicate names, a missing shop_pk, bad entry fields and unset secret variables, all at once', () => {
+    const problems = problemsOf({
+      connectors: [
+        fileEntry(),
+        fileEntry({ shop_pk: undefined }),
+        { name: 'Bad Name!', type: 'catalog-file', options: {} },
+        { name: 'pim', type: 'catalog-webhook', shop_pk: 1, options: { secret_env: 'PIM_SECRET_NOT_SET' } },
+      ],
+    });
+    expect(problems).toContain('connectors.json: connectors[1] "erp-main": name: "erp-main" is used by an earlier entry');
+    expect(problems).toContain('connectors.json: connectors[1] "erp-main": shop_pk: is required for type catalog-file');
+    expect(problems.some((p) => p.startsWith('connectors.json: connectors[2] "Bad Name!": name: '))).toBe(true);
+    expect(problems).toContain('connectors.json: connectors[3] "pim": options.secret_env: the environment variable PIM_SECRET_NOT_SET is not set');
+    expect(problemsOf({ connectors: [{ name: 'pim', type: 'catalog-webhook', shop_pk: 1, options: { secret_env: 'PIM_SECRET' } }] }, { PIM_SECRET: 'whsec_abc' })).toEqual([]);
+  });
+
+  it('refuses a file that is not {"connectors": [...]}, and reads a missing file as no connectors', () => {
+    expect(() => parseConnectorsConfig([], connectorTypes, 'c.json')).toThrow(/must be an object \{"connectors": \[\.\.\.\]\}/);
+    expect(loadConnectorsFile('/nonexistent/connectors.json', connectorTypes)).toEqual([]);
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wb-conn-'));
+    fs.writeFileSync(path.join(dir, 'c.json'), '{ "connectors": [ ');
+    expect(() => loadConnectorsFile(path.join(dir, 'c.json'), connectorTypes)).toThrow(/is not valid JSON/);
+  });
+
+  it('stops daemon start-up with the message naming the entry and field', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wb-conn-'));
+    const file = path.join(dir, 'connectors.json');
+    fs.writeFileSync(file, JSON.stringify({ connectors: [fileEntry({ options: { inbox: dir, format: 'csv', settle_ms: 'soon' } })] }));
+    await expect(startTestDaemon({ env: { WAYBILL_CONNECTORS: file } })).rejects.toThrow(/connectors\[0\] "erp-main": options\.settle_ms: must be integer/);
+  });
+});
