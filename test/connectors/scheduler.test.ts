@@ -1,0 +1,105 @@
+// Scheduling: each tick runs once across two scheduler processes on one database; a run
+// still going (or queued) is not doubled; run now, enable/disable, run records.
+import fs from 'node:fs';
+import path from 'node:path';
+import { sql } from 'kysely';
+import { afterAll, describe, expect, it } from 'vitest';
+import { startTestDaemon, useTestDaemon } from '../helpers/daemon.ts';
+import { connectorsFile, tempDir, waitFor } from './helpers.ts';
+
+const manualInbox = tempDir();
+const file = connectorsFile([
+  { name: 'ticker', type: 'catalog-file', shop_pk: 1, schedule: '* * * * * *', options: { inbox: tempDir(), format: 'csv', settle_ms: 0 } },
+  { name: 'manual', type: 'catalog-file', shop_pk: 1, options: { inbox: manualInbox, format: 'csv', settle_ms: 1_000 } },
+  { name: 'broken', type: 'catalog-file', shop_pk: 1, options: { inbox: '/nonexistent/inbox', format: 'csv' } },
+]);
+const a = await useTestDaemon({ env: { WAYBILL_CONNECTORS: file } });
+const b = await startTestDaemon({ database: a.database, env: { WAYBILL_CONNECTORS: file } });
+afterAll(() => b.stop());
+await a.shopWithKey();
+const db = a.connection.db;
+
+describe('scheduled ticks with two scheduler processes', () => {
+  it('run each tick once', async () => {
+    await waitFor(async () => (await a.services.connectors.runs('ticker')).length >= 3, 15_000, 'three scheduled runs');
+    const runs = await a.services.connectors.runs('ticker', { limit: 100 });
+    const ticks = runs.map((r) => r.scheduled_for);
+    expect(runs.every((r) => r.trigger === 'schedule' && r.scheduled_for !== null)).toBe(true);
+    expect(new Set(ticks).size).toBe(ticks.length);
+    // Both processes did tick: the queue refused the second copy of each tick.
+    const tickLines = [...a.logLines, ...b.logLines].filter((l) => l.msg === 'connector scheduler started');
+    expect(tickLines).toHaveLength(2);
+  });
+
+  it('keep one job per tick even when the first copy already finished', async () => {
+    const at = new Date('2026-11-21T10:00:00.000Z');
+    expect(await a.services.connectors.tick('manual', at)).toBe(true);
+    await waitFor(async () => (await a.services.connectors.runs('manual')).some((r) => r.scheduled_for === at.toISOString()), 10_000, 'the tick run');
+    expect(await b.services.connectors.tick('manual', at)).toBe(false);
+    expect(await b.services.connectors.tick('manual', new Date(at.getTime() + 400))).toBe(false); // same second
+    const { rows } = await sql<{ n: number }>`select count(*)::int as n from pgboss.job where name = 'connector.run' and data->>'name' = 'manual'`.execute(db);
+    expect(rows[0]!.n).toBe(1);
+  });
+});
+
+describe('run now', () => {
+  it('queues one run and refuses a second while the first waits', async () => {
+    await a.services.connectors.setEnabled('ticker', false);
+    const first = await a.services.connectors.runNow('manual');
+    const second = await b.services.connectors.runNow('manual');
+    expect(first.queued).toBe(true);
+    expect(second).toEqual({ queued: false, job_id: null });
+    const run = await waitFor(async () => (await a.services.connectors.runs('manual')).find((r) => r.trigger === 'manual' && r.outcome !== 'running'), 10_000, 'the manual run');
+    expect(run).toMatchObject({ connector: 'manual', outcome: 'succeeded', attempt: 1, error: null, feed_pks: [] });
+    expect(run.finished_at).not.toBeNull();
+  });
+
+  it('a run is not doubled while one is going elsewhere (the CLI and the daemon share a lock)', async () => {
+    // A fresh file keeps the first run waiting (settle_ms) while the second tries.
+    fs.writeFileSync(path.join(manualInbox, 'empty.csv'), '');
+    const held = a.services.connectors.execute({ name: 'manual', trigger: 'cli' });
+    await waitFor(async () => (await a.services.connectors.runs('manual')).some((r) => r.outcome === 'running'), 5_000, 'the first run');
+    const other = await b.services.connectors.execute({ name: 'manual', trigger: 'cli' });
+    expect(other.status).toBe('busy');
+    const done = await held;
+    expect(done.status === 'done' && done.run.counts).toEqual({ files_error: 1, products_invalid: 0 });
+  });
+});
+
+describe('run records and enable/disable', () => {
+  it('records a failing run as failed with its error, and other connectors keep running', async () => {
+    const r = await a.services.connectors.execute({ name: 'broken', trigger: 'cli' });
+    expect(r.status).toBe('done');
+    if (r.status !== 'done') return;
+    expect(r.run).toMatchObject({ outcome: 'failed', error: 'The inbox /nonexistent/inbox does not exist or is not a folder (option inbox).' });
+    const ok = await a.services.connectors.execute({ name: 'manual', trigger: 'cli' });
+    expect(ok.status === 'done' && ok.run.outcome).toBe('succeeded');
+  });
+
+  it('a failing queued run of a user error is not retried (dead-lettered once)', async () => {
+    await a.services.connectors.runNow('broken');
+    const failed = await waitFor(async () => (await a.services.connectors.runs('broken')).find((r) => r.trigger === 'manual'), 10_000, 'the failed run');
+    expect(failed.outcome).toBe('failed');
+    await waitFor(async () => {
+      const { rows } = await sql<{ state: string }>`select state from pgboss.job where name = 'connector.run' and data->>'name' = 'broken'`.execute(db);
+      return rows.length === 1 && rows[0]!.state !== 'active' && rows[0]!.state !== 'created' ? rows : undefined;
+    }, 10_000, 'the job to settle');
+    expect((await a.services.connectors.runs('broken')).filter((r) => r.trigger === 'manual')).toHaveLength(1);
+  });
+
+  it('persists enable/disable over the file, and a disabled connector is not ticked', async () => {
+    const list = await a.services.connectors.list();
+    expect(list.map((c) => c.name)).toEqual(['ticker', 'manual', 'broken']);
+    expect(list[0]).toMatchObject({ name: 'ticker', type: 'catalog-file', shop_pk: 1, schedule: '* * * * * *', enabled: false, enabled_in_file: true, receivers: [] });
+    expect(list[0]!.last_runs.length).toBeGreaterThan(0);
+    expect(await b.services.connectors.isEnabled('ticker')).toBe(false);
+    expect(await a.services.connectors.tick('ticker', new Date())).toBe(false);
+    await a.services.connectors.setEnabled('ticker', true);
+    expect((await b.services.connectors.get('ticker')).enabled).toBe(true);
+    await a.services.connectors.setEnabled('ticker', false);
+  });
+
+  it('answers 404 for an unknown connector', async () => {
+    await expect(a.services.connectors.runs('nope')).rejects.toMatchObject({ status: 404, code: 'not_found' });
+  });
+});
