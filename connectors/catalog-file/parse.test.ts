@@ -1,0 +1,137 @@
+// Parsers and mapping of catalog-file, on the fixtures: what an ERP sends -> API Products.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { validateProducts } from '../../src/catalog/product-validation.ts';
+import { CsvGrouper, coerce, renameHeader, type FileProduct } from './map.ts';
+import { readCsv, sniffDelimiter } from './parse-csv.ts';
+import { readJson } from './parse-json.ts';
+import { readXml } from './parse-xml.ts';
+
+const fixture = (name: string): string => path.join(path.dirname(fileURLToPath(import.meta.url)), 'fixtures', name);
+
+async function csvProducts(file: string, columns: Record<string, string> = {}): Promise<FileProduct[]> {
+  const g = new CsvGrouper();
+  for await (const row of readCsv(file, columns)) {
+    const r = g.add(row.record, row.line);
+    if (r.error !== undefined) throw new Error(r.error);
+  }
+  return g.take();
+}
+
+const messageOf = async (p: Promise<unknown>): Promise<string> => {
+  try {
+    await p;
+  } catch (error) {
+    return (error as Error).message;
+  }
+  return 'no error';
+};
+
+const drain = async (file: string): Promise<void> => {
+  for await (const _ of readCsv(file, {})) void _;
+};
+
+describe('CSV', () => {
+  it('reads products, quoted fields over lines, images split on |, and variation rows', async () => {
+    const products = await csvProducts(fixture('products.csv'));
+    expect(products.map((p) => p.at)).toEqual([3, 6]);
+    expect(products[0]!.product).toEqual({
+      sku: 'TEE-1', name: 'Tee, organic', price: 19.9, stock: 10, brand: 'Acme', description: 'Soft cotton.\nTwo lines, with "quotes".',
+      images: ['https://img.example/tee-1a.jpg', 'https://img.example/tee-1b.jpg'], availability: 'in_stock',
+      variations: [
+        { sku: 'TEE-1-S', stock: 4, images: ['https://img.example/tee-1a.jpg'], size: 'S', color: 'red' },
+        { sku: 'TEE-1-M', price: 21, stock: 6, size: 'M', color: 'red' },
+      ],
+    });
+    expect(products[0]!.variationsAt).toEqual([4, 5]);
+    const v = validateProducts(products.map((p) => p.product));
+    expect(v.errors).toEqual([]);
+  });
+
+  it('maps an Akeneo export (; delimiter, BOM, decimal comma) with columns renames', async () => {
+    expect(await sniffDelimiter(fixture('akeneo.csv'))).toBe(';');
+    const products = await csvProducts(fixture('akeneo.csv'), { 'name-en_US': 'name', 'price-EUR': 'price', 'description-en_US-ecommerce': 'description' });
+    expect(products.map((p) => p.product)).toEqual([
+      { sku: 'AK-1', name: 'Desk lamp', price: 49.9, stock: 3, description: 'A lamp; bright', categories: 'lighting', enabled: '1' },
+      { sku: 'AK-2', name: 'Floor lamp', price: 129, stock: 0, categories: 'lighting', enabled: '1' },
+    ]);
+    // Columns the API does not know are warnings, not errors.
+    const v = validateProducts(products.map((p) => p.product));
+    expect(v.errors).toEqual([]);
+    expect(v.warnings.map((w) => w.pointer)).toEqual(['/0/categories', '/0/enabled', '/1/categories', '/1/enabled']);
+  });
+
+  it('maps a German ERP header set, children by Vaterartikel', async () => {
+    const columns = { Artikelnummer: 'sku', Vaterartikel: 'parent_sku', Bezeichnung: 'name', Preis: 'price', Bestand: 'stock', Lieferzeit: 'delivery_time', Hersteller: 'brand', Groesse: 'size' };
+    const [p] = await csvProducts(fixture('erp-de.csv'), columns);
+    expect(p!.product).toEqual({
+      sku: 'SCHUH-1', name: 'Wanderschuh', price: 89.95, stock: 12, delivery_time: 3, brand: 'Bergwerk',
+      variations: [{ sku: 'SCHUH-1-42', stock: 5, size: '42' }, { sku: 'SCHUH-1-43', stock: 7, size: '43' }],
+    });
+  });
+
+  it('renames headers exactly first, then ignoring case; leaves others', () => {
+    expect(renameHeader(['\uFEFFSKU ', 'Preis', 'name'], { sku: 'sku', preis: 'price' })).toEqual(['sku', 'price', 'name']);
+  });
+
+  it('keeps text that does not convert, so validation names the field', () => {
+    expect(coerce('number', '12,5')).toBe(12.5);
+    expect(coerce('number', 'twelve')).toBe('twelve');
+    expect(coerce('integer', '3.5')).toBe('3.5');
+    expect(coerce('boolean', 'Yes')).toBe(true);
+    const v = validateProducts([{ sku: 'A', name: 'A', price: coerce('number', 'twelve'), stock: coerce('integer', '3.5') }]);
+    expect(v.errors.map((e) => e.pointer)).toEqual(['/0/price', '/0/stock']);
+  });
+
+  it('refuses bad files with one sentence each', async () => {
+    expect(await messageOf(drain(fixture('bad/empty.csv')))).toBe('The file is empty (no header row).');
+    expect(await messageOf(drain(fixture('bad/header-only.csv')))).toBe('The file has a header row but no product rows.');
+    expect(await messageOf(drain(fixture('bad/wrong-delimiter.csv')))).toMatch(/^The header row is one field \("sku\tname\tprice\tstock"\): the delimiter must be , or ;/);
+    expect(await messageOf(drain(fixture('bad/broken-quoting.csv')))).toMatch(/^Broken CSV quoting at line 2/);
+    expect(await messageOf(drain(fixture('bad/invalid-utf8.csv')))).toMatch(/^The file is not valid UTF-8 \(bad bytes near byte \d+\); export it as UTF-8\.$/);
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wb-csv-'));
+    fs.writeFileSync(path.join(dir, 'unclosed.csv'), 'sku,name,price,stock\nA,"never closed,1,1\nB,b,1,1\n');
+    expect(await messageOf(drain(path.join(dir, 'unclosed.csv')))).toMatch(/^Broken CSV quoting: a quoted field is never closed/);
+    fs.writeFileSync(path.join(dir, 'nosku.csv'), 'code,name\nA,b\n');
+    expect(await messageOf(drain(path.join(dir, 'nosku.csv')))).toMatch(/^The header row has no sku column \(found: code, name\)/);
+    fs.writeFileSync(path.join(dir, 'fields.csv'), 'sku,name,price,stock\nA,b,1\n');
+    expect(await messageOf(drain(path.join(dir, 'fields.csv')))).toMatch(/^The row at line 2 has a different number of fields than the header/);
+  });
+
+  it('a variation row without its product above is an error of that row', () => {
+    const g = new CsvGrouper();
+    expect(g.add({ sku: 'V-1', parent_sku: 'P-1', size: 'S' }, 2).error).toMatch(/parent_sku "P-1" is not a product row above this one/);
+  });
+});
+
+describe('JSON', () => {
+  it('reads the products POST body, element numbers from 1', async () => {
+    const products = await readJson(fixture('products.json'));
+    expect(products.map((p) => [p.at, p.product.sku])).toEqual([[1, 'J-1'], [2, 'J-2']]);
+    expect(validateProducts(products.map((p) => p.product)).warnings).toEqual([{ index: 1, pointer: '/1/template_html', message: 'unknown field, ignored' }]);
+  });
+
+  it('refuses what is not an array or object', async () => {
+    expect(await messageOf(readJson(fixture('bad/not-array.json')))).toBe('The JSON is a number, not an array or object of products.');
+  });
+});
+
+describe('XML', () => {
+  it('reads products with images and variations; the five standard entities only', async () => {
+    const products = await readXml(fixture('products.xml'));
+    expect(products[0]!.product).toEqual({
+      sku: 'X-1', name: 'Kettle & lid', price: 35, stock: 4, is_default: true,
+      images: ['https://img.example/k1.jpg', 'https://img.example/k2.jpg'],
+      variations: [{ sku: 'X-1-W', color: 'white', stock: 2 }, { sku: 'X-1-B', color: 'black', stock: 2, price: 37.5 }],
+    });
+    expect(products[1]!.product).toEqual({ sku: 'X-2', name: 'Toaster', price: 25, stock: 1 });
+    expect(validateProducts(products.map((p) => p.product)).errors).toEqual([]);
+  });
+
+  it('refuses a DOCTYPE (the billion laughs never expand)', async () => {
+    expect(await messageOf(readXml(fixture('bad/xml-bomb.xml')))).toBe('The XML has a DOCTYPE or ENTITY declaration, which is refused (entity expansion is off: no XML bombs).');
+  });
+});
