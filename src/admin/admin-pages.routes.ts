@@ -3,42 +3,24 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { FastifyReply } from 'fastify';
 import { Type } from 'typebox';
 import { AppError } from '../errors.ts';
 import type { Services } from '../services.ts';
 import { JobListQuery, LogQueryT } from './admin.schemas.ts';
 import { clearedSessionCookie, LOGIN_PATH, safeNext, sessionCookie } from './admin-session.ts';
 import { jobsBody, jobsFragment, type JobsView } from './views/jobs.view.ts';
-import { page, loginPage, type Nav, type Section } from './views/layout.ts';
+import { page, loginPage } from './views/layout.ts';
 import { logsBody } from './views/logs.view.ts';
 import { overviewBody, overviewFragment } from './views/overview.view.ts';
 import { shopsBody, shopsFragment } from './views/shops.view.ts';
-import { qs, type Html } from './views/html.ts';
+import { qs } from './views/html.ts';
 import { areaPages } from './area-pages.routes.ts';
+import { Fragment, navOf, pageConfig, sendHtml } from './admin-http.ts';
 
 const assets: Record<string, { type: string; body: string }> = {
   'admin.css': { type: 'text/css; charset=utf-8', body: readFileSync(new URL('./assets/admin.css', import.meta.url), 'utf8') },
   'admin.js': { type: 'text/javascript; charset=utf-8', body: readFileSync(new URL('./assets/admin.js', import.meta.url), 'utf8') },
 };
-
-export const pageConfig = { auth: 'admin' as const, html: true };
-export const Fragment = Type.Object({ fragment: Type.Optional(Type.Literal('1')) });
-
-/** Sections shown in the navigation: the areas whose services this process has. */
-export function navOf(services: Services): Nav {
-  const has = (name: string): boolean => (services as unknown as Record<string, unknown>)[name] !== undefined;
-  const sections: Section[] = ['overview'];
-  if (has('feeds')) sections.push('feeds');
-  sections.push('jobs');
-  if (has('connectors')) sections.push('connectors');
-  if (has('orders')) sections.push('orders');
-  sections.push('logs', 'shops');
-  return { sections };
-}
-
-export const sendHtml = (reply: FastifyReply, body: string | Html, status = 200): FastifyReply =>
-  reply.code(status).type('text/html; charset=utf-8').header('cache-control', 'no-store').send(String(body));
 
 export const adminPageRoutes: FastifyPluginAsyncTypebox<{ services: Services; adminToken: string | undefined }> = async (app, { services, adminToken }) => {
   const nav = navOf(services);

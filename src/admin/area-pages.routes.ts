@@ -1,7 +1,11 @@
-// Dashboard pages of the feeds, connectors and orders areas: registered only when this process
-// has those services.
+// Admin API and pages of the feeds, connectors and orders areas.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Services } from '../services.ts';
+import { connectorsAdmin } from './connectors-admin.routes.ts';
+import { ordersAdmin } from './orders-admin.routes.ts';
 import type { Nav } from './views/layout.ts';
 
-export const areaPages: FastifyPluginAsyncTypebox<{ services: Services; nav: Nav }> = async () => {};
+export const areaPages: FastifyPluginAsyncTypebox<{ services: Services; nav: Nav }> = async (app, opts) => {
+  await app.register(connectorsAdmin, opts);
+  await app.register(ordersAdmin, opts);
+};

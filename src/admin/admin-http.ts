@@ -1,0 +1,30 @@
+// Small pieces shared by the dashboard's page routes.
+import type { FastifyReply } from 'fastify';
+import { Type } from 'typebox';
+import type { Services } from '../services.ts';
+import type { Html } from './views/html.ts';
+import type { Nav, Section } from './views/layout.ts';
+
+/** A dashboard page: admin session (or Bearer), HTML allowed, redirect to the login page otherwise. */
+export const pageConfig = { auth: 'admin' as const, html: true };
+export const apiConfig = { auth: 'admin' as const };
+export const tags = ['admin'];
+export const security = [{ adminBearer: [] }];
+
+/** `?fragment=1`: only the page's live region, for the script that refreshes it. */
+export const Fragment = Type.Object({ fragment: Type.Optional(Type.Literal('1')) });
+
+export const sendHtml = (reply: FastifyReply, body: string | Html, status = 200): FastifyReply =>
+  reply.code(status).type('text/html; charset=utf-8').header('cache-control', 'no-store').send(String(body));
+
+/** Sections shown in the navigation: the areas whose services this process has. */
+export function navOf(services: Services): Nav {
+  const has = (name: string): boolean => (services as unknown as Record<string, unknown>)[name] !== undefined;
+  const sections: Section[] = ['overview'];
+  if (has('feeds')) sections.push('feeds');
+  sections.push('jobs');
+  if (has('connectors')) sections.push('connectors');
+  if (has('orders')) sections.push('orders');
+  sections.push('logs', 'shops');
+  return { sections };
+}

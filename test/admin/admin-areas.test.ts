@@ -1,0 +1,87 @@
+// Admin API over the other areas: connectors (list, run now, enable/disable, runs) and orders search.
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { useTestDaemon } from '../helpers/daemon.ts';
+
+const TOKEN = 'admin-token-for-tests-0123456789';
+const dir = mkdtempSync(path.join(tmpdir(), 'wb-admin-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+const connectorsFile = path.join(dir, 'connectors.json');
+mkdirSync(path.join(dir, 'inbox'));
+writeFileSync(connectorsFile, JSON.stringify({
+  connectors: [{ name: 'erp-files', type: 'catalog-file', shop_pk: 1, schedule: null, enabled: true, options: { inbox: path.join(dir, 'inbox'), format: 'csv', settle_ms: 0 } }],
+}));
+const daemon = await useTestDaemon({ env: { WAYBILL_ADMIN_TOKEN: TOKEN, WAYBILL_CONNECTORS: connectorsFile } });
+const app = daemon.app!;
+const bearer = { authorization: `Bearer ${TOKEN}` };
+
+const until = async <T>(fn: () => Promise<T | undefined>, what: string, ms = 10_000): Promise<T> => {
+  const end = Date.now() + ms;
+  for (;;) {
+    const v = await fn();
+    if (v !== undefined) return v;
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+};
+
+interface Run { id: number; outcome: string; trigger: string }
+
+describe('admin API: connectors', () => {
+  it('lists connectors, runs one now (202) and shows the recorded run with its log lines', async () => {
+    await daemon.shopWithKey();
+    expect((await app.inject({ url: '/admin/api/connectors' })).statusCode).toBe(401);
+    const list = (await app.inject({ url: '/admin/api/connectors', headers: bearer })).json() as { name: string; enabled: boolean; last_runs: Run[] }[];
+    expect(list).toEqual([expect.objectContaining({ name: 'erp-files', type: 'catalog-file', enabled: true, last_runs: [] })]);
+
+    const run = await app.inject({ method: 'POST', url: '/admin/api/connectors/erp-files/run', headers: bearer });
+    expect(run.statusCode).toBe(202);
+    expect(run.json()).toMatchObject({ queued: true, job_id: expect.any(String) });
+    const done = await until(async () => {
+      const runs = (await app.inject({ url: '/admin/api/connectors/erp-files/runs', headers: bearer })).json() as Run[];
+      return runs.find((r) => r.outcome !== 'running');
+    }, 'the run to end');
+    expect(done, JSON.stringify(done)).toMatchObject({ trigger: 'manual', outcome: 'succeeded' });
+    const logs = (await app.inject({ url: `/admin/api/logs?run=${done.id}`, headers: bearer })).json() as { lines: { msg: string; fields: Record<string, unknown> }[] };
+    expect(logs.lines.map((l) => l.msg)).toEqual(expect.arrayContaining(['connector run started', 'connector run succeeded']));
+    expect(logs.lines.every((l) => String(l.fields.runId) === String(done.id))).toBe(true);
+    expect((await app.inject({ method: 'POST', url: '/admin/api/connectors/nope/run', headers: bearer })).statusCode).toBe(404);
+  });
+
+  it('disables and enables a connector', async () => {
+    const off = await app.inject({ method: 'POST', url: '/admin/api/connectors/erp-files/disable', headers: bearer });
+    expect(off.statusCode).toBe(200);
+    expect(off.json()).toMatchObject({ name: 'erp-files', enabled: false, enabled_in_file: true });
+    expect(await daemon.services.connectors.isEnabled('erp-files')).toBe(false);
+    const on = await app.inject({ method: 'POST', url: '/admin/api/connectors/erp-files/enable', headers: bearer });
+    expect(on.json()).toMatchObject({ enabled: true });
+  });
+});
+
+describe('admin API: orders search', () => {
+  it('finds an order of any shop by order_pk, reference or tracking code, with its history', async () => {
+    const { shopPk, key } = await daemon.shopWithKey({ name: 'Orders shop' });
+    await daemon.services.marketplaces.create({ name: 'Marketplace', pk: 15 });
+    const intake = await app.inject({
+      method: 'POST', url: `/shops/${shopPk}/marketplace/15/orders/`, headers: { authorization: `Token ${key}` },
+      payload: { order_pk: 2000003841425110, reference: 'R-ADMIN-1', items: [{ item_pk: 1, sku: 'A1', quantity: 1, price: 10.5 }] },
+    });
+    expect(intake.statusCode).toBe(201);
+    await daemon.services.orders.applyAction({ shopPk, marketplacePk: 15, orderPk: 2000003841425110, action: 'ship', shipping: { carrier: 'DHL', tracking_code: 'JD0001' }, source: 'key:test' });
+
+    for (const q of ['order_pk=2000003841425110', 'reference=R-ADMIN-1', 'tracking_code=JD0001']) {
+      const res = await app.inject({ url: `/admin/api/orders?${q}`, headers: bearer });
+      expect(res.statusCode, q).toBe(200);
+      const orders = res.json() as { order_pk: number; shop_pk: number; history: { action: string; to: string }[] }[];
+      expect(orders.map((o) => o.order_pk), q).toEqual([2000003841425110]);
+      expect(orders[0]!.history.map((h) => h.action)).toEqual(['created', 'ship']);
+    }
+    expect((await app.inject({ url: '/admin/api/orders?reference=none', headers: bearer })).json()).toEqual([]);
+    const page = await app.inject({ url: '/admin/orders?order_pk=2000003841425110&reference=&tracking_code=', headers: { ...bearer, accept: 'text/html' } });
+    expect(page.statusCode).toBe(200);
+    expect(page.body).toContain('Order 2000003841425110');
+    expect(page.body).toContain('JD0001');
+  });
+});
