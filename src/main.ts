@@ -48,7 +48,8 @@ export async function startDaemon({ config, logger, role, logs }: DaemonOptions)
     });
     // The connectors file is checked at every start: a bad entry stops start-up, named.
     services.connectors.load();
-    if (has(role, 'worker')) await jobs.work(buildHandlers(services));
+    // Feed jobs at once per worker process (WAYBILL_WORKER_CONCURRENCY).
+    if (has(role, 'worker')) await jobs.work(buildHandlers(services), { 'feed.process': config.workerConcurrency });
     let url: string | null = null;
     if (has(role, 'api')) {
       app = await buildApp({ config, services, logger });
@@ -59,6 +60,9 @@ export async function startDaemon({ config, logger, role, logs }: DaemonOptions)
       logger.info('No shop yet. Create one with: npx waybill shops create --name "My shop"   then a key with: npx waybill keys create --shop 1');
     }
     const scheduler = has(role, 'scheduler') ? startConnectorScheduler(services.connectors, logger) : null;
+    // Daily at 03:17 (UTC): feeds older than 30 days and idempotency keys older than 24 h go.
+    // pg-boss runs a schedule once across replicas.
+    if (has(role, 'scheduler')) await jobs.boss.schedule('feed.prune', '17 3 * * *', {});
     const apiServer = app;
     return {
       services,

@@ -2,9 +2,12 @@
 // nothing outside a service touches a repository.
 import { AdminService } from './admin/admin.service.ts';
 import type { LogBuffer } from './admin/log-buffer.ts';
+import { CatalogService } from './catalog/catalog.service.ts';
+import { CatalogWriter } from './catalog/catalog-writer.service.ts';
 import type { Config } from './config.ts';
 import { ConnectorService } from './connectors/host/connectors.service.ts';
 import type { Db } from './db/database.ts';
+import { FeedService } from './feeds/feeds.service.ts';
 import type { JobSender } from './jobs/job-map.ts';
 import type { QueueInspector } from './jobs/queue-inspector.ts';
 import type { Logger } from './logger.ts';
@@ -35,10 +38,14 @@ export interface Services {
   orders: OrderService;
   admin: AdminService;
   connectors: ConnectorService;
+  catalog: CatalogService;
+  feeds: FeedService;
 }
 
 export function createServices(deps: ServiceDeps): Services {
   const shops = new ShopService(deps.db);
+  const webhooks = new WebhookService(deps.jobs, shops);
+  const catalog = new CatalogService(deps.db);
   const services: Services = {
     shops,
     marketplaces: new MarketplaceService(deps.db),
@@ -50,6 +57,8 @@ export function createServices(deps: ServiceDeps): Services {
     admin: new AdminService({ shops, queues: deps.queues, logs: deps.logs }),
     // Connectors get all services in their context, hence the getter.
     connectors: new ConnectorService({ db: deps.db, jobs: deps.jobs, config: deps.config, logger: deps.logger, services: () => services }),
+    catalog,
+    feeds: new FeedService({ db: deps.db, jobs: deps.jobs, catalog, writer: new CatalogWriter(), shops, webhooks, config: deps.config }),
   };
   return services;
 }

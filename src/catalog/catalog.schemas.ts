@@ -18,11 +18,11 @@ const Money = Type.Number({ minimum: 0 });
 const Count = Type.Integer({ minimum: 0 });
 const HttpUrl = Type.String({ pattern: '^https?://\\S+$', maxLength: 2000 });
 
-export const Availability = Type.Union(['in_stock', 'preorder', 'out_of_stock'].map((v) => Type.Literal(v)));
-export const Condition = Type.Union(['new', 'used', 'refurbished'].map((v) => Type.Literal(v)));
-export const Gender = Type.Union(['unisex', 'male', 'female', 'boy', 'girl'].map((v) => Type.Literal(v)));
-export const WeightUnit = Type.Union(['kg', 'g', 'lb', 'oz'].map((v) => Type.Literal(v)));
-export const DimensionsUnit = Type.Union(['cm', 'mm', 'm', 'in'].map((v) => Type.Literal(v)));
+export const Availability = Type.Union([Type.Literal('in_stock'), Type.Literal('preorder'), Type.Literal('out_of_stock')]);
+export const Condition = Type.Union([Type.Literal('new'), Type.Literal('used'), Type.Literal('refurbished')]);
+export const Gender = Type.Union([Type.Literal('unisex'), Type.Literal('male'), Type.Literal('female'), Type.Literal('boy'), Type.Literal('girl')]);
+export const WeightUnit = Type.Union([Type.Literal('kg'), Type.Literal('g'), Type.Literal('lb'), Type.Literal('oz')]);
+export const DimensionsUnit = Type.Union([Type.Literal('cm'), Type.Literal('mm'), Type.Literal('m'), Type.Literal('in')]);
 
 /** An image in a product or variation of product creation: `{"url": ...}` or the address alone. */
 export const ImageInput = Type.Union([Type.Object({ url: HttpUrl }), HttpUrl], {

@@ -19,7 +19,7 @@ export interface ItemWarning {
 }
 
 /** Item kinds, one per feed item shape. */
-export type ItemKind = 'product' | 'product_update' | 'product_ref' | 'variation_create' | 'variation_update' | 'image_ref';
+export type ItemKind = 'product' | 'product_update' | 'product_ref' | 'variation_create' | 'variation_update' | 'pk_ref';
 
 const schemas: Record<ItemKind, TSchema> = {
   product: Product,
@@ -27,7 +27,8 @@ const schemas: Record<ItemKind, TSchema> = {
   product_ref: ProductRef,
   variation_create: VariationCreate,
   variation_update: VariationUpdate,
-  image_ref: ImageRef,
+  // {pk} of a variation (delete) or of a product image (replace, delete).
+  pk_ref: ImageRef,
 };
 const compiled = new Map<ItemKind, ValidateFunction>();
 const validatorOf = (kind: ItemKind): ValidateFunction => {

@@ -17,6 +17,9 @@ import { methodsPlugin } from './plugins/methods.ts';
 import { errorHandler, sendProblem } from './problem.ts';
 import './route-config.ts';
 import { orderRoutes } from '../orders/orders.routes.ts';
+import { catalogRoutes } from '../catalog/catalog.routes.ts';
+import { variationRoutes } from '../catalog/variations.routes.ts';
+import { feedRoutes } from '../feeds/feeds.routes.ts';
 import { systemRoutes } from './system.routes.ts';
 import { connectorReceiverRoutes, receiverRoutes } from '../connectors/host/connectors.routes.ts';
 import { metricsRoutes } from '../metrics/metrics.routes.ts';
@@ -97,5 +100,8 @@ export async function buildApp({ config, services, logger }: AppDeps): Promise<A
   await app.register(adminApiRoutes, { services });
   await app.register(adminPageRoutes, { services, adminToken: config.adminToken });
   await app.register(orderRoutes, { services, publicUrl: config.publicUrl });
+  await app.register(catalogRoutes, { services, publicUrl: config.publicUrl });
+  await app.register(variationRoutes, { services, publicUrl: config.publicUrl });
+  await app.register(feedRoutes, { services, publicUrl: config.publicUrl });
   return app;
 }

@@ -8,6 +8,10 @@ export interface JobMap {
   'webhook.deliver': { shopPk: number; messageId: string; event: string; payload: Record<string, unknown> };
   /** One run of a connector: a cron tick (scheduledFor = the tick, ISO), or run now (manual). */
   'connector.run': { name: string; trigger: 'schedule' | 'manual'; scheduledFor: string | null };
+  /** Apply a feed's items (catalog writes); resumes after the last committed chunk. */
+  'feed.process': { feedPk: string };
+  /** Daily: drop feeds older than 30 days and idempotency keys older than 24 h. */
+  'feed.prune': Record<string, never>;
 }
 export type JobName = keyof JobMap;
 
@@ -31,6 +35,10 @@ export const queueSettings: { [K in JobName]: QueueSettings } = {
   // exclusive + singletonKey = connector name: one queued or running run per connector, so a
   // tick during a long run is dropped, not doubled. Transient failures retry 3 times from 30 s.
   'connector.run': { retryLimit: 3, retryDelay: 30, retryBackoff: true, expireInSeconds: 3_600, concurrency: 2, notify: true, policy: 'exclusive' },
+  // Transient failures (database away, a feed locked by another worker) retry from 1 s, doubling.
+  // expireInSeconds bounds one run; a crashed worker's feed is taken up again after it.
+  'feed.process': { retryLimit: 8, retryDelay: 1, retryBackoff: true, expireInSeconds: 900, concurrency: 2, notify: true, policy: 'standard' },
+  'feed.prune': { retryLimit: 3, retryDelay: 60, retryBackoff: true, expireInSeconds: 600, concurrency: 1, notify: false, policy: 'standard' },
 };
 
 /** Queue of a name's exhausted or permanently failed jobs. */

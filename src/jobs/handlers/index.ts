@@ -3,9 +3,13 @@
 import type { Services } from '../../services.ts';
 import type { JobHandlers } from '../job-map.ts';
 import { connectorRun } from './connector-run.job.ts';
+import { feedProcess } from './feed-process.job.ts';
+import { feedPrune } from './feed-prune.job.ts';
 import { webhookDeliver } from './webhook-deliver.job.ts';
 
 export const buildHandlers = (services: Services): JobHandlers => ({
   'webhook.deliver': webhookDeliver(services),
   'connector.run': connectorRun(services),
+  'feed.process': feedProcess(services),
+  'feed.prune': feedPrune(services),
 });

@@ -1,0 +1,49 @@
+// Shared pieces of the catalog and feed routes.
+import type { FastifyReply, FastifyRequest, FastifySchemaCompiler } from 'fastify';
+import { Type } from 'typebox';
+import { badRequest } from '../errors.ts';
+import { baseUrl } from '../http/base-url.ts';
+import { validatorCompiler } from '../http/validation.ts';
+import type { Feed } from '../feeds/feeds.schemas.ts';
+import { feedUrl, present } from '../feeds/feeds.service.ts';
+import { bodyItems } from './product-validation.ts';
+
+/**
+ * Catalog write bodies are declared on the route (OpenAPI) but checked by the feed service,
+ * the one rule set the connectors use too (every item's errors by pointer, unknown fields as
+ * warnings). Params and query strings keep the usual validation.
+ */
+export const bodyCheckedByFeeds: FastifySchemaCompiler<unknown> = (def) =>
+  def.httpPart === 'body' ? () => true : validatorCompiler(def);
+
+export const ShopParams = Type.Object({ shop: Type.Integer({ minimum: 1 }) });
+export const ProductParams = Type.Object({ shop: Type.Integer({ minimum: 1 }), product: Type.Integer({ minimum: 1 }) });
+export const VariationParams = Type.Object({ ...ProductParams.properties, variation: Type.Integer({ minimum: 1 }) });
+
+export const sourceOf = (request: FastifyRequest): string => `key:${request.principal!.keyPrefix}`;
+
+/** The body as a list of items; 400 for an empty array or a body that is neither object nor array. */
+export function itemsOf(body: unknown): { items: unknown[]; single: boolean } {
+  const { items, single, errors } = bodyItems(body);
+  if (errors.length > 0) throw badRequest(errors[0]!.code === 'too_few' ? 'Send at least one item.' : 'The body must be an object or an array of objects.', errors);
+  return { items, single };
+}
+
+/** 201, Location of the feed, the feed as body: the answer of every catalog write. */
+export function feedCreated(reply: FastifyReply, feed: Feed, base: string): FastifyReply {
+  return reply.code(201).header('location', feedUrl(base, feed.pk)).type('application/json').send(present(feed, base));
+}
+
+export const baseOf = (request: FastifyRequest, publicUrl: string | undefined): string => baseUrl(request, publicUrl);
+
+/** `{count,next,previous}` links of a page. */
+export function pageLinks(request: FastifyRequest, base: string, page: number, pageSize: number, count: number): { next: string | null; previous: string | null } {
+  const [path = '', query = ''] = request.url.split('?');
+  const at = (p: number): string => {
+    const q = new URLSearchParams(query);
+    q.set('page', String(p));
+    q.set('page_size', String(pageSize));
+    return `${base}${path}?${q.toString()}`;
+  };
+  return { next: page * pageSize < count ? at(page + 1) : null, previous: page > 1 ? at(Math.min(page - 1, Math.max(1, Math.ceil(count / pageSize)))) : null };
+}

@@ -1,0 +1,216 @@
+// Bulk writes of feed processing: one statement per step for a whole chunk (INSERT ... SELECT
+// FROM unnest(...)), never one per row. Unchanged rows are not rewritten (updated_at stays).
+import { sql } from 'kysely';
+import type { Executor } from '../db/database.ts';
+
+export interface ProductRow {
+  sku: string;
+  name: string;
+  price: number;
+  stock: number;
+  /** JSON text of the other Product fields. */
+  attrs: string;
+}
+
+/** Creates or updates products by (shop, sku); returns the pk of every sku sent. */
+export async function upsertProducts(db: Executor, shopPk: number, rows: ProductRow[]): Promise<Map<string, number>> {
+  if (rows.length === 0) return new Map();
+  const skus = rows.map((r) => r.sku);
+  const r = await sql<{ pk: number; sku: string }>`
+    with up as (
+      insert into products (shop_pk, sku, name, price, stock, attrs)
+      select ${shopPk}::bigint, s, n, p, st, a
+      from unnest(${skus}::text[], ${rows.map((x) => x.name)}::text[], ${rows.map((x) => x.price)}::numeric[],
+                  ${rows.map((x) => x.stock)}::int[], ${rows.map((x) => x.attrs)}::jsonb[]) as t(s, n, p, st, a)
+      on conflict (shop_pk, sku) do update
+        set name = excluded.name, price = excluded.price, stock = excluded.stock, attrs = excluded.attrs,
+            deleted_at = null, updated_at = now()
+        where (products.name, products.price, products.stock, products.attrs, products.deleted_at)
+              is distinct from (excluded.name, excluded.price, excluded.stock, excluded.attrs, null)
+      returning pk, sku
+    )
+    select pk, sku from up
+    union all
+    select pk, sku from products where shop_pk = ${shopPk} and sku = any(${skus}::text[]) and sku not in (select sku from up)
+  `.execute(db);
+  return new Map(r.rows.map((x) => [x.sku, x.pk]));
+}
+
+export interface ProductPatchRow {
+  pk: number;
+  name: string | null;
+  price: number | null;
+  stock: number | null;
+  /** JSON text merged over the stored attributes. */
+  attrs: string;
+}
+
+/** Partial update: null keeps the stored value; attrs are merged. */
+export async function patchProducts(db: Executor, rows: ProductPatchRow[]): Promise<void> {
+  if (rows.length === 0) return;
+  await sql`
+    update products p
+    set name = coalesce(d.n, p.name), price = coalesce(d.pr, p.price), stock = coalesce(d.st, p.stock),
+        attrs = p.attrs || d.a, updated_at = now()
+    from unnest(${rows.map((x) => x.pk)}::bigint[], ${rows.map((x) => x.name)}::text[], ${rows.map((x) => x.price)}::numeric[],
+                ${rows.map((x) => x.stock)}::int[], ${rows.map((x) => x.attrs)}::jsonb[]) as d(pk, n, pr, st, a)
+    where p.pk = d.pk
+      and (p.name, p.price, p.stock, p.attrs) is distinct from (coalesce(d.n, p.name), coalesce(d.pr, p.price), coalesce(d.st, p.stock), p.attrs || d.a)
+  `.execute(db);
+}
+
+/** Products of a shop by pk or sku, deleted ones included (so a repeated delete succeeds). */
+export async function findProducts(db: Executor, shopPk: number, pks: number[], skus: string[]) {
+  return db
+    .selectFrom('products')
+    .select(['pk', 'sku', 'deleted_at'])
+    .where('shop_pk', '=', shopPk)
+    .where((eb) => eb.or([eb('pk', '=', eb.fn.any(eb.val(pks))), eb('sku', '=', eb.fn.any(eb.val(skus)))]))
+    .execute();
+}
+
+export async function softDeleteProducts(db: Executor, pks: number[]): Promise<void> {
+  if (pks.length === 0) return;
+  await db.updateTable('products').set({ deleted_at: new Date(), updated_at: new Date() }).where('pk', 'in', pks).where('deleted_at', 'is', null).execute();
+}
+
+/** A change to a product's variations or images changes the product's updated_at. */
+export async function touchProducts(db: Executor, pks: number[]): Promise<void> {
+  if (pks.length === 0) return;
+  await db.updateTable('products').set({ updated_at: sql<Date>`now()` }).where('pk', 'in', [...new Set(pks)]).execute();
+}
+
+export interface ImageRow {
+  product_pk: number;
+  url: string;
+  position: number;
+}
+
+/**
+ * Writes product images by (product, url). `replaceFor`: products whose image set is exactly
+ * `rows` (their other images go). Returns the products whose images changed.
+ */
+export async function writeProductImages(db: Executor, rows: ImageRow[], replaceFor: number[]): Promise<number[]> {
+  const changed: number[] = [];
+  if (replaceFor.length > 0) {
+    const keep = rows.filter((r) => replaceFor.includes(r.product_pk));
+    const d = await sql<{ product_pk: number }>`
+      delete from product_images
+      where product_pk = any(${replaceFor}::bigint[])
+        and (product_pk, url) not in (select * from unnest(${keep.map((r) => r.product_pk)}::bigint[], ${keep.map((r) => r.url)}::text[]))
+      returning product_pk
+    `.execute(db);
+    changed.push(...d.rows.map((x) => x.product_pk));
+  }
+  if (rows.length > 0) {
+    const u = await sql<{ product_pk: number }>`
+      insert into product_images (product_pk, url, position)
+      select * from unnest(${rows.map((r) => r.product_pk)}::bigint[], ${rows.map((r) => r.url)}::text[], ${rows.map((r) => r.position)}::int[])
+      on conflict (product_pk, url) do update set position = excluded.position
+        where product_images.position <> excluded.position
+      returning product_pk
+    `.execute(db);
+    changed.push(...u.rows.map((x) => x.product_pk));
+  }
+  return changed;
+}
+
+export const imagesOfProducts = (db: Executor, productPks: number[]) =>
+  productPks.length === 0
+    ? Promise.resolve([])
+    : db.selectFrom('product_images').select(['pk', 'product_pk', 'url', 'position']).where('product_pk', 'in', productPks).orderBy('product_pk').orderBy('position').execute();
+
+export interface VariationRow {
+  product_pk: number;
+  sku: string;
+  price: number | null;
+  stock: number | null;
+  attrs: string;
+}
+
+/** Creates or updates variations by (product, sku); returns the products whose variations changed. */
+export async function upsertVariations(db: Executor, rows: VariationRow[]): Promise<number[]> {
+  if (rows.length === 0) return [];
+  const r = await sql<{ product_pk: number }>`
+    insert into variations (product_pk, sku, price, stock, attrs)
+    select * from unnest(${rows.map((x) => x.product_pk)}::bigint[], ${rows.map((x) => x.sku)}::text[], ${rows.map((x) => x.price)}::numeric[],
+                         ${rows.map((x) => x.stock)}::int[], ${rows.map((x) => x.attrs)}::jsonb[])
+    on conflict (product_pk, sku) do update
+      set price = excluded.price, stock = excluded.stock, attrs = excluded.attrs, deleted_at = null, updated_at = now()
+      where (variations.price, variations.stock, variations.attrs, variations.deleted_at)
+            is distinct from (excluded.price, excluded.stock, excluded.attrs, null)
+    returning product_pk
+  `.execute(db);
+  return r.rows.map((x) => x.product_pk);
+}
+
+export interface VariationPatchRow {
+  pk: number;
+  sku: string | null;
+  price: number | null;
+  stock: number | null;
+  attrs: string;
+}
+
+export async function patchVariations(db: Executor, rows: VariationPatchRow[]): Promise<number[]> {
+  if (rows.length === 0) return [];
+  const r = await sql<{ product_pk: number }>`
+    update variations v
+    set sku = coalesce(d.s, v.sku), price = coalesce(d.pr, v.price), stock = coalesce(d.st, v.stock),
+        attrs = v.attrs || d.a, updated_at = now()
+    from unnest(${rows.map((x) => x.pk)}::bigint[], ${rows.map((x) => x.sku)}::text[], ${rows.map((x) => x.price)}::numeric[],
+                ${rows.map((x) => x.stock)}::int[], ${rows.map((x) => x.attrs)}::jsonb[]) as d(pk, s, pr, st, a)
+    where v.pk = d.pk
+      and (v.sku, v.price, v.stock, v.attrs) is distinct from (coalesce(d.s, v.sku), coalesce(d.pr, v.price), coalesce(d.st, v.stock), v.attrs || d.a)
+    returning v.product_pk
+  `.execute(db);
+  return r.rows.map((x) => x.product_pk);
+}
+
+/** Variations of products (deleted ones too: a re-created sku gets its old pk back). */
+export const variationsOfProducts = (db: Executor, productPks: number[]) =>
+  productPks.length === 0
+    ? Promise.resolve([])
+    : db.selectFrom('variations').select(['pk', 'product_pk', 'sku', 'deleted_at']).where('product_pk', 'in', productPks).execute();
+
+export async function softDeleteVariations(db: Executor, pks: number[]): Promise<number[]> {
+  if (pks.length === 0) return [];
+  const r = await db.updateTable('variations').set({ deleted_at: new Date(), updated_at: new Date() })
+    .where('pk', 'in', pks).where('deleted_at', 'is', null).returning('product_pk').execute();
+  return r.map((x) => x.product_pk);
+}
+
+export interface LinkRow {
+  variation_pk: number;
+  image_pk: number;
+  position: number;
+}
+
+/** The images of each variation in `variationPks` become exactly its `links`, in order. Returns whether anything changed. */
+export async function setVariationImages(db: Executor, variationPks: number[], links: LinkRow[]): Promise<boolean> {
+  if (variationPks.length === 0) return false;
+  const d = await sql`
+    delete from variation_images
+    where variation_pk = any(${variationPks}::bigint[])
+      and (variation_pk, image_pk) not in (select * from unnest(${links.map((l) => l.variation_pk)}::bigint[], ${links.map((l) => l.image_pk)}::bigint[]))
+  `.execute(db);
+  if (links.length === 0) return Number(d.numAffectedRows ?? 0) > 0;
+  const u = await sql`
+    insert into variation_images (variation_pk, image_pk, position)
+    select * from unnest(${links.map((l) => l.variation_pk)}::bigint[], ${links.map((l) => l.image_pk)}::bigint[], ${links.map((l) => l.position)}::int[])
+    on conflict (variation_pk, image_pk) do update set position = excluded.position
+      where variation_images.position <> excluded.position
+  `.execute(db);
+  return Number(d.numAffectedRows ?? 0) + Number(u.numAffectedRows ?? 0) > 0;
+}
+
+export async function unlinkVariationImages(db: Executor, variationPk: number, imagePks: number[]): Promise<number[]> {
+  if (imagePks.length === 0) return [];
+  const r = await db.deleteFrom('variation_images').where('variation_pk', '=', variationPk).where('image_pk', 'in', imagePks).returning('image_pk').execute();
+  return r.map((x) => x.image_pk);
+}
+
+export const linksOfVariations = (db: Executor, variationPks: number[]) =>
+  variationPks.length === 0
+    ? Promise.resolve([])
+    : db.selectFrom('variation_images').select(['variation_pk', 'image_pk', 'position']).where('variation_pk', 'in', variationPks).orderBy('variation_pk').orderBy('position').execute();

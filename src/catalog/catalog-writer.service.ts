@@ -1,0 +1,135 @@
+// Applies validated feed items to the catalog, a chunk at a time inside the caller's
+// transaction, and says per item what happened. Re-applying the same items changes nothing.
+import type { Executor } from '../db/database.ts';
+import { writeChildren } from './catalog-children.ts';
+import * as w from './catalog-write.repository.ts';
+import type { ImageRef, ProductInput, ProductRef, ProductUpdate, VariationCreate, VariationUpdate } from './catalog.schemas.ts';
+import { notFoundError, productAttrs, type ChunkOutcome, type Indexed, type ItemError, type ItemSuccess } from './catalog-items.ts';
+import { applyImageDelete, applyImageReplace, applyVariationDelete, applyVariationUpdate } from './variation-writer.ts';
+
+export type CatalogOperation =
+  | 'product_create' | 'product_update' | 'product_delete'
+  | 'variation_create' | 'variation_update' | 'variation_delete'
+  | 'image_replace' | 'image_delete';
+
+export interface ApplyTarget {
+  shopPk: number;
+  productPk: number | null;
+  variationPk: number | null;
+}
+
+const ok = (index: number, fields: Omit<ItemSuccess, 'index' | 'warning'>): ItemSuccess => ({ index, ...fields, warning: [] });
+
+export class CatalogWriter {
+  /** Applies one chunk of items of one operation; items are validated already. */
+  async apply(db: Executor, op: CatalogOperation, target: ApplyTarget, items: Indexed<unknown>[]): Promise<ChunkOutcome> {
+    switch (op) {
+      case 'product_create': return this.#create(db, target.shopPk, items as Indexed<ProductInput>[]);
+      case 'product_update': return this.#update(db, target.shopPk, items as Indexed<ProductUpdate>[]);
+      case 'product_delete': return this.#delete(db, target.shopPk, items as Indexed<ProductRef>[]);
+      case 'variation_create': return this.#createVariations(db, target, items as Indexed<VariationCreate>[]);
+      case 'variation_update': return applyVariationUpdate(db, target, items as Indexed<VariationUpdate>[]);
+      case 'variation_delete': return applyVariationDelete(db, target, items as Indexed<ImageRef>[]);
+      case 'image_replace': return applyImageReplace(db, target, items as Indexed<ImageRef>[]);
+      case 'image_delete': return applyImageDelete(db, target, items as Indexed<ImageRef>[]);
+    }
+  }
+
+  async #create(db: Executor, shopPk: number, items: Indexed<ProductInput>[]): Promise<ChunkOutcome> {
+    // One row per sku (the last one sent wins): a statement may not touch a row twice.
+    const bySku = new Map<string, ProductInput>();
+    for (const { item } of items) bySku.set(item.sku, item);
+    const pks = await w.upsertProducts(db, shopPk, [...bySku.values()].map((p) => ({
+      sku: p.sku, name: p.name, price: p.price, stock: p.stock, attrs: JSON.stringify(productAttrs(p)),
+    })));
+    const children = await writeChildren(db, [...bySku.values()].map((p) => ({ productPk: pks.get(p.sku)!, images: p.images, variations: p.variations })));
+    return {
+      success: items.map(({ index, item }) => {
+        const pk = pks.get(item.sku)!;
+        return ok(index, {
+          sku: item.sku,
+          product_pk: pk,
+          variation_pks: (item.variations ?? []).map((v) => children.variationPk(pk, v.sku)),
+          images: children.images.get(pk) ?? [],
+        });
+      }),
+      errors: [],
+    };
+  }
+
+  /** Finds the products named by pk or sku; an item naming none (or a deleted one unless allowed) is an error. */
+  async #resolve<T extends ProductRef>(db: Executor, shopPk: number, items: Indexed<T>[], deletedOk: boolean) {
+    const rows = await w.findProducts(db, shopPk, items.flatMap(({ item }) => (item.pk === undefined ? [] : [item.pk])), items.flatMap(({ item }) => (item.pk === undefined && item.sku !== undefined ? [item.sku] : [])));
+    const byPk = new Map(rows.map((r) => [r.pk, r]));
+    const bySku = new Map(rows.map((r) => [r.sku, r]));
+    const found: (Indexed<T> & { pk: number; sku: string; deleted: boolean })[] = [];
+    const errors: ItemError[] = [];
+    for (const { index, item } of items) {
+      const row = item.pk !== undefined ? byPk.get(item.pk) : bySku.get(item.sku!);
+      const by = item.pk !== undefined ? 'pk' : 'sku';
+      if (row === undefined || (row.deleted_at !== null && !deletedOk)) {
+        errors.push(notFoundError(index, `/${index}/${by}`, `Product ${by} ${String(item[by])} was not found in this shop.`, { sku: item.sku, pk: item.pk }));
+      } else if (item.pk !== undefined && item.sku !== undefined && item.sku !== row.sku) {
+        errors.push({ index, pk: item.pk, sku: item.sku, pointer: `/${index}/sku`, code: 'sku_mismatch', message: `Product ${row.pk} has sku ${row.sku}; a sku cannot be changed.` });
+      } else {
+        found.push({ index, item, pk: row.pk, sku: row.sku, deleted: row.deleted_at !== null });
+      }
+    }
+    return { found, errors };
+  }
+
+  async #update(db: Executor, shopPk: number, items: Indexed<ProductUpdate>[]): Promise<ChunkOutcome> {
+    const { found, errors } = await this.#resolve(db, shopPk, items, false);
+    // Several updates of one product in a chunk fold into one, in order.
+    const patches = new Map<number, w.ProductPatchRow & { attrsObj: Record<string, unknown> }>();
+    for (const { pk, item } of found) {
+      const p = patches.get(pk) ?? { pk, name: null, price: null, stock: null, attrs: '', attrsObj: {} };
+      p.name = item.name ?? p.name;
+      p.price = item.price ?? p.price;
+      p.stock = item.stock ?? p.stock;
+      Object.assign(p.attrsObj, productAttrs(item));
+      patches.set(pk, p);
+    }
+    await w.patchProducts(db, [...patches.values()].map(({ attrsObj, ...p }) => ({ ...p, attrs: JSON.stringify(attrsObj) })));
+    const children = await writeChildren(db, found.map(({ pk, item }) => ({ productPk: pk, images: item.images, variations: item.variations })));
+    return {
+      success: found.map(({ index, pk, sku, item }) => ok(index, {
+        sku,
+        product_pk: pk,
+        variation_pks: (item.variations ?? []).map((v) => children.variationPk(pk, v.sku)),
+        images: children.images.get(pk) ?? [],
+      })),
+      errors,
+    };
+  }
+
+  async #delete(db: Executor, shopPk: number, items: Indexed<ProductRef>[]): Promise<ChunkOutcome> {
+    const { found, errors } = await this.#resolve(db, shopPk, items, true);
+    await w.softDeleteProducts(db, [...new Set(found.filter((f) => !f.deleted).map((f) => f.pk))]);
+    return { success: found.map(({ index, pk, sku }) => ok(index, { sku, product_pk: pk })), errors };
+  }
+
+  async #createVariations(db: Executor, target: ApplyTarget, items: Indexed<VariationCreate>[]): Promise<ChunkOutcome> {
+    const productPk = target.productPk!;
+    if (!(await productAlive(db, target.shopPk, productPk))) return productGone(items, productPk);
+    const children = await writeChildren(db, [{ productPk, variations: items.map(({ item }) => item) }]);
+    return {
+      success: items.map(({ index, item }) => {
+        const vpk = children.variationPk(productPk, item.sku);
+        return ok(index, { sku: item.sku, product_pk: productPk, variation_pk: vpk, images: children.variationImages(vpk) });
+      }),
+      errors: [],
+    };
+  }
+}
+
+export async function productAlive(db: Executor, shopPk: number, productPk: number): Promise<boolean> {
+  const rows = await w.findProducts(db, shopPk, [productPk], []);
+  return rows.length === 1 && rows[0]!.deleted_at === null;
+}
+
+/** The product was deleted after the feed was accepted: every item fails. */
+export const productGone = (items: Indexed<unknown>[], productPk: number): ChunkOutcome => ({
+  success: [],
+  errors: items.map(({ index }) => notFoundError(index, `/${index}`, `Product ${productPk} was not found in this shop.`)),
+});

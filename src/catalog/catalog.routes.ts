@@ -1,0 +1,81 @@
+// Products: POST (create or update by sku), PUT (partial update by pk or sku), DELETE (by pk or
+// sku) and GET (list) on /shops/{shop}/products/; GET and DELETE of one product. Every write
+// answers 201 with the feed that carries it.
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { Type } from 'typebox';
+import { badRequest } from '../errors.ts';
+import { allowOnly } from '../http/plugins/methods.ts';
+import { FeedJson } from '../feeds/feeds.schemas.ts';
+import type { Services } from '../services.ts';
+import { baseOf, bodyCheckedByFeeds, feedCreated, itemsOf, pageLinks, ProductParams, ShopParams, sourceOf } from './catalog-http.ts';
+import { oneOrMany, Product, ProductPage, ProductRef, ProductUpdate, StoredProduct } from './catalog.schemas.ts';
+import type { FeedType } from '../feeds/feeds.schemas.ts';
+
+export interface CatalogRoutesOptions {
+  services: Services;
+  publicUrl: string | undefined;
+}
+
+const PRODUCTS = '/shops/:shop/products/';
+const PRODUCTS_ALLOW = 'GET, POST, PUT, DELETE, OPTIONS';
+const PRODUCT = '/shops/:shop/products/:product/';
+const PRODUCT_ALLOW = 'GET, DELETE, OPTIONS';
+
+const ProductQuery = Type.Object({
+  page: Type.Integer({ minimum: 1, default: 1 }),
+  page_size: Type.Integer({ minimum: 1, maximum: 1000, default: 100 }),
+  sku: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
+  updated_since: Type.Optional(Type.String({ description: 'YYYY-MM-DDThh:mm:ss (UTC) or an ISO 8601 date-time with zone' })),
+});
+
+const sinceOf = (v: string | undefined): Date | undefined => {
+  if (v === undefined) return undefined;
+  const d = new Date(/([zZ]|[+-]\d\d:?\d\d)$/.test(v) ? v : `${v}Z`);
+  if (!/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}/.test(v) || Number.isNaN(d.getTime())) {
+    throw badRequest('The query string is invalid.', [{ pointer: '/querystring/updated_since', code: 'invalid_timestamp', message: 'must be a date-time like 2026-11-21T12:00:00' }]);
+  }
+  return d;
+};
+
+export const catalogRoutes: FastifyPluginAsyncTypebox<CatalogRoutesOptions> = async (app, { services, publicUrl }) => {
+  const write = (summary: string, body: object) => ({
+    config: { auth: 'shop' as const, allow: PRODUCTS_ALLOW, idempotent: true },
+    validatorCompiler: bodyCheckedByFeeds,
+    schema: { tags: ['catalog'], summary, params: ShopParams, body, response: { 201: FeedJson } },
+  });
+  const submit = (type: FeedType) => async (request: FastifyRequest, reply: FastifyReply) => {
+    const base = baseOf(request, publicUrl);
+    const { items, single } = itemsOf(request.body);
+    const feed = await services.feeds.submit({ shopPk: (request.params as { shop: number }).shop, type, items, single, source: sourceOf(request), baseUrl: base });
+    return feedCreated(reply, feed, base);
+  };
+
+  app.post(PRODUCTS, write('Create or update products (by sku), one or many: a feed', oneOrMany(Product, 'one Product or an array of them')), submit('product_create'));
+  app.put(PRODUCTS, write('Partial update of products identified by pk or sku: a feed', oneOrMany(ProductUpdate, 'one partial Product (pk or sku) or an array of them')), submit('product_update'));
+  app.delete(PRODUCTS, write('Soft-delete products by pk or sku: a feed', oneOrMany(ProductRef, '{"pk"} or {"sku"}, or an array of them')), submit('product_delete'));
+
+  app.get(PRODUCTS, {
+    config: { auth: 'shop', allow: PRODUCTS_ALLOW },
+    schema: { tags: ['catalog'], summary: 'List products (with images and variations)', params: ShopParams, querystring: ProductQuery, response: { 200: ProductPage } },
+  }, async (request) => {
+    const { page, page_size: pageSize, sku, updated_since: since } = request.query;
+    const r = await services.catalog.listProducts(request.params.shop, { page, pageSize, sku, updatedSince: sinceOf(since) });
+    return { count: r.count, ...pageLinks(request, baseOf(request, publicUrl), page, pageSize, r.count), results: r.results };
+  });
+  allowOnly(app, PRODUCTS, PRODUCTS_ALLOW);
+
+  app.get(PRODUCT, {
+    config: { auth: 'shop', allow: PRODUCT_ALLOW },
+    schema: { tags: ['catalog'], summary: 'One product with its images and variations', params: ProductParams, response: { 200: StoredProduct } },
+  }, async (request) => services.catalog.getProduct(request.params.shop, request.params.product));
+
+  app.delete(PRODUCT, {
+    config: { auth: 'shop', allow: PRODUCT_ALLOW, idempotent: true },
+    schema: { tags: ['catalog'], summary: 'Soft-delete one product now', params: ProductParams, response: { 204: Type.Null({ description: 'No Content' }) } },
+  }, async (request, reply) => {
+    await services.catalog.deleteProduct(request.params.shop, request.params.product);
+    return reply.code(204).send(null);
+  });
+  allowOnly(app, PRODUCT, PRODUCT_ALLOW);
+};

@@ -1,0 +1,107 @@
+// Catalog reads (products with images and variations) and the checks writes make first.
+import type { Db } from '../db/database.ts';
+import { notFound } from '../errors.ts';
+import * as repo from './catalog.repository.ts';
+import type { StoredImage, StoredProduct, StoredVariation } from './catalog.schemas.ts';
+
+export interface ProductQuery {
+  sku?: string;
+  updatedSince?: Date;
+  page: number;
+  pageSize: number;
+}
+
+export class CatalogService {
+  readonly #db: Db;
+  constructor(db: Db) {
+    this.#db = db;
+  }
+
+  async listProducts(shopPk: number, q: ProductQuery): Promise<{ count: number; results: StoredProduct[] }> {
+    const filter = { sku: q.sku, updatedSince: q.updatedSince };
+    const [rows, count] = await Promise.all([
+      repo.listProducts(this.#db, shopPk, { ...filter, limit: q.pageSize, offset: (q.page - 1) * q.pageSize }),
+      repo.countProducts(this.#db, shopPk, filter),
+    ]);
+    return { count, results: await this.#hydrate(rows) };
+  }
+
+  async getProduct(shopPk: number, productPk: number): Promise<StoredProduct> {
+    const row = await repo.findProduct(this.#db, shopPk, productPk);
+    if (row === undefined) throw notFound(`Product ${productPk}`);
+    return (await this.#hydrate([row]))[0]!;
+  }
+
+  /** 404 unless the product exists in the shop (and is not deleted). */
+  async assertProduct(shopPk: number, productPk: number): Promise<void> {
+    if ((await repo.findProduct(this.#db, shopPk, productPk)) === undefined) throw notFound(`Product ${productPk}`);
+  }
+
+  /** 404 unless the variation exists under the shop's product. */
+  async assertVariation(shopPk: number, productPk: number, variationPk: number): Promise<void> {
+    await this.assertProduct(shopPk, productPk);
+    if ((await repo.findVariation(this.#db, productPk, variationPk)) === undefined) throw notFound(`Variation ${variationPk}`);
+  }
+
+  async listVariations(shopPk: number, productPk: number): Promise<StoredVariation[]> {
+    return (await this.getProduct(shopPk, productPk)).variations;
+  }
+
+  async variationImages(shopPk: number, productPk: number, variationPk: number): Promise<StoredImage[]> {
+    const product = await this.getProduct(shopPk, productPk);
+    const v = product.variations.find((x) => x.pk === variationPk);
+    if (v === undefined) throw notFound(`Variation ${variationPk}`);
+    return v.images;
+  }
+
+  /** The pks of the images linked to a variation, in order. */
+  async variationImagePks(shopPk: number, productPk: number, variationPk: number): Promise<number[]> {
+    return (await this.variationImages(shopPk, productPk, variationPk)).map((i) => i.pk);
+  }
+
+  /** Soft-deletes one product now (DELETE /products/{pk}/ answers 204). */
+  async deleteProduct(shopPk: number, productPk: number): Promise<void> {
+    if (!(await repo.softDeleteProduct(this.#db, shopPk, productPk))) throw notFound(`Product ${productPk}`);
+  }
+
+  async #hydrate(rows: repo.ProductRecord[]): Promise<StoredProduct[]> {
+    const pks = rows.map((r) => r.pk);
+    const [images, variations] = await Promise.all([repo.imagesOf(this.#db, pks), repo.liveVariationsOf(this.#db, pks)]);
+    const links = await repo.linksOf(this.#db, variations.map((v) => v.pk));
+    const imageByPk = new Map(images.map((i) => [i.pk, i]));
+    const group = <T, K>(list: T[], by: (t: T) => K): Map<K, T[]> => {
+      const m = new Map<K, T[]>();
+      for (const t of list) (m.get(by(t)) ?? m.set(by(t), []).get(by(t))!).push(t);
+      return m;
+    };
+    const imagesOf = group(images, (i) => i.product_pk);
+    const variationsOf = group(variations, (v) => v.product_pk);
+    const linksOf = group(links, (l) => l.variation_pk);
+    return rows.map((p) => ({
+      pk: p.pk,
+      shop_pk: p.shop_pk,
+      sku: p.sku,
+      name: p.name,
+      price: p.price,
+      stock: p.stock,
+      ...p.attrs,
+      images: (imagesOf.get(p.pk) ?? []).map((i) => ({ pk: i.pk, url: i.url, position: i.position })),
+      variations: (variationsOf.get(p.pk) ?? []).map((v) => ({
+        pk: v.pk,
+        product_pk: v.product_pk,
+        sku: v.sku,
+        price: v.price ?? p.price,
+        stock: v.stock ?? p.stock,
+        ...v.attrs,
+        images: (linksOf.get(v.pk) ?? []).flatMap((l) => {
+          const i = imageByPk.get(l.image_pk);
+          return i === undefined ? [] : [{ pk: i.pk, url: i.url, position: l.position }];
+        }),
+        created_at: v.created_at.toISOString(),
+        updated_at: v.updated_at.toISOString(),
+      })),
+      created_at: p.created_at.toISOString(),
+      updated_at: p.updated_at.toISOString(),
+    }));
+  }
+}

@@ -1,0 +1,59 @@
+// Variations of a product (GET list, PUT update by pk, POST create, DELETE by pk) and the
+// images of a variation (GET, POST replace, DELETE detach). Writes answer 201 with a feed.
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { Type } from 'typebox';
+import { allowOnly } from '../http/plugins/methods.ts';
+import { FeedJson, type FeedType } from '../feeds/feeds.schemas.ts';
+import { baseOf, bodyCheckedByFeeds, feedCreated, itemsOf, ProductParams, sourceOf, VariationParams } from './catalog-http.ts';
+import { ImageRef, oneOrMany, StoredImage, StoredVariation, VariationCreate, VariationUpdate } from './catalog.schemas.ts';
+import type { CatalogRoutesOptions } from './catalog.routes.ts';
+
+const VARIATIONS = '/shops/:shop/products/:product/variations/';
+const VARIATIONS_ALLOW = 'GET, PUT, POST, DELETE, OPTIONS';
+const IMAGES = '/shops/:shop/products/:product/variations/:variation/images/';
+const IMAGES_ALLOW = 'GET, POST, DELETE, OPTIONS';
+
+export const variationRoutes: FastifyPluginAsyncTypebox<CatalogRoutesOptions> = async (app, { services, publicUrl }) => {
+  const write = (allow: string, params: object, summary: string, body: object, description?: string) => ({
+    config: { auth: 'shop' as const, allow, idempotent: true },
+    validatorCompiler: bodyCheckedByFeeds,
+    schema: { tags: ['catalog'], summary, description, params, body, response: { 201: FeedJson } },
+  });
+  const submit = (type: FeedType, emptyMeansAll = false) => async (request: FastifyRequest, reply: FastifyReply) => {
+    const base = baseOf(request, publicUrl);
+    const { shop, product, variation } = request.params as { shop: number; product: number; variation?: number };
+    let body = request.body;
+    // DELETE .../images/ without a body detaches every image of the variation.
+    if (emptyMeansAll && (body === undefined || body === null)) {
+      body = (await services.catalog.variationImagePks(shop, product, variation!)).map((pk) => ({ pk }));
+      if ((body as unknown[]).length === 0) body = undefined;
+    }
+    const { items, single } = body === undefined ? { items: [], single: false } : itemsOf(body);
+    const feed = await services.feeds.submit({ shopPk: shop, type, items, single, productPk: product, variationPk: variation, source: sourceOf(request), baseUrl: base });
+    return feedCreated(reply, feed, base);
+  };
+
+  app.get(VARIATIONS, {
+    config: { auth: 'shop', allow: VARIATIONS_ALLOW },
+    schema: { tags: ['catalog'], summary: 'The variations of a product', params: ProductParams, response: { 200: Type.Array(StoredVariation) } },
+  }, async (request) => services.catalog.listVariations(request.params.shop, request.params.product));
+  app.put(VARIATIONS, write(VARIATIONS_ALLOW, ProductParams, 'Update variations by pk (images as [{"pk"}] of product images): a feed',
+    oneOrMany(VariationUpdate, 'one Variation update (with pk) or an array of them')), submit('variation_update'));
+  app.post(VARIATIONS, write(VARIATIONS_ALLOW, ProductParams, 'Create variations (or update them, by sku): a feed',
+    oneOrMany(VariationCreate, 'one Variation or an array of them')), submit('variation_create'));
+  app.delete(VARIATIONS, write(VARIATIONS_ALLOW, ProductParams, 'Soft-delete variations by pk: a feed',
+    oneOrMany(ImageRef, '{"pk"} of a variation, or an array of them')), submit('variation_delete'));
+  allowOnly(app, VARIATIONS, VARIATIONS_ALLOW);
+
+  app.get(IMAGES, {
+    config: { auth: 'shop', allow: IMAGES_ALLOW },
+    schema: { tags: ['catalog'], summary: 'The images of a variation, in order', params: VariationParams, response: { 200: Type.Array(StoredImage) } },
+  }, async (request) => services.catalog.variationImages(request.params.shop, request.params.product, request.params.variation));
+  app.post(IMAGES, write(IMAGES_ALLOW, VariationParams, 'Replace the images of a variation: the set sent becomes its images, in order; a feed',
+    oneOrMany(ImageRef, '{"pk"} of a product image, or an array of them')), submit('image_replace'));
+  app.delete(IMAGES, write(IMAGES_ALLOW, VariationParams, 'Detach images from a variation: a feed',
+    Type.Optional(oneOrMany(ImageRef, '{"pk"} of a linked image, or an array of them')),
+    'Without a body every image of the variation is detached. The product keeps its images.'), submit('image_delete', true));
+  allowOnly(app, IMAGES, IMAGES_ALLOW);
+};

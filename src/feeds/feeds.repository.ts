@@ -1,0 +1,92 @@
+// Feeds, their payloads and their per-chunk results.
+import { sql } from 'kysely';
+import type { Executor } from '../db/database.ts';
+import type { FeedFilter } from './feeds.schemas.ts';
+
+export interface NewFeed {
+  pk: string;
+  shop_pk: number;
+  type: string;
+  source: string;
+  product_pk: number | null;
+  variation_pk: number | null;
+  base_url: string;
+  total: number;
+}
+
+export const insertFeed = (db: Executor, feed: NewFeed) =>
+  db.insertInto('feeds').values(feed).returningAll().executeTakeFirstOrThrow();
+
+export const insertPayload = (db: Executor, row: { feed_pk: string; items: string; warnings: string; skus: string[] }) =>
+  db.insertInto('feed_payloads').values(row).execute();
+
+export const findFeed = (db: Executor, pk: string) => db.selectFrom('feeds').selectAll().where('pk', '=', pk).executeTakeFirst();
+export type FeedRow = NonNullable<Awaited<ReturnType<typeof findFeed>>>;
+
+export const findPayload = (db: Executor, pk: string) =>
+  db.selectFrom('feed_payloads').select(['items', 'warnings']).where('feed_pk', '=', pk).executeTakeFirst();
+
+/** Locks the feed for one chunk. NOWAIT: a feed another worker is in fails fast (transient, retried). */
+export const lockFeed = (db: Executor, pk: string) =>
+  db.selectFrom('feeds').select(['state', 'processed']).where('pk', '=', pk).forUpdate().noWait().executeTakeFirst();
+
+export const markProcessing = (db: Executor, pk: string) =>
+  db.updateTable('feeds').set({ state: 'processing', started_at: sql<Date>`coalesce(started_at, now())` })
+    .where('pk', '=', pk).where('state', 'in', ['queued', 'processing']).execute();
+
+export const insertResult = (db: Executor, row: { feed_pk: string; offset: number; success: string; errors: string }) =>
+  db.insertInto('feed_results').values(row).onConflict((oc) => oc.columns(['feed_pk', 'offset']).doNothing()).execute();
+
+export const advance = (db: Executor, pk: string, c: { processed: number; succeeded: number; failed: number; warnings: number; done: boolean }) =>
+  db.updateTable('feeds')
+    .set((eb) => ({
+      processed: c.processed,
+      succeeded: eb('succeeded', '+', c.succeeded),
+      failed: eb('failed', '+', c.failed),
+      warnings: eb('warnings', '+', c.warnings),
+      ...(c.done ? { state: 'done', finished_at: sql<Date>`now()` } : {}),
+    }))
+    .where('pk', '=', pk)
+    .returningAll()
+    .executeTakeFirstOrThrow();
+
+export const markFailed = (db: Executor, pk: string, criticals: string) =>
+  db.updateTable('feeds').set({ state: 'failed', finished_at: sql<Date>`now()`, criticals })
+    .where('pk', '=', pk).where('state', 'in', ['queued', 'processing']).returningAll().executeTakeFirst();
+
+export const requeue = (db: Executor, pk: string) =>
+  db.updateTable('feeds').set({ state: 'queued', finished_at: null, criticals: '[]' })
+    .where('pk', '=', pk).where('state', '<>', 'done').returningAll().executeTakeFirst();
+
+export const results = (db: Executor, pk: string) =>
+  db.selectFrom('feed_results').select(['success', 'errors']).where('feed_pk', '=', pk).orderBy('offset').execute();
+
+const filtered = (db: Executor, f: Omit<FeedFilter, 'limit' | 'offset'>) => {
+  let q = db.selectFrom('feeds');
+  if (f.shopPk !== undefined) q = q.where('shop_pk', '=', f.shopPk);
+  if (f.type !== undefined) q = q.where('type', '=', f.type);
+  if (f.state !== undefined) q = q.where('state', '=', f.state);
+  if (f.since !== undefined) q = q.where('created_at', '>=', f.since);
+  if (f.until !== undefined) q = q.where('created_at', '<', f.until);
+  if (f.sku !== undefined) {
+    const sku = f.sku;
+    q = q.where((eb) => eb.exists(eb.selectFrom('feed_payloads').select(sql`1`.as('one'))
+      .whereRef('feed_payloads.feed_pk', '=', 'feeds.pk').where(sql<boolean>`${sku} = any(feed_payloads.skus)`)));
+  }
+  return q;
+};
+
+export const listFeeds = (db: Executor, f: FeedFilter) =>
+  filtered(db, f).selectAll().orderBy('created_at', 'desc').orderBy('pk').limit(f.limit).offset(f.offset).execute();
+
+export const countFeeds = async (db: Executor, f: Omit<FeedFilter, 'limit' | 'offset'>): Promise<number> =>
+  Number((await filtered(db, f).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n);
+
+/** Deletes up to `batch` feeds created before `days` days ago (payloads and results go with them). */
+export const pruneFeeds = async (db: Executor, days: number, batch: number): Promise<number> => {
+  const r = await sql`
+    delete from feeds where pk in (
+      select pk from feeds where created_at < now() - make_interval(days => ${days}) limit ${batch})
+  `.execute(db);
+  return Number(r.numAffectedRows ?? 0);
+};

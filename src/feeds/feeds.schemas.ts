@@ -1,0 +1,128 @@
+// A feed as the API shows it (INTERFACE.md, Feeds): state plus the Wait/Complete/Error status
+// existing clients read, counts, and per-item results.
+import { Type, type Static } from 'typebox';
+
+export const FeedType = Type.Union([
+  Type.Literal('product_create'), Type.Literal('product_update'), Type.Literal('product_delete'),
+  Type.Literal('variation_update'), Type.Literal('variation_create'), Type.Literal('variation_delete'),
+  Type.Literal('image_replace'), Type.Literal('image_delete'),
+]);
+export type FeedType = Static<typeof FeedType>;
+
+export const FeedState = Type.Union([Type.Literal('queued'), Type.Literal('processing'), Type.Literal('done'), Type.Literal('failed')]);
+export type FeedState = Static<typeof FeedState>;
+
+/** What clients of the seed read: Wait until finished, then Complete (done) or Error (failed). */
+export const FeedStatus = Type.Union([Type.Literal('Wait'), Type.Literal('Complete'), Type.Literal('Error')]);
+export type FeedStatus = Static<typeof FeedStatus>;
+
+const Warning = Type.Object({ pointer: Type.String(), message: Type.String() });
+const ImageOut = Type.Object({ image_pk: Type.Integer(), url: Type.String(), position: Type.Integer() });
+
+export const FeedSuccessItem = Type.Object({
+  index: Type.Integer(),
+  sku: Type.Optional(Type.String()),
+  product_pk: Type.Optional(Type.Integer()),
+  variation_pk: Type.Optional(Type.Integer()),
+  variation_pks: Type.Optional(Type.Array(Type.Integer())),
+  image_pk: Type.Optional(Type.Integer()),
+  url: Type.Optional(Type.String()),
+  position: Type.Optional(Type.Integer()),
+  images: Type.Optional(Type.Array(ImageOut)),
+  /** Unknown fields of the item, ignored. */
+  warning: Type.Array(Warning),
+});
+
+export const FeedErrorItem = Type.Object({
+  index: Type.Integer(),
+  sku: Type.Optional(Type.String()),
+  pk: Type.Optional(Type.Integer()),
+  pointer: Type.String(),
+  code: Type.String(),
+  message: Type.String(),
+});
+
+/** Why a feed as a whole failed. */
+export const FeedCritical = Type.Object({ code: Type.String(), message: Type.String() });
+export type FeedCritical = Static<typeof FeedCritical>;
+
+export const FeedCounts = Type.Object({
+  total: Type.Integer(),
+  processed: Type.Integer(),
+  succeeded: Type.Integer(),
+  failed: Type.Integer(),
+  warnings: Type.Integer(),
+});
+export type FeedCounts = Static<typeof FeedCounts>;
+
+export const FeedResult = Type.Object({
+  success: Type.Array(FeedSuccessItem),
+  errors: Type.Array(FeedErrorItem),
+  criticals: Type.Array(FeedCritical),
+});
+export type FeedResult = Static<typeof FeedResult>;
+
+const nullableString = Type.Union([Type.String(), Type.Null()]);
+const nullableInt = Type.Union([Type.Integer(), Type.Null()]);
+
+const summaryFields = {
+  pk: Type.String({ description: 'feed id: the last segment of the Location URL' }),
+  url: Type.String(),
+  shop_pk: Type.Integer(),
+  type: FeedType,
+  state: FeedState,
+  status: FeedStatus,
+  /** 'key:<prefix>' (API) or 'connector:<name>'. */
+  source: Type.String(),
+  product_pk: nullableInt,
+  variation_pk: nullableInt,
+  created_at: Type.String({ format: 'date-time' }),
+  started_at: nullableString,
+  finished_at: nullableString,
+  counts: FeedCounts,
+};
+
+/** A feed in lists: everything but the per-item results. */
+export const FeedSummaryJson = Type.Object(summaryFields);
+export type FeedSummaryJson = Static<typeof FeedSummaryJson>;
+
+export const FeedJson = Type.Object({ ...summaryFields, result: FeedResult });
+export type FeedJson = Static<typeof FeedJson>;
+
+export const FeedPage = Type.Object({
+  count: Type.Integer(),
+  next: nullableString,
+  previous: nullableString,
+  results: Type.Array(FeedSummaryJson),
+});
+
+/** A feed as services hand it around; `present()` adds url and status for the API. */
+export interface Feed {
+  pk: string;
+  shop_pk: number;
+  type: FeedType;
+  state: FeedState;
+  source: string;
+  product_pk: number | null;
+  variation_pk: number | null;
+  created_at: string;
+  started_at: string | null;
+  finished_at: string | null;
+  counts: FeedCounts;
+  /** Per-item results; absent in lists. */
+  result?: FeedResult;
+}
+
+export interface FeedFilter {
+  shopPk?: number;
+  type?: FeedType;
+  state?: FeedState;
+  /** created_at >= since */
+  since?: Date;
+  /** created_at < until */
+  until?: Date;
+  /** Feeds whose items name this sku. */
+  sku?: string;
+  limit: number;
+  offset: number;
+}

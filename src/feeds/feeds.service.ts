@@ -1,0 +1,243 @@
+// Feeds: every catalog write becomes one. submit() validates the items and writes the feed,
+// its payload and its job in one transaction; process() applies the items a chunk at a time
+// (each chunk, its report and the counts commit together, so a rerun resumes after the last
+// committed chunk and never applies or reports an item twice).
+import { randomUUID } from 'node:crypto';
+import type { CatalogService } from '../catalog/catalog.service.ts';
+import type { CatalogWriter } from '../catalog/catalog-writer.service.ts';
+import type { ChunkOutcome } from '../catalog/catalog-items.ts';
+import { validateItems, type ItemKind, type ItemWarning } from '../catalog/product-validation.ts';
+import type { Config } from '../config.ts';
+import { inTransaction, type Db, type Executor } from '../db/database.ts';
+import { AppError, badRequest, conflict, notFound, unavailable } from '../errors.ts';
+import type { JobSender } from '../jobs/job-map.ts';
+import type { ShopService } from '../shops/shops.service.ts';
+import type { WebhookService } from '../webhooks/webhooks.service.ts';
+import * as repo from './feeds.repository.ts';
+import type { Feed, FeedCritical, FeedFilter, FeedJson, FeedState, FeedSummaryJson, FeedType } from './feeds.schemas.ts';
+
+export interface SubmitInput {
+  shopPk: number;
+  type: FeedType;
+  items: unknown[];
+  /** 'key:<prefix>' for the API, 'connector:<name>' for connectors. */
+  source: string;
+  productPk?: number;
+  variationPk?: number;
+  /** {base_url} of the feed's URL; default PUBLIC_URL, else http://HOST:PORT. */
+  baseUrl?: string;
+  /** The request body was one object: 400 pointers carry no index (`/price`). */
+  single?: boolean;
+}
+
+export interface FeedServiceDeps {
+  db: Db;
+  jobs: JobSender;
+  catalog: CatalogService;
+  writer: CatalogWriter;
+  shops: ShopService;
+  webhooks: WebhookService;
+  config: Pick<Config, 'publicUrl' | 'host' | 'port'>;
+}
+
+const kindOf: Record<FeedType, ItemKind> = {
+  product_create: 'product', product_update: 'product_update', product_delete: 'product_ref',
+  variation_create: 'variation_create', variation_update: 'variation_update', variation_delete: 'pk_ref',
+  image_replace: 'pk_ref', image_delete: 'pk_ref',
+};
+
+/** Items applied per transaction. Image sets are applied whole (the set sent is the result). */
+export const CHUNK_SIZE = 500;
+const chunkSizeOf = (type: FeedType, total: number): number => (type === 'image_replace' || type === 'image_delete' ? Math.max(total, 1) : CHUNK_SIZE);
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const iso = (d: Date | null): string | null => (d === null ? null : d.toISOString());
+const statusOf: Record<FeedState, FeedJson['status']> = { queued: 'Wait', processing: 'Wait', done: 'Complete', failed: 'Error' };
+
+const toFeed = (row: repo.FeedRow): Feed => ({
+  pk: row.pk,
+  shop_pk: row.shop_pk,
+  type: row.type as FeedType,
+  state: row.state as FeedState,
+  source: row.source,
+  product_pk: row.product_pk,
+  variation_pk: row.variation_pk,
+  created_at: row.created_at.toISOString(),
+  started_at: iso(row.started_at),
+  finished_at: iso(row.finished_at),
+  counts: { total: row.total, processed: row.processed, succeeded: row.succeeded, failed: row.failed, warnings: row.warnings },
+});
+
+export const feedUrl = (baseUrl: string, pk: string): string => `${baseUrl}/feeds/${pk}/`;
+
+/** The public JSON of a feed: adds its URL under `baseUrl` and the status clients read. */
+export function present(feed: Feed, baseUrl: string): FeedJson;
+export function present(feed: Feed, baseUrl: string, summary: true): FeedSummaryJson;
+export function present(feed: Feed, baseUrl: string, summary = false): FeedJson | FeedSummaryJson {
+  const { result, ...rest } = feed;
+  const base = { ...rest, url: feedUrl(baseUrl, feed.pk), status: statusOf[feed.state] };
+  return summary ? base : { ...base, result: result ?? { success: [], errors: [], criticals: [] } };
+}
+
+export class FeedService {
+  readonly #d: FeedServiceDeps;
+  constructor(deps: FeedServiceDeps) {
+    this.#d = deps;
+  }
+
+  get defaultBaseUrl(): string {
+    return this.#d.config.publicUrl ?? `http://${this.#d.config.host}:${this.#d.config.port}`;
+  }
+
+  /** Validates and records a feed, and enqueues its processing, all or nothing. */
+  async submit(input: SubmitInput): Promise<Feed> {
+    const { shopPk, type } = input;
+    if (type.startsWith('variation_') || type.startsWith('image_')) {
+      if (input.productPk === undefined) throw new AppError('invalid_feed', 500, `A ${type} feed needs a product.`);
+      if (type.startsWith('image_')) {
+        if (input.variationPk === undefined) throw new AppError('invalid_feed', 500, `A ${type} feed needs a variation.`);
+        await this.#d.catalog.assertVariation(shopPk, input.productPk, input.variationPk);
+      } else {
+        await this.#d.catalog.assertProduct(shopPk, input.productPk);
+      }
+    }
+    // image_delete with no items detaches every image; any other feed needs at least one.
+    if (input.items.length === 0 && type !== 'image_delete') {
+      throw badRequest('Send at least one item.', [{ pointer: '', code: 'too_few', message: 'must contain at least one item' }]);
+    }
+    const v = validateItems(kindOf[type], input.items, input.single === true);
+    if (v.errors.length > 0) {
+      throw badRequest(`The request body has ${v.errors.length} invalid field${v.errors.length === 1 ? '' : 's'}.`, v.errors);
+    }
+    const warnings: ItemWarning[] = input.single === true ? v.warnings.map((w) => ({ ...w, pointer: `/0${w.pointer}` })) : v.warnings;
+    const items = v.valid.map((x) => x.item);
+    const pk = randomUUID();
+    const row = await inTransaction(this.#d.db, async (trx) => {
+      const feed = await repo.insertFeed(trx, {
+        pk, shop_pk: shopPk, type, source: input.source,
+        product_pk: input.productPk ?? null, variation_pk: input.variationPk ?? null,
+        base_url: input.baseUrl ?? this.defaultBaseUrl, total: items.length,
+      });
+      await repo.insertPayload(trx, {
+        feed_pk: pk,
+        items: JSON.stringify(items),
+        warnings: JSON.stringify(warnings),
+        skus: type.startsWith('product_') ? items.flatMap((i) => (typeof i.sku === 'string' ? [i.sku] : [])) : [],
+      });
+      await this.#d.jobs.send(trx, 'feed.process', { feedPk: pk });
+      return feed;
+    });
+    return { ...toFeed(row), result: { success: [], errors: [], criticals: [] } };
+  }
+
+  /** A shop's feed with its results; 404 for another shop's or an unknown one. */
+  async get(shopPk: number, feedPk: string): Promise<Feed> {
+    const feed = await this.getAny(feedPk);
+    if (feed.shop_pk !== shopPk) throw notFound(`Feed ${feedPk}`);
+    return feed;
+  }
+
+  /** Any shop's feed with its results (admin). */
+  async getAny(feedPk: string): Promise<Feed> {
+    const row = UUID.test(feedPk) ? await repo.findFeed(this.#d.db, feedPk) : undefined;
+    if (row === undefined) throw notFound(`Feed ${feedPk}`);
+    const chunks = await repo.results(this.#d.db, feedPk);
+    return {
+      ...toFeed(row),
+      result: {
+        success: chunks.flatMap((c) => c.success) as FeedJson['result']['success'],
+        errors: chunks.flatMap((c) => c.errors) as FeedJson['result']['errors'],
+        criticals: row.criticals,
+      },
+    };
+  }
+
+  async list(shopPk: number, filters: { state?: FeedState; type?: FeedType; limit: number; offset: number }): Promise<{ count: number; results: Feed[] }> {
+    return this.listAll({ ...filters, shopPk });
+  }
+
+  /** Feeds of every shop, newest first (admin); results left out. */
+  async listAll(filter: FeedFilter): Promise<{ count: number; results: Feed[] }> {
+    const { limit: _l, offset: _o, ...where } = filter;
+    const [rows, count] = await Promise.all([repo.listFeeds(this.#d.db, filter), repo.countFeeds(this.#d.db, where)]);
+    return { count, results: rows.map(toFeed) };
+  }
+
+  /** Queues a feed that failed (or got stuck) again; processing resumes after its last committed chunk. */
+  async retry(feedPk: string): Promise<Feed> {
+    const row = UUID.test(feedPk) ? await repo.findFeed(this.#d.db, feedPk) : undefined;
+    if (row === undefined) throw notFound(`Feed ${feedPk}`);
+    if (row.state === 'done') throw conflict(`Feed ${feedPk} is done; there is nothing to retry.`);
+    const updated = await inTransaction(this.#d.db, async (trx) => {
+      const r = await repo.requeue(trx, feedPk);
+      await this.#d.jobs.send(trx, 'feed.process', { feedPk });
+      return r;
+    });
+    return toFeed(updated ?? row);
+  }
+
+  /** Applies a feed's items, resuming after the last committed chunk. A finished feed is left as it is. */
+  async process(feedPk: string, options: { signal?: AbortSignal } = {}): Promise<Feed | null> {
+    const db = this.#d.db;
+    const feed = await repo.findFeed(db, feedPk);
+    if (feed === undefined) return null; // pruned meanwhile
+    if (feed.state === 'done' || feed.state === 'failed') return toFeed(feed);
+    const payload = await repo.findPayload(db, feedPk);
+    if (payload === undefined) throw new AppError('feed_payload_missing', 500, `Feed ${feedPk} has no payload.`);
+    const warningsOf = new Map<number, { pointer: string; message: string }[]>();
+    for (const w of payload.warnings) (warningsOf.get(w.index) ?? warningsOf.set(w.index, []).get(w.index)!).push({ pointer: w.pointer, message: w.message });
+    const hasWebhook = (await this.#d.shops.webhookTarget(feed.shop_pk)) !== null;
+    const type = feed.type as FeedType;
+    const target = { shopPk: feed.shop_pk, productPk: feed.product_pk, variationPk: feed.variation_pk };
+    const size = chunkSizeOf(type, feed.total);
+    await repo.markProcessing(db, feedPk);
+    for (let finished = false; !finished;) {
+      if (options.signal?.aborted === true) throw unavailable(`Feed ${feedPk} was interrupted (shutdown); it resumes on retry.`);
+      finished = await inTransaction(db, async (trx) => {
+        const cur = await repo.lockFeed(trx, feedPk);
+        if (cur === undefined || cur.state === 'done' || cur.state === 'failed') return true;
+        const offset = cur.processed;
+        const chunk = payload.items.slice(offset, offset + size).map((item, i) => ({ index: offset + i, item }));
+        const outcome: ChunkOutcome = chunk.length === 0 ? { success: [], errors: [] } : await this.#d.writer.apply(trx, type, target, chunk);
+        let warnings = 0;
+        for (const s of outcome.success) {
+          s.warning = warningsOf.get(s.index) ?? [];
+          warnings += s.warning.length;
+        }
+        await repo.insertResult(trx, { feed_pk: feedPk, offset, success: JSON.stringify(outcome.success), errors: JSON.stringify(outcome.errors) });
+        const processed = offset + chunk.length;
+        const done = processed >= feed.total;
+        const row = await repo.advance(trx, feedPk, { processed, succeeded: outcome.success.length, failed: outcome.errors.length, warnings, done });
+        if (done) await this.#emit(trx, row, hasWebhook);
+        return done;
+      });
+    }
+    const after = await repo.findFeed(db, feedPk);
+    return after === undefined ? null : toFeed(after);
+  }
+
+  /** Marks a feed failed after its retries (or a permanent error); `criticals` says why. */
+  async fail(feedPk: string, critical: FeedCritical): Promise<Feed | null> {
+    const hasWebhook = async (shopPk: number) => (await this.#d.shops.webhookTarget(shopPk)) !== null;
+    const row = await inTransaction(this.#d.db, async (trx) => {
+      const r = await repo.markFailed(trx, feedPk, JSON.stringify([critical]));
+      if (r !== undefined) await this.#emit(trx, r, await hasWebhook(r.shop_pk));
+      return r;
+    });
+    return row === undefined ? null : toFeed(row);
+  }
+
+  /** Deletes feeds older than `days` (default 30), in batches; returns how many. */
+  async prune(days = 30): Promise<number> {
+    let total = 0;
+    for (let n = -1; n !== 0;) {
+      n = await repo.pruneFeeds(this.#d.db, days, 1_000);
+      total += n;
+    }
+    return total;
+  }
+
+  async #emit(trx: Executor, row: repo.FeedRow, hasWebhook: boolean): Promise<void> {
+    await this.#d.webhooks.emit(trx, row.shop_pk, 'feed.completed', { location: feedUrl(row.base_url, row.pk), pk: row.pk, state: row.state }, hasWebhook);
+  }
+}
