@@ -21,7 +21,7 @@ export type Entry =
 
 /** A name for .error/ made from one we refuse: unsafe characters become "_". */
 export function safeName(name: string): string {
-  const cleaned = name.normalize('NFC').replace(/[^\p{L}\p{N} ._()+,@=-]/gu, '_').replace(/^[._ ]+/, '').slice(0, 180);
+  const cleaned = name.normalize('NFC').replace(/[^\p{L}\p{N} ._()+,@=-]/gu, '_').replace(/\.{2,}/g, '_').replace(/^[._ ]+/, '').slice(0, 180);
   return cleaned === '' ? 'unnamed' : cleaned;
 }
 

@@ -94,10 +94,23 @@ class ChunkSender {
       }
     }
     r.counts.valid += v.valid.length;
+    // A sku twice in one chunk: the later row wins (one feed must not write a product twice).
+    const last = new Map<string, (typeof v.valid)[number]>();
+    for (const x of v.valid) {
+      const before = last.get(x.product.sku);
+      if (before !== undefined) {
+        const p = products[before.index]!;
+        r.counts.warnings++;
+        if (r.warnings.length < MAX_LISTED) r.warnings.push({ [this.#where]: p.at, sku: x.product.sku, pointer: '/sku', message: `sku repeated at ${this.#where} ${products[x.index]!.at}; the later one is used` });
+      }
+      last.delete(x.product.sku);
+      last.set(x.product.sku, x);
+    }
+    const unique = [...last.values()];
     const shopPk = this.#ctx.shopPk!;
-    const changed = await this.#ctx.delta.changed(shopPk, v.valid.map((x) => ({ sku: x.product.sku, product: x.product })));
-    r.counts.unchanged += v.valid.length - changed.length;
-    this.#ctx.report.count('products_unchanged', v.valid.length - changed.length);
+    const changed = await this.#ctx.delta.changed(shopPk, unique.map((x) => ({ sku: x.product.sku, product: x.product })));
+    r.counts.unchanged += unique.length - changed.length;
+    this.#ctx.report.count('products_unchanged', unique.length - changed.length);
     if (changed.length === 0) return;
     const feed = await feedsOf(this.#ctx.services).submit({ shopPk, type: 'product_create', items: changed.map((c) => c.product), source: `connector:${this.#ctx.name}` });
     // Hashes only after the feed exists: a crash in between re-sends these products, never skips them.

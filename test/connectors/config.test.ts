@@ -78,3 +78,15 @@ describe('connectors file validation', () => {
     await expect(startTestDaemon({ env: { WAYBILL_CONNECTORS: file } })).rejects.toThrow(/connectors\[0\] "erp-main": options\.settle_ms: must be integer/);
   });
 });
+
+describe('config/connectors.example.json', () => {
+  it('is a valid connectors file (given its secret variables)', () => {
+    const raw = JSON.parse(fs.readFileSync(path.resolve('config/connectors.example.json'), 'utf8')) as { connectors: { type: string }[] };
+    const env = { PIM_WEBHOOK_SECRET: 'whsec_dGVzdA==', DHL_API_KEY: 'x', AFTERSHIP_API_KEY: 'x', AFTERSHIP_WEBHOOK_SECRET: 'x' };
+    const known = new Set(connectorTypes.map((t) => t.type));
+    // Each area adds its own examples; every entry of a known type must validate.
+    const mine = { connectors: raw.connectors.filter((c) => known.has(c.type)) };
+    const instances = parseConnectorsConfig(mine, connectorTypes, 'example', env);
+    expect(instances.map((i) => i.type)).toEqual(expect.arrayContaining(['catalog-file', 'catalog-webhook']));
+  });
+});

@@ -233,7 +233,8 @@ export class ConnectorService {
         const known = new Map((await repo.findHashes(db, shopPk, hashed.map((i) => i.sku))).map((r) => [r.sku, r.hash]));
         return hashed.filter((i) => known.get(i.sku) !== i.hash);
       },
-      remember: (shopPk, items) => repo.upsertHashes(db, shopPk, items),
+      // One row per sku (the last wins): a multi-row upsert may not touch a row twice.
+      remember: (shopPk, items) => repo.upsertHashes(db, shopPk, [...new Map(items.map((i) => [i.sku, i])).values()]),
     };
     const processed: ProcessedStore = {
       async seen(key) {
