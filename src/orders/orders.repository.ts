@@ -59,7 +59,9 @@ export type OrderRow = NonNullable<Awaited<ReturnType<typeof findOrder>>>;
 
 /**
  * The order row locked until the transaction ends (SELECT ... FOR UPDATE OF orders): actions on
- * one order run one after another. Also says whether the shop has a webhook URL.
+ * one order run one after another. Also says whether the shop has a webhook URL. Read the
+ * items in a later statement: under READ COMMITTED only a new statement sees what the
+ * transaction that held the lock committed.
  */
 export const lockOrder = (db: Executor, shopPk: number, marketplacePk: number, orderPk: number) =>
   db
@@ -72,6 +74,35 @@ export const lockOrder = (db: Executor, shopPk: number, marketplacePk: number, o
     .where('orders.order_pk', '=', orderPk)
     .forUpdate('orders')
     .executeTakeFirst();
+export type LockedOrder = NonNullable<Awaited<ReturnType<typeof lockOrder>>>;
+
+export interface ItemUpdate {
+  id: number;
+  status: string;
+  /** A new shipment of the item; null keeps the one it has. */
+  shipment_id: number | null;
+}
+
+/**
+ * Writes one action's outcome in one statement: the items' new statuses (and shipments), the
+ * history rows, and the order's derived status.
+ */
+export const applyChanges = (db: Executor, orderId: number, orderStatus: string, items: ItemUpdate[], history: Omit<NewHistoryRow, 'order_id'>[]) =>
+  sql`
+    with upd as (
+      update order_items i set status = v.status, shipment_id = coalesce(v.shipment_id, i.shipment_id)
+      from unnest(${items.map((i) => i.id)}::bigint[], ${items.map((i) => i.status)}::text[], ${items.map((i) => i.shipment_id)}::bigint[])
+        as v(id, status, shipment_id)
+      where i.id = v.id and i.order_id = ${orderId}
+    ), hist as (
+      insert into order_history (order_id, action, item_pks, from_status, to_status, source, shipment_id, details)
+      select ${orderId}, h.action, h.item_pks, h.from_status, h.to_status, h.source, h.shipment_id, h.details
+      from jsonb_to_recordset(${JSON.stringify(history.map((h, n) => ({ ...h, n })))}::jsonb)
+        as h(n int, action text, item_pks bigint[], from_status text, to_status text, source text, shipment_id bigint, details jsonb)
+      order by h.n
+    )
+    update orders set status = ${orderStatus}, updated_at = now() where id = ${orderId}
+  `.execute(db);
 
 export const listOrders = (db: Executor, shopPk: number, marketplacePk: number, status: string | undefined, offset: number, limit: number) => {
   let q = db.selectFrom('orders').select(orderColumns).where('shop_pk', '=', shopPk).where('marketplace_pk', '=', marketplacePk);
@@ -128,12 +159,6 @@ export const listHistory = (db: Executor, orderIds: number[]) =>
   db.selectFrom('order_history').selectAll().where('order_id', 'in', orderIds).orderBy('id').execute();
 export type HistoryRow = Awaited<ReturnType<typeof listHistory>>[number];
 
-export const setItemsStatus = (db: Executor, itemIds: number[], status: string) =>
-  db.updateTable('order_items').set({ status }).where('id', 'in', itemIds).execute();
-
-export const setItemsShipment = (db: Executor, itemIds: number[], shipmentId: number) =>
-  db.updateTable('order_items').set({ status: 'shipped', shipment_id: shipmentId }).where('id', 'in', itemIds).execute();
-
 export interface ShipmentData {
   carrier: string | null;
   tracking_code: string | null;
@@ -148,6 +173,3 @@ export const insertShipment = async (
 
 export const updateShipment = (db: Executor, id: number, data: ShipmentData) =>
   db.updateTable('shipments').set({ ...data, updated_at: sql<Date>`now()` }).where('id', '=', id).execute();
-
-export const setOrderStatus = (db: Executor, id: number, status: string) =>
-  db.updateTable('orders').set({ status, updated_at: sql<Date>`now()` }).where('id', '=', id).execute();

@@ -31,12 +31,17 @@ export interface ListOptions {
   pageSize: number;
 }
 
-type LockedOrder = NonNullable<Awaited<ReturnType<typeof repo.lockOrder>>>;
 type Item = PlanItem & repo.ItemRow & { status: ItemStatus };
 interface Change {
   item_pk: number;
   from: ItemStatus;
   to: ItemStatus;
+}
+/** What an action writes: items' new statuses, history rows, and the moves for the webhook. */
+interface Outcome {
+  updates: repo.ItemUpdate[];
+  history: Omit<repo.NewHistoryRow, 'order_id'>[];
+  changes: Change[];
 }
 
 const SHIPPING_FIELDS = ['carrier', 'tracking_code', 'delivery_time', 'comments'] as const;
@@ -152,26 +157,27 @@ export class OrderService {
           extra: { action: input.action, items: refused.map((i) => ({ item_pk: i.item_pk, status: i.status })) },
         });
       }
-      const changes = input.action === 'ship'
-        ? await this.#ship(trx, order, input, targets, items)
-        : await this.#move(trx, order, input, targets);
-      if (changes === null) return { changed: false };
-      await this.#settle(trx, order, input, items, changes);
+      const outcome = input.action === 'ship' ? await this.#ship(trx, input, targets, items) : this.#move(input, targets);
+      if (outcome.history.length === 0) return { changed: false };
+      const moved = new Map(outcome.updates.map((u) => [u.id, u.status as ItemStatus]));
+      const status = orderStatusOf(items.map((i) => moved.get(i.id) ?? i.status));
+      await repo.applyChanges(trx, order.id, status, outcome.updates, outcome.history);
+      if (outcome.changes.length > 0) await this.#notify(trx, order, input, status, outcome.changes);
       return { changed: true };
     });
   }
 
   /** Status moves of every action but ship: one history row per status left. */
-  async #move(trx: Trx, order: LockedOrder, input: ActionInput, targets: Item[]): Promise<Change[] | null> {
+  #move(input: ActionInput, targets: Item[]): Outcome {
     const to = STATE_TABLE[input.action].to;
     const groups = movesOf(input.action, targets);
-    if (groups.length === 0) return null;
-    for (const g of groups) await repo.setItemsStatus(trx, g.items.map((i) => i.id), to);
-    await repo.insertHistory(trx, groups.map((g) => ({
-      order_id: order.id, action: input.action, item_pks: g.items.map((i) => i.item_pk), from_status: g.from, to_status: to,
-      source: input.source, shipment_id: null, details: null,
-    })));
-    return groups.flatMap((g) => g.items.map((i) => ({ item_pk: i.item_pk, from: g.from, to })));
+    return {
+      updates: groups.flatMap((g) => g.items.map((i) => ({ id: i.id, status: to, shipment_id: null }))),
+      history: groups.map((g) => ({
+        action: input.action, item_pks: g.items.map((i) => i.item_pk), from_status: g.from, to_status: to, source: input.source, shipment_id: null, details: null,
+      })),
+      changes: groups.flatMap((g) => g.items.map((i) => ({ item_pk: i.item_pk, from: g.from, to }))),
+    };
   }
 
   /**
@@ -179,21 +185,22 @@ export class OrderService {
    * into one new shipment with the data sent; items already shipped get the data sent written
    * over their shipment's (the package: every item in it). Nothing new: a no-op.
    */
-  async #ship(trx: Trx, order: LockedOrder, input: ActionInput, targets: Item[], items: Item[]): Promise<Change[] | null> {
+  async #ship(trx: Trx, input: ActionInput, targets: Item[], items: Item[]): Promise<Outcome> {
     const given = givenShipping(input.shipping);
     const groups = movesOf('ship', targets);
-    const history: repo.NewHistoryRow[] = [];
-    const base = { order_id: order.id, action: 'ship', source: input.source };
+    const out: Outcome = { updates: [], history: [], changes: [] };
+    const base = { action: 'ship', source: input.source };
     if (groups.length > 0) {
       const moving = groups.flatMap((g) => g.items);
       const data: repo.ShipmentData = { carrier: null, tracking_code: null, delivery_time: null, comments: null, ...given };
       const shipmentId = await repo.insertShipment(trx, {
-        ...data, order_id: order.id, shop_pk: input.shopPk, marketplace_pk: input.marketplacePk, order_pk: input.orderPk,
+        ...data, order_id: moving[0]!.order_id, shop_pk: input.shopPk, marketplace_pk: input.marketplacePk, order_pk: input.orderPk,
         item_pks: moving.map((i) => i.item_pk),
       });
-      await repo.setItemsShipment(trx, moving.map((i) => i.id), shipmentId);
       for (const g of groups) {
-        history.push({ ...base, item_pks: g.items.map((i) => i.item_pk), from_status: g.from, to_status: 'shipped', shipment_id: shipmentId, details: { ...data } });
+        out.updates.push(...g.items.map((i) => ({ id: i.id, status: 'shipped', shipment_id: shipmentId })));
+        out.history.push({ ...base, item_pks: g.items.map((i) => i.item_pk), from_status: g.from, to_status: 'shipped', shipment_id: shipmentId, details: { ...data } });
+        out.changes.push(...g.items.map((i) => ({ item_pk: i.item_pk, from: g.from, to: 'shipped' as const })));
       }
     }
     // An already shipped item always has a shipment: only ship puts items in shipped.
@@ -206,19 +213,13 @@ export class OrderService {
       if (SHIPPING_FIELDS.every((f) => updated[f] === current[f])) continue;
       await repo.updateShipment(trx, shipmentId, updated);
       const inPackage = items.filter((i) => i.shipment_id === shipmentId && i.status === 'shipped').map((i) => i.item_pk);
-      history.push({ ...base, item_pks: inPackage, from_status: 'shipped', to_status: 'shipped', shipment_id: shipmentId, details: { ...given } });
+      out.history.push({ ...base, item_pks: inPackage, from_status: 'shipped', to_status: 'shipped', shipment_id: shipmentId, details: { ...given } });
     }
-    if (history.length === 0) return null;
-    await repo.insertHistory(trx, history);
-    return groups.flatMap((g) => g.items.map((i) => ({ item_pk: i.item_pk, from: g.from, to: 'shipped' as const })));
+    return out;
   }
 
-  /** The order's derived status, and the webhook when any item's status moved. */
-  async #settle(trx: Trx, order: LockedOrder, input: ActionInput, items: Item[], changes: Change[]): Promise<void> {
-    const moved = new Map(changes.map((c) => [c.item_pk, c.to]));
-    const status = orderStatusOf(items.map((i) => moved.get(i.item_pk) ?? i.status));
-    await repo.setOrderStatus(trx, order.id, status);
-    if (changes.length === 0) return;
+  /** order.status_changed to the shop's webhook, enqueued in this transaction. */
+  async #notify(trx: Trx, order: repo.LockedOrder, input: ActionInput, status: OrderStatus, changes: Change[]): Promise<void> {
     await this.#webhooks.emit(trx, input.shopPk, 'order.status_changed', {
       shop_pk: input.shopPk,
       marketplace_pk: input.marketplacePk,

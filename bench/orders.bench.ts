@@ -1,0 +1,144 @@
+// npm run bench -- orders: order actions at 50 connections over 1,000 orders (ready_to_ship,
+// then ship with tracking), against a baseline measured in the same run: a bare Fastify route
+// doing the same auth (ShopService.authenticate) and one indexed UPDATE of the order row.
+// Target: actions >= 0.5 x the baseline's req/s. Database: DATABASE_URL (a scratch database is
+// made on that server and dropped after), else an embedded Postgres in a temp folder.
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import Fastify from 'fastify';
+import { performance } from 'node:perf_hooks';
+import pg from 'pg';
+import { loadConfig } from '../src/config.ts';
+import { createLogger } from '../src/logger.ts';
+import { startDaemon } from '../src/main.ts';
+
+const CONNECTIONS = 50;
+const ORDERS = 1_000;
+const WARMUP_ORDERS = 200;
+
+interface Result {
+  duration: number;
+  latency: { p50: number; p99: number; average: number };
+  '2xx': number;
+  non2xx: number;
+  errors: number;
+  timeouts: number;
+}
+interface Req { method: string; path: string; headers: Record<string, string>; body?: string }
+type Autocannon = (opts: Record<string, unknown>) => Promise<Result>;
+const { default: autocannon } = (await import('autocannon' as string)) as { default: Autocannon };
+
+const tag = randomBytes(4).toString('hex');
+let dropDatabase = async (): Promise<void> => undefined;
+let tmpDir: string | null = null;
+const env: Record<string, string> = { PORT: '0', LOG_LEVEL: 'warn', WAYBILL_CONNECTORS: path.join(os.tmpdir(), `none-${tag}.json`) };
+if (process.env.DATABASE_URL) {
+  const adminUrl = process.env.DATABASE_URL;
+  const name = `wb_bench_orders_${tag}`;
+  const admin = new pg.Client({ connectionString: adminUrl });
+  await admin.connect();
+  await admin.query(`create database ${name}`);
+  await admin.end();
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  env.DATABASE_URL = url.toString();
+  dropDatabase = async () => {
+    const c = new pg.Client({ connectionString: adminUrl });
+    await c.connect();
+    await c.query(`drop database if exists ${name} with (force)`);
+    await c.end();
+  };
+} else {
+  tmpDir = await fs.mkdtemp(path.join(os.tmpdir(), 'waybill-bench-orders-'));
+  env.WAYBILL_DATA_DIR = tmpDir;
+}
+
+const config = loadConfig(env);
+const logger = createLogger({ level: 'warn', pretty: false });
+const daemon = await startDaemon({ config, logger, role: 'api' });
+const { services } = daemon;
+const shop = await services.shops.create({ name: 'Bench shop' });
+const { key } = await services.shops.createKey(shop.pk);
+const mp = (await services.marketplaces.create({ name: 'Bench marketplace', pk: 15 })).pk;
+const headers = { authorization: `Token ${key}`, 'content-type': 'application/json', accept: 'application/json' };
+
+async function makeOrders(first: number, count: number): Promise<void> {
+  for (let start = 0; start < count; start += 50) {
+    await Promise.all(Array.from({ length: Math.min(50, count - start) }, (_, i) =>
+      services.orders.intake(shop.pk, mp, {
+        order_pk: first + start + i,
+        items: [{ item_pk: 1, sku: 'A1', quantity: 1, price: 10.5 }, { item_pk: 2, sku: 'B2', quantity: 2, price: 3 }],
+      }, 'connector:bench')));
+  }
+}
+
+/** 2 x count requests: ready_to_ship on every order, then ship with tracking on every order. */
+function actionRequests(first: number, count: number): (req: Req) => Req {
+  let n = 0;
+  return (req) => {
+    const i = n++;
+    const orderPk = first + (i % count);
+    const ship = Math.floor(i / count) % 2 === 1;
+    const body = ship ? { carrier: 'DHL', tracking_code: `JD${orderPk}`, delivery_time: 2 } : {};
+    return { ...req, method: 'POST', path: `/shops/${shop.pk}/marketplace/${mp}/orders/${orderPk}/${ship ? 'ship' : 'ready_to_ship'}/`, body: JSON.stringify(body) };
+  };
+}
+
+function bareRequests(first: number, count: number): (req: Req) => Req {
+  let n = 0;
+  return (req) => {
+    const orderPk = first + (n++ % count);
+    return { ...req, method: 'POST', path: `/bare/shops/${shop.pk}/marketplace/${mp}/orders/${orderPk}/touch/`, body: '{}' };
+  };
+}
+
+// The baseline: the same auth service and one indexed UPDATE, no state machine, no history.
+const bare = Fastify({ logger: false });
+bare.post<{ Params: { shop: string; mp: string; order: string } }>('/bare/shops/:shop/marketplace/:mp/orders/:order/touch/', async (request, reply) => {
+  const token = /^Token\s+(\S+)$/.exec(request.headers.authorization ?? '')?.[1];
+  const principal = await services.shops.authenticate(token);
+  if (principal === null || String(principal.shopPk) !== request.params.shop) return reply.code(404).send();
+  const r = await daemon.connection.pool.query(
+    'update orders set updated_at = now() where shop_pk = $1 and marketplace_pk = $2 and order_pk = $3',
+    [principal.shopPk, Number(request.params.mp), Number(request.params.order)],
+  );
+  return reply.code(r.rowCount === 1 ? 204 : 404).send();
+});
+const bareUrl = await bare.listen({ host: '127.0.0.1', port: 0 });
+
+async function run(url: string, amount: number, setupRequest: (req: Req) => Req): Promise<Result & { rps: number }> {
+  const started = performance.now();
+  const r = await autocannon({ url, connections: CONNECTIONS, amount, headers, requests: [{ setupRequest }] });
+  // autocannon's own duration is whole seconds; a short run needs the real elapsed time.
+  return { ...r, rps: r['2xx'] / ((performance.now() - started) / 1000) };
+}
+
+try {
+  console.log(`orders: ${CONNECTIONS} connections, ${ORDERS} orders of 2 items, database ${daemon.connection.mode}, ${os.cpus().length} CPUs`);
+  await makeOrders(1, ORDERS);
+  await makeOrders(100_000, WARMUP_ORDERS);
+  await run(daemon.url!, 2 * WARMUP_ORDERS, actionRequests(100_000, WARMUP_ORDERS));
+  await run(bareUrl, 2 * WARMUP_ORDERS, bareRequests(100_000, WARMUP_ORDERS));
+
+  const baseline = await run(bareUrl, 2 * ORDERS, bareRequests(1, ORDERS));
+  const actions = await run(daemon.url!, 2 * ORDERS, actionRequests(1, ORDERS));
+  const shipped = await services.orders.list(shop.pk, mp, { status: 'shipped', page: 1, pageSize: 1 });
+
+  const row = (name: string, r: Result & { rps: number }) =>
+    `${name.padEnd(36)} ${r.rps.toFixed(0).padStart(7)} req/s   p50 ${String(r.latency.p50).padStart(4)} ms   p99 ${String(r.latency.p99).padStart(4)} ms   non-2xx ${r.non2xx + r.errors + r.timeouts}`;
+  console.log(row('baseline (auth + 1 indexed UPDATE)', baseline));
+  console.log(row('order actions (ready_to_ship, ship)', actions));
+  console.log(`ratio actions/baseline: ${(actions.rps / baseline.rps).toFixed(2)} (target >= 0.5)`);
+  console.log(`orders shipped afterwards: ${shipped.count - WARMUP_ORDERS} of ${ORDERS}`);
+  if (shipped.count !== ORDERS + WARMUP_ORDERS || actions.non2xx + actions.errors > 0) {
+    console.error('FAILED: some actions were not applied');
+    process.exitCode = 1;
+  }
+} finally {
+  await bare.close();
+  await daemon.stop();
+  await dropDatabase();
+  if (tmpDir !== null) await fs.rm(tmpDir, { recursive: true, force: true });
+}
