@@ -6,6 +6,11 @@ import { describe, expect, it } from 'vitest';
 import { useTestDaemon } from '../helpers/daemon.ts';
 import { connectorsFile, ls, tempDir, waitFor } from './helpers.ts';
 
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- reports and products are checked field by field below
+type Report = Record<string, any>;
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type StoredProduct = Record<string, any>;
+
 const fixtures = path.resolve('connectors/catalog-file/fixtures');
 const inboxes = { csv: tempDir(), json: tempDir(), xml: tempDir(), akeneo: tempDir(), erp: tempDir(), bad: tempDir(), badJson: tempDir(), badXml: tempDir(), slow: tempDir(), delta: tempDir() };
 const entry = (name: string, inbox: string, format: string, options: Record<string, unknown> = {}) =>
@@ -36,7 +41,7 @@ const run = async (name: string) => {
   if (r.error !== undefined) throw r.error;
   return r.run;
 };
-const report = (dir: string, file: string) => JSON.parse(fs.readFileSync(path.join(dir, `${file}.report.json`), 'utf8')) as Record<string, any>;
+const report = (dir: string, file: string) => JSON.parse(fs.readFileSync(path.join(dir, `${file}.report.json`), 'utf8')) as Report;
 const feedDone = (pk: string) => waitFor(async () => {
   const res = await app.inject({ url: `/feeds/${pk}/`, headers: auth });
   const feed = res.json() as { state: string; status: string; counts: Record<string, number>; result: Record<string, unknown[]> };
@@ -45,7 +50,7 @@ const feedDone = (pk: string) => waitFor(async () => {
 const product = async (sku: string) => {
   const res = await app.inject({ url: `/shops/1/products/?sku=${encodeURIComponent(sku)}`, headers: auth });
   expect(res.statusCode).toBe(200);
-  return (res.json() as { results: Record<string, any>[] }).results[0];
+  return (res.json() as { results: StoredProduct[] }).results[0];
 };
 const drop = (inbox: string, name: string, content: string | Buffer) => fs.writeFileSync(path.join(inbox, name), content);
 const dropFixture = (inbox: string, fixture: string, as = path.basename(fixture)) => fs.copyFileSync(path.join(fixtures, fixture), path.join(inbox, as));
