@@ -62,7 +62,11 @@ export async function startDaemon({ config, logger, role, logs }: DaemonOptions)
     const scheduler = has(role, 'scheduler') ? startConnectorScheduler(services.connectors, logger) : null;
     // Daily at 03:17 (UTC): feeds older than 30 days and idempotency keys older than 24 h go.
     // pg-boss runs a schedule once across replicas.
-    if (has(role, 'scheduler')) await jobs.boss.schedule('feed.prune', '17 3 * * *', {});
+    if (has(role, 'scheduler')) {
+      await jobs.boss.schedule('feed.prune', '17 3 * * *', {});
+      // Every minute: feeds whose worker died (its lease ran out) are queued again.
+      await jobs.boss.schedule('feed.recover', '* * * * *', {});
+    }
     const apiServer = app;
     return {
       services,

@@ -30,9 +30,20 @@ export const findPayload = (db: Executor, pk: string) =>
 export const lockFeed = (db: Executor, pk: string) =>
   db.selectFrom('feeds').select(['state', 'processed']).where('pk', '=', pk).forUpdate().noWait().executeTakeFirst();
 
+/** How long a worker's hold on a feed lasts without a committed chunk, seconds. */
+export const LEASE_SECONDS = 60;
+const lease = sql<Date>`now() + make_interval(secs => ${LEASE_SECONDS})`;
+
 export const markProcessing = (db: Executor, pk: string) =>
-  db.updateTable('feeds').set({ state: 'processing', started_at: sql<Date>`coalesce(started_at, now())` })
+  db.updateTable('feeds').set({ state: 'processing', started_at: sql<Date>`coalesce(started_at, now())`, leased_until: lease })
     .where('pk', '=', pk).where('state', 'in', ['queued', 'processing']).execute();
+
+/** Feeds whose worker stopped renewing its lease; their lease is renewed for the new job. */
+export const takeStaleFeeds = async (db: Executor): Promise<string[]> => {
+  const r = await db.updateTable('feeds').set({ leased_until: lease })
+    .where('state', '=', 'processing').where('leased_until', '<', sql<Date>`now()`).returning('pk').execute();
+  return r.map((x) => x.pk);
+};
 
 export const insertResult = (db: Executor, row: { feed_pk: string; offset: number; success: string; errors: string }) =>
   db.insertInto('feed_results').values(row).onConflict((oc) => oc.columns(['feed_pk', 'offset']).doNothing()).execute();
@@ -44,6 +55,7 @@ export const advance = (db: Executor, pk: string, c: { processed: number; succee
       succeeded: eb('succeeded', '+', c.succeeded),
       failed: eb('failed', '+', c.failed),
       warnings: eb('warnings', '+', c.warnings),
+      leased_until: c.done ? null : lease,
       ...(c.done ? { state: 'done', finished_at: sql<Date>`now()` } : {}),
     }))
     .where('pk', '=', pk)

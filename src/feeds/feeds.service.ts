@@ -190,7 +190,11 @@ export class FeedService {
     const type = feed.type as FeedType;
     const target = { shopPk: feed.shop_pk, productPk: feed.product_pk, variationPk: feed.variation_pk };
     const size = chunkSizeOf(type, feed.total);
-    await repo.markProcessing(db, feedPk);
+    // Taken under the same NOWAIT lock as a chunk: a feed another worker is in fails fast
+    // (transient: the job retries) instead of queueing behind it.
+    await inTransaction(db, async (trx) => {
+      if ((await repo.lockFeed(trx, feedPk)) !== undefined) await repo.markProcessing(trx, feedPk);
+    });
     for (let finished = false; !finished;) {
       if (options.signal?.aborted === true) throw unavailable(`Feed ${feedPk} was interrupted (shutdown); it resumes on retry.`);
       finished = await inTransaction(db, async (trx) => {
@@ -225,6 +229,15 @@ export class FeedService {
       return r;
     });
     return row === undefined ? null : toFeed(row);
+  }
+
+  /** Queues again the feeds whose worker died mid-way (lease run out); returns their pks. */
+  async recover(): Promise<string[]> {
+    return inTransaction(this.#d.db, async (trx) => {
+      const pks = await repo.takeStaleFeeds(trx);
+      for (const feedPk of pks) await this.#d.jobs.send(trx, 'feed.process', { feedPk });
+      return pks;
+    });
   }
 
   /** Deletes feeds older than `days` (default 30), in batches; returns how many. */

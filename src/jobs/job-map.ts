@@ -12,6 +12,8 @@ export interface JobMap {
   'feed.process': { feedPk: string };
   /** Daily: drop feeds older than 30 days and idempotency keys older than 24 h. */
   'feed.prune': Record<string, never>;
+  /** Every minute: queue again the feeds whose worker died mid-way (kill -9, lost host). */
+  'feed.recover': Record<string, never>;
 }
 export type JobName = keyof JobMap;
 
@@ -39,6 +41,7 @@ export const queueSettings: { [K in JobName]: QueueSettings } = {
   // expireInSeconds bounds one run; a crashed worker's feed is taken up again after it.
   'feed.process': { retryLimit: 8, retryDelay: 1, retryBackoff: true, expireInSeconds: 900, concurrency: 2, notify: true, policy: 'standard' },
   'feed.prune': { retryLimit: 3, retryDelay: 60, retryBackoff: true, expireInSeconds: 600, concurrency: 1, notify: false, policy: 'standard' },
+  'feed.recover': { retryLimit: 0, retryDelay: 0, retryBackoff: false, expireInSeconds: 60, concurrency: 1, notify: false, policy: 'standard' },
 };
 
 /** Queue of a name's exhausted or permanently failed jobs. */

@@ -23,6 +23,8 @@ export interface FeedTables {
     created_at: ColumnType<Date, Date | undefined, never>;
     started_at: Date | null;
     finished_at: Date | null;
+    /** While processing: renewed at every chunk; past it, the worker is taken as dead. */
+    leased_until: Date | null;
   };
   feed_payloads: {
     feed_pk: string;

@@ -5,6 +5,7 @@ import type { JobHandlers } from '../job-map.ts';
 import { connectorRun } from './connector-run.job.ts';
 import { feedProcess } from './feed-process.job.ts';
 import { feedPrune } from './feed-prune.job.ts';
+import { feedRecover } from './feed-recover.job.ts';
 import { webhookDeliver } from './webhook-deliver.job.ts';
 
 export const buildHandlers = (services: Services): JobHandlers => ({
@@ -12,4 +13,5 @@ export const buildHandlers = (services: Services): JobHandlers => ({
   'connector.run': connectorRun(services),
   'feed.process': feedProcess(services),
   'feed.prune': feedPrune(services),
+  'feed.recover': feedRecover(services),
 });

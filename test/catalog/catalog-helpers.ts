@@ -1,0 +1,53 @@
+// Helpers of the catalog and feed tests: submit through the API and wait for the feed.
+import { expect } from 'vitest';
+import type { App } from '../../src/http/app.ts';
+
+export interface Reply {
+  statusCode: number;
+  headers: Record<string, string | string[] | number | undefined>;
+  body: string;
+  json(): unknown;
+}
+
+export type Feed = {
+  pk: string;
+  url: string;
+  state: string;
+  status: string;
+  counts: Record<string, number>;
+  result: { success: Record<string, unknown>[]; errors: Record<string, unknown>[]; criticals: Record<string, unknown>[] };
+  [k: string]: unknown;
+};
+
+/** The path of a Location (inject answers with http://localhost:80/...). */
+export const pathOf = (location: unknown): string => new URL(String(location)).pathname;
+
+/** Polls the feed until it is done or failed (2 s at most; workers wake at once). */
+export async function waitFeed(app: App, auth: Record<string, string>, location: unknown, timeoutMs = 5_000): Promise<Feed> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const res = await app.inject({ url: pathOf(location), headers: auth });
+    expect(res.statusCode).toBe(200);
+    const feed = res.json() as Feed;
+    if (feed.state === 'done' || feed.state === 'failed') return feed;
+    if (Date.now() > deadline) throw new Error(`feed still ${feed.state} after ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+/** Sends a catalog write, expects 201 + Location, and waits for its feed to finish. */
+export async function write(app: App, auth: Record<string, string>, method: 'POST' | 'PUT' | 'DELETE', url: string, payload?: unknown): Promise<Feed> {
+  const res = await app.inject({ method, url, headers: auth, ...(payload === undefined ? {} : { payload: payload as object }) });
+  if (res.statusCode !== 201) throw new Error(`${method} ${url}: ${res.statusCode} ${res.body}`);
+  return waitFeed(app, auth, res.headers.location);
+}
+
+export const expectProblem = (res: Reply, status: number, code: string): { errors?: { pointer: string; code: string; message: string }[] } => {
+  expect(res.statusCode).toBe(status);
+  expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
+  const body = res.json() as { status: number; code: string; errors?: { pointer: string; code: string; message: string }[] };
+  expect(body).toMatchObject({ status, code });
+  return body;
+};
+
+export const product = (sku: string, extra: Record<string, unknown> = {}) => ({ sku, name: `Product ${sku}`, price: 10.5, stock: 3, ...extra });
