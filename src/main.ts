@@ -45,6 +45,7 @@ export async function startDaemon({ config, logger, role, logs }: DaemonOptions)
     const unsetMetricSources = metrics.setSources({
       pool: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount, max: config.dbPoolMax }),
       queues: () => jobs.listQueues(),
+      feeds: () => services.admin.feedCounts(),
     });
     // The connectors file is checked at every start: a bad entry stops start-up, named.
     services.connectors.load();

@@ -16,6 +16,7 @@ import { HealthService } from './platform/health.service.ts';
 import { IdempotencyService } from './platform/idempotency.service.ts';
 import { OrderService } from './orders/orders.service.ts';
 import { ShopService } from './shops/shops.service.ts';
+import { StatsService } from './stats/stats.service.ts';
 import { WebhookService } from './webhooks/webhooks.service.ts';
 
 export interface ServiceDeps {
@@ -54,7 +55,7 @@ export function createServices(deps: ServiceDeps): Services {
     webhooks: new WebhookService(deps.jobs, shops),
     // Both are stateless: the order service's own instances behave as the ones above.
     orders: new OrderService(deps.db, new MarketplaceService(deps.db), new WebhookService(deps.jobs, shops)),
-    admin: new AdminService({ shops, queues: deps.queues, logs: deps.logs }),
+    admin: new AdminService({ shops, stats: new StatsService(deps.db), queues: deps.queues, logs: deps.logs, connectors: () => services.connectors }),
     // Connectors get all services in their context, hence the getter.
     connectors: new ConnectorService({ db: deps.db, jobs: deps.jobs, config: deps.config, logger: deps.logger, services: () => services }),
     catalog,

@@ -22,7 +22,7 @@ const assets: Record<string, { type: string; body: string }> = {
   'admin.js': { type: 'text/javascript; charset=utf-8', body: readFileSync(new URL('./assets/admin.js', import.meta.url), 'utf8') },
 };
 
-export const adminPageRoutes: FastifyPluginAsyncTypebox<{ services: Services; adminToken: string | undefined }> = async (app, { services, adminToken }) => {
+export const adminPageRoutes: FastifyPluginAsyncTypebox<{ services: Services; adminToken: string | undefined; publicUrl?: string }> = async (app, { services, adminToken, publicUrl }) => {
   const nav = navOf(services);
   const a = services.admin;
 
@@ -93,5 +93,5 @@ export const adminPageRoutes: FastifyPluginAsyncTypebox<{ services: Services; ad
     return sendHtml(reply, request.query.fragment === '1' ? shopsFragment(shops, keys) : page('Shops & keys', 'shops', nav, shopsBody(shops, keys)));
   });
 
-  await app.register(areaPages, { services, nav });
+  await app.register(areaPages, { services, nav, publicUrl });
 };

@@ -83,14 +83,17 @@ export const OverviewOut = Type.Object({
   active_keys: Type.Integer(),
   queues: Type.Array(QueueOut),
   jobs: Type.Object({ waiting: Type.Integer(), active: Type.Integer(), dead: Type.Integer(), oldest_age_seconds: Type.Number() }),
-  feeds: Nullable(Type.Object({ by_state: Type.Record(Type.String(), Type.Integer()) })),
+  feeds: Type.Object({ by_state: Type.Record(Type.String(), Type.Integer()) }),
   connectors: Nullable(Type.Object({ total: Type.Integer(), enabled: Type.Integer(), failing: Type.Integer() })),
   charts: Type.Object({
     step_minutes: Type.Integer(),
     queue_depth: Type.Array(SeriesPoint),
+    /** error and fatal log lines of this process. */
     errors_per_minute: Type.Array(SeriesPoint),
-    feeds_per_minute: Nullable(Type.Array(SeriesPoint)),
-    items_per_minute: Nullable(Type.Array(SeriesPoint)),
+    /** Feeds finished, their items processed and failed, by finish time. */
+    feeds_per_minute: Type.Array(SeriesPoint),
+    items_per_minute: Type.Array(SeriesPoint),
+    item_errors_per_minute: Type.Array(SeriesPoint),
   }),
 });
 export type OverviewOut = Static<typeof OverviewOut>;

@@ -5,19 +5,21 @@ import { AppError, notFound } from '../errors.ts';
 import type { JobSummary, QueueInspector, QueueSummary } from '../jobs/queue-inspector.ts';
 import type { ShopService } from '../shops/shops.service.ts';
 import type { JobListQuery, JobOut, LogQueryT, LogsOut, OverviewOut, QueueOut, SeriesPoint } from './admin.schemas.ts';
+import type { StatsService } from '../stats/stats.service.ts';
 import { levelRank, type LogBuffer } from './log-buffer.ts';
 
-/** What the overview reads from other areas, when they are there. */
-export interface OverviewSources {
-  feedCountsByState?: () => Promise<Record<string, number>>;
-  feedsPerMinute?: (since: Date, stepMinutes: number) => Promise<{ feeds: SeriesPoint[]; items: SeriesPoint[] }>;
-  connectorSummary?: () => Promise<{ total: number; enabled: number; failing: number }>;
+/** The connector service as the overview reads it. */
+export interface ConnectorLister {
+  list(options?: { lastRuns?: number }): Promise<{ enabled: boolean; last_runs: { outcome: string }[] }[]>;
 }
 
 export interface AdminDeps {
   shops: ShopService;
+  stats: StatsService;
   queues?: QueueInspector;
   logs?: LogBuffer;
+  /** A getter: the connector service is built after this one. */
+  connectors?: () => ConnectorLister | undefined;
 }
 
 const toQueue = (q: QueueSummary): QueueOut => ({
@@ -61,17 +63,31 @@ export class AdminService {
   readonly #shops: ShopService;
   readonly #queues: QueueInspector | undefined;
   readonly #logs: LogBuffer | undefined;
-  #sources: OverviewSources = {};
+  readonly #stats: StatsService;
+  readonly #connectors: () => ConnectorLister | undefined;
 
   constructor(deps: AdminDeps) {
     this.#shops = deps.shops;
     this.#queues = deps.queues;
     this.#logs = deps.logs;
+    this.#stats = deps.stats;
+    this.#connectors = deps.connectors ?? (() => undefined);
   }
 
-  /** Other areas' figures for the overview (set once their services exist). */
-  setOverviewSources(sources: OverviewSources): void {
-    this.#sources = { ...this.#sources, ...sources };
+  /** Feeds kept, by type and state (the /metrics gauge). */
+  feedCounts(): Promise<{ type: string; state: string; count: number }[]> {
+    return this.#stats.feedCounts();
+  }
+
+  async #connectorSummary(): Promise<{ total: number; enabled: number; failing: number } | null> {
+    const service = this.#connectors();
+    if (service === undefined) return null;
+    const list = await service.list({ lastRuns: 1 });
+    return {
+      total: list.length,
+      enabled: list.filter((c) => c.enabled).length,
+      failing: list.filter((c) => c.last_runs[0]?.outcome === 'failed').length,
+    };
   }
 
   #inspector(): QueueInspector {
@@ -148,10 +164,12 @@ export class AdminService {
       this.#shops.listKeys(),
       inspector.listQueues(),
       inspector.depthHistory(hours * 60, stepMinutes),
-      this.#sources.feedCountsByState?.() ?? null,
-      this.#sources.feedsPerMinute?.(new Date(since), stepMinutes) ?? null,
-      this.#sources.connectorSummary?.() ?? null,
+      this.#stats.feedCounts(),
+      this.#stats.feedThroughput(new Date(since), stepMinutes),
+      this.#connectorSummary(),
     ]);
+    const byState: Record<string, number> = { queued: 0, processing: 0, done: 0, failed: 0 };
+    for (const c of feedStates) byState[c.state] = (byState[c.state] ?? 0) + c.count;
     const work = queues.filter((q) => !q.dead);
     return {
       generated_at: new Date().toISOString(),
@@ -164,7 +182,7 @@ export class AdminService {
         dead: queues.filter((q) => q.dead).reduce((n, q) => n + q.queued, 0),
         oldest_age_seconds: Math.max(0, ...work.map((q) => q.oldestAgeSeconds)),
       },
-      feeds: feedStates === null ? null : { by_state: feedStates },
+      feeds: { by_state: byState },
       connectors,
       charts: {
         step_minutes: stepMinutes,
@@ -173,8 +191,9 @@ export class AdminService {
           value: Object.entries(p.queued).filter(([name]) => !name.endsWith('.dead')).reduce((n, [, v]) => n + v, 0),
         })),
         errors_per_minute: this.#errorsPerMinute(since, stepMinutes),
-        feeds_per_minute: rates?.feeds ?? null,
-        items_per_minute: rates?.items ?? null,
+        feeds_per_minute: rates.feeds,
+        items_per_minute: rates.items,
+        item_errors_per_minute: rates.failed,
       },
     };
   }

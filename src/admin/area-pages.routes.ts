@@ -2,10 +2,12 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Services } from '../services.ts';
 import { connectorsAdmin } from './connectors-admin.routes.ts';
+import { feedsAdmin } from './feeds-admin.routes.ts';
 import { ordersAdmin } from './orders-admin.routes.ts';
 import type { Nav } from './views/layout.ts';
 
-export const areaPages: FastifyPluginAsyncTypebox<{ services: Services; nav: Nav }> = async (app, opts) => {
+export const areaPages: FastifyPluginAsyncTypebox<{ services: Services; nav: Nav; publicUrl?: string }> = async (app, opts) => {
+  await app.register(feedsAdmin, opts);
   await app.register(connectorsAdmin, opts);
   await app.register(ordersAdmin, opts);
 };

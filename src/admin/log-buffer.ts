@@ -32,7 +32,7 @@ export const levelRank: Record<string, number> = { trace: 10, debug: 20, info: 3
 
 /** The fields that name a feed, run, request and job in lines of the different areas. */
 const ID_FIELDS = {
-  feed: ['feedId', 'feed_id', 'feedPk', 'feed'],
+  feed: ['feedPk', 'feedId', 'feed_id', 'feed_pk'],
   run: ['runId', 'run_id', 'connectorRunId'],
   request: ['reqId', 'requestId', 'request_id'],
   job: ['jobId', 'job_id'],

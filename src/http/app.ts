@@ -98,7 +98,7 @@ export async function buildApp({ config, services, logger }: AppDeps): Promise<A
   await app.register(receiverRoutes, { services, publicUrl: config.publicUrl, routes: connectorReceiverRoutes });
   await app.register(metricsRoutes);
   await app.register(adminApiRoutes, { services });
-  await app.register(adminPageRoutes, { services, adminToken: config.adminToken });
+  await app.register(adminPageRoutes, { services, adminToken: config.adminToken, publicUrl: config.publicUrl });
   await app.register(orderRoutes, { services, publicUrl: config.publicUrl });
   await app.register(catalogRoutes, { services, publicUrl: config.publicUrl });
   await app.register(variationRoutes, { services, publicUrl: config.publicUrl });

@@ -30,7 +30,7 @@ export interface JobQueueOptions {
 export const jobNames = Object.keys(queueSettings) as JobName[];
 
 /** Ids a job's payload may name (a feed, a connector run, an order): copied onto each of its log lines. */
-const LOG_IDS = ['feedId', 'runId', 'orderPk', 'connector'] as const;
+const LOG_IDS = ['feedPk', 'feedId', 'runId', 'orderPk', 'connector'] as const;
 const logIds = (data: unknown): Record<string, unknown> => {
   const out: Record<string, unknown> = {};
   if (typeof data !== 'object' || data === null) return out;

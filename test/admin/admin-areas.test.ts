@@ -85,3 +85,48 @@ describe('admin API: orders search', () => {
     expect(page.body).toContain('JD0001');
   });
 });
+
+describe('admin API: feeds', () => {
+  it('lists every shop\'s feeds with filters, shows one with its item errors, as CSV too, and refuses to retry a done feed', async () => {
+    const { shopPk, key } = await daemon.shopWithKey({ name: 'Feeds shop' });
+    const auth = { authorization: `Token ${key}` };
+    const created = await app.inject({ method: 'POST', url: `/shops/${shopPk}/products/`, headers: auth, payload: [{ sku: 'OK-1', name: 'Fine', price: 10, stock: 1 }] });
+    expect(created.statusCode, created.body).toBe(201);
+    // An update naming a sku the shop does not have: the feed is done with one item error.
+    const post = await app.inject({ method: 'PUT', url: `/shops/${shopPk}/products/`, headers: auth, payload: [{ sku: 'OK-1', price: 12 }, { sku: 'BAD-1', price: 5 }] });
+    expect(post.statusCode, post.body).toBe(201);
+    const feedPk = (post.json() as { pk: string }).pk;
+    const done = await until(async () => {
+      const f = (await app.inject({ url: `/admin/api/feeds/${feedPk}`, headers: bearer })).json() as { state: string; counts: { failed: number }; result: { errors: { sku?: string; pointer: string; message: string }[] } };
+      return f.state === 'done' || f.state === 'failed' ? f : undefined;
+    }, 'the feed to finish');
+    expect(done.state).toBe('done');
+    expect(done.counts.failed).toBe(1);
+    expect(done.result.errors).toEqual([expect.objectContaining({ sku: 'BAD-1' })]);
+
+    const list = (await app.inject({ url: `/admin/api/feeds?shop=${shopPk}&state=done&type=product_update`, headers: bearer })).json() as { count: number; results: { pk: string }[] };
+    expect(list).toMatchObject({ count: 1, results: [{ pk: feedPk }] });
+    expect((await app.inject({ url: `/admin/api/feeds?shop=${shopPk}&state=failed`, headers: bearer })).json()).toMatchObject({ count: 0 });
+    expect((await app.inject({ url: '/admin/api/feeds?sku=BAD-1', headers: bearer })).json()).toMatchObject({ count: 1, results: [{ pk: feedPk }] });
+    expect((await app.inject({ url: '/admin/api/feeds?sku=NOPE', headers: bearer })).json()).toMatchObject({ count: 0 });
+
+    const csv = await app.inject({ url: `/admin/api/feeds/${feedPk}/errors.csv`, headers: bearer });
+    expect(csv.statusCode).toBe(200);
+    expect(csv.headers['content-type']).toBe('text/csv; charset=utf-8');
+    expect(csv.headers['content-disposition']).toBe(`attachment; filename="feed-${feedPk}-errors.csv"`);
+    const rows = csv.body.trim().split('\r\n');
+    expect(rows[0]).toBe('index,sku,pk,pointer,code,message');
+    expect(rows).toHaveLength(2);
+    expect(rows[1]).toMatch(/^1,BAD-1,,\/1(\/sku)?,not_found,/);
+
+    const retry = await app.inject({ method: 'POST', url: `/admin/api/feeds/${feedPk}/retry`, headers: bearer });
+    expect(retry.statusCode).toBe(409);
+    expect((await app.inject({ url: '/admin/api/feeds/00000000-0000-0000-0000-000000000000', headers: bearer })).statusCode).toBe(404);
+
+    const overview = (await app.inject({ url: '/admin/api/overview', headers: bearer })).json() as { feeds: { by_state: Record<string, number> }; charts: { items_per_minute: { value: number }[] } };
+    expect(overview.feeds.by_state.done).toBeGreaterThanOrEqual(1);
+    expect(overview.charts.items_per_minute.at(-1)!.value).toBeGreaterThan(0);
+    const metrics = await app.inject({ url: '/metrics' });
+    expect(metrics.body).toMatch(/waybill_feeds\{type="product_create",state="done",service="waybill"\} [1-9]/);
+  });
+});

@@ -101,7 +101,7 @@ document.addEventListener('submit', async (event) => {
 const tail = document.getElementById('log-lines');
 if (tail) {
   const esc = (s) => String(s).replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' }[c]));
-  const idKeys = ['reqId', 'feedId', 'runId', 'jobId', 'connector', 'job'];
+  const idKeys = ['reqId', 'feedPk', 'runId', 'jobId', 'connector', 'job'];
   const row = (l) => {
     const ids = idKeys.filter((k) => l.fields[k] !== undefined).map((k) => k + '=' + l.fields[k]).join(' ');
     const { service: _s, pid: _p, hostname: _h, ...rest } = l.fields;

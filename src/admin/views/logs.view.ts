@@ -3,7 +3,7 @@ import type { LogQueryT, LogsOut } from '../admin.schemas.ts';
 import { html, type Html } from './html.ts';
 
 const levels = ['trace', 'debug', 'info', 'warn', 'error', 'fatal'];
-const ID_KEYS = ['reqId', 'feedId', 'runId', 'jobId', 'connector', 'job'];
+const ID_KEYS = ['reqId', 'feedPk', 'runId', 'jobId', 'connector', 'job'];
 
 export const logRow = (l: LogsOut['lines'][number]): Html => {
   const ids = ID_KEYS.filter((k) => l.fields[k] !== undefined).map((k) => `${k}=${String(l.fields[k])}`).join(' ');

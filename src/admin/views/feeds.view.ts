@@ -1,0 +1,91 @@
+// Feeds across shops: filters, a table whose progress bars move while feeds run, and one feed
+// with its counts, why it failed, and its item errors (table and CSV).
+import type { FeedJson, FeedSummaryJson } from '../../feeds/feeds.schemas.ts';
+import { ago, html, qs, type Html } from './html.ts';
+
+export interface FeedFilters {
+  shop?: number;
+  type?: string;
+  state?: string;
+  sku?: string;
+  since?: string;
+  page: number;
+}
+
+const types = ['product_create', 'product_update', 'product_delete', 'variation_create', 'variation_update', 'variation_delete', 'image_replace', 'image_delete'];
+const states = ['queued', 'processing', 'done', 'failed'];
+export const PAGE_SIZE = 50;
+
+export function progress(f: FeedSummaryJson): Html {
+  const { total, processed, failed } = f.counts;
+  const pct = total === 0 ? (f.state === 'done' ? 100 : 0) : Math.round((processed / total) * 100);
+  const errPct = total === 0 ? 0 : Math.round((failed / total) * 100);
+  return html`<div class="progress" role="progressbar" aria-valuemin="0" aria-valuemax="${total}" aria-valuenow="${processed}" data-state="${f.state}">
+<span style="width:${pct}%"></span><span class="err" style="width:${errPct}%"></span><em>${processed}/${total}${failed > 0 ? ` · ${failed} failed` : ''}</em></div>`;
+}
+
+const retryButton = (f: FeedSummaryJson): Html => (f.state === 'failed' || f.state === 'queued' || f.state === 'processing'
+  ? html`<button data-action="/admin/api/feeds/${f.pk}/retry" data-confirm="Queue feed ${f.pk.slice(0, 8)} again? Processing resumes after its last committed chunk.">Retry</button>`
+  : html``);
+
+export function feedsFragment(list: { count: number; results: FeedSummaryJson[] }, f: FeedFilters): Html {
+  const pages = Math.max(1, Math.ceil(list.count / PAGE_SIZE));
+  return html`<p class="muted small">${list.count} feed${list.count === 1 ? '' : 's'}</p>
+<table class="feeds"><thead><tr><th>Feed</th><th>Shop</th><th>Type</th><th>State</th><th>Progress</th><th>Source</th><th>Created</th><th>Took</th><th></th></tr></thead>
+<tbody>${list.results.map((feed) => html`<tr data-feed="${feed.pk}" class="${feed.state === 'failed' ? 'bad' : ''}">
+<td><a href="/admin/feeds/${feed.pk}"><code>${feed.pk.slice(0, 8)}</code></a></td><td class="num">${feed.shop_pk}</td><td>${feed.type}</td>
+<td><span class="badge ${feed.state}">${feed.state}</span></td><td>${progress(feed)}</td><td>${feed.source}</td><td>${ago(feed.created_at)}</td>
+<td>${feed.finished_at === null || feed.started_at === null ? '–' : `${((Date.parse(feed.finished_at) - Date.parse(feed.started_at)) / 1000).toFixed(1)} s`}</td>
+<td>${retryButton(feed)}</td></tr>`)}</tbody></table>
+${pages <= 1 ? '' : html`<nav class="filters">${f.page > 1 ? html`<a href="/admin/feeds${qs({ ...f, page: f.page - 1 })}">← newer</a>` : ''}
+<span class="muted">page ${f.page} of ${pages}</span>${f.page < pages ? html`<a href="/admin/feeds${qs({ ...f, page: f.page + 1 })}">older →</a>` : ''}</nav>`}`;
+}
+
+export function feedsBody(list: { count: number; results: FeedSummaryJson[] }, f: FeedFilters): Html {
+  const opt = (values: string[], chosen: string | undefined) => values.map((v) => html`<option${chosen === v ? html` selected` : ''}>${v}</option>`);
+  return html`<h1>Feeds</h1>
+<form class="filters" method="get" action="/admin/feeds">
+<label>Shop <input name="shop" inputmode="numeric" value="${f.shop ?? ''}" size="5"></label>
+<label>Type <select name="type"><option value="">any</option>${opt(types, f.type)}</select></label>
+<label>State <select name="state"><option value="">any</option>${opt(states, f.state)}</select></label>
+<label>SKU <input name="sku" value="${f.sku ?? ''}" size="14"></label>
+<label>Since <input name="since" type="datetime-local" value="${f.since ?? ''}"></label>
+<button type="submit">Filter</button></form>
+<section id="feeds" data-live="/admin/feeds${qs({ ...f, page: f.page === 1 ? undefined : f.page, fragment: '1' })}" data-every="1000">${feedsFragment(list, f)}</section>`;
+}
+
+/** Rows of the error table shown on the page; the CSV has them all. */
+const SHOWN_ERRORS = 500;
+
+export function feedFragment(feed: FeedJson): Html {
+  const errors = feed.result.errors;
+  return html`<div class="split"><div class="card"><dl class="facts">
+<dt>State</dt><dd><span class="badge ${feed.state}" id="feed-state">${feed.state}</span> <small class="muted">(status ${feed.status})</small></dd>
+<dt>Shop</dt><dd>${feed.shop_pk}</dd><dt>Type</dt><dd>${feed.type}</dd><dt>Source</dt><dd>${feed.source}</dd>
+${feed.product_pk === null ? '' : html`<dt>Product</dt><dd>${feed.product_pk}${feed.variation_pk === null ? '' : ` / variation ${feed.variation_pk}`}</dd>`}
+<dt>Created</dt><dd>${feed.created_at} (${ago(feed.created_at)})</dd><dt>Started</dt><dd>${feed.started_at ?? '–'}</dd><dt>Finished</dt><dd>${feed.finished_at ?? '–'}</dd>
+</dl></div>
+<div class="card"><h3 style="margin-top:0">Items</h3>${progress(feed)}
+<dl class="facts" style="margin-top:.6rem"><dt>Total</dt><dd>${feed.counts.total}</dd><dt>Processed</dt><dd>${feed.counts.processed}</dd>
+<dt>Succeeded</dt><dd>${feed.counts.succeeded}</dd><dt>Failed</dt><dd id="feed-failed">${feed.counts.failed}</dd><dt>Warnings</dt><dd>${feed.counts.warnings}</dd></dl>
+<p>${retryButton(feed)} <a href="/admin/logs${qs({ feed: feed.pk })}">log lines of this feed</a> · <a href="/admin/api/feeds/${feed.pk}">JSON</a></p></div></div>
+${feed.result.criticals.length === 0 ? '' : html`<h2>Why it failed</h2><ul class="card">${feed.result.criticals.map((c) => html`<li class="error"><code>${c.code}</code> ${c.message}</li>`)}</ul>`}
+<h2>Item errors (${errors.length}) ${errors.length === 0 ? '' : html`<a class="button" id="errors-csv" href="/admin/api/feeds/${feed.pk}/errors.csv" download>Download CSV</a>`}</h2>
+${errors.length === 0 ? html`<p class="muted">No item errors.</p>` : html`<table class="errors"><thead><tr><th class="num">Index</th><th>SKU / pk</th><th>Field</th><th>Code</th><th>Message</th></tr></thead>
+<tbody>${errors.slice(0, SHOWN_ERRORS).map((e) => html`<tr><td class="num">${e.index}</td><td>${e.sku ?? e.pk ?? ''}</td><td><code>${e.pointer}</code></td><td>${e.code}</td><td class="wrap">${e.message}</td></tr>`)}</tbody></table>
+${errors.length > SHOWN_ERRORS ? html`<p class="muted">The first ${SHOWN_ERRORS} are shown; the CSV has all ${errors.length}.</p>` : ''}`}`;
+}
+
+export const feedBody = (feed: FeedJson): Html => html`<h1>Feed <code>${feed.pk}</code></h1>
+<section id="feed" data-live="/admin/feeds/${feed.pk}?fragment=1" data-every="${feed.state === 'done' || feed.state === 'failed' ? 10000 : 1000}">${feedFragment(feed)}</section>`;
+
+/** RFC 4180 CSV of a feed's item errors. */
+export function errorsCsv(feed: FeedJson): string {
+  const cell = (v: unknown): string => {
+    const s = v === undefined || v === null ? '' : String(v);
+    return /[",\r\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
+  };
+  const lines = [['index', 'sku', 'pk', 'pointer', 'code', 'message'].join(',')];
+  for (const e of feed.result.errors) lines.push([e.index, e.sku, e.pk, e.pointer, e.code, e.message].map(cell).join(','));
+  return `${lines.join('\r\n')}\r\n`;
+}
