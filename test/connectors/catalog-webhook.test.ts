@@ -119,3 +119,10 @@ describe('the route', () => {
     await daemon.services.connectors.setEnabled('pim', true);
   });
 });
+
+describe('receipts', () => {
+  it('are pruned after their retention', async () => {
+    expect(await daemon.services.connectors.pruneReceipts(7)).toBe(0);
+    expect(await daemon.services.connectors.pruneReceipts(0)).toBeGreaterThanOrEqual(3);
+  });
+});

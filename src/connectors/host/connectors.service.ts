@@ -6,6 +6,7 @@ import type { Db } from '../../db/database.ts';
 import { AppError, isTransient, notFound } from '../../errors.ts';
 import type { JobSender } from '../../jobs/job-map.ts';
 import type { Logger } from '../../logger.ts';
+import { metrics } from '../../metrics/metrics.ts';
 import type { Services } from '../../services.ts';
 import { connectorTypes } from '../../../connectors/registry.ts';
 import { loadConnectorsFile, type ConnectorInstance } from './config-file.ts';
@@ -170,6 +171,7 @@ export class ConnectorService {
       const done = toRun(await repo.finishRun(this.#deps.db, row.id, {
         outcome: error === undefined ? 'succeeded' : 'failed', counts: { ...report.counts }, error: text, feed_pks: [...report.feeds],
       }));
+      metrics.connectorRun(inst.name, done.outcome);
       if (error === undefined) log.info({ counts: done.counts, feeds: done.feed_pks.length, ms: done.duration_ms }, 'connector run succeeded');
       else log[isTransient(error) ? 'warn' : 'error']({ err: error, counts: done.counts }, 'connector run failed');
       return error === undefined ? { status: 'done', run: done } : { status: 'done', run: done, error };
@@ -193,6 +195,7 @@ export class ConnectorService {
     if (reply.status < 300 && (report.feeds.length > 0 || Object.keys(report.counts).length > 0)) {
       const row = await repo.insertRun(this.#deps.db, { connector: name, trigger: 'webhook', scheduled_for: null, job_id: null, attempt: 1 });
       await repo.finishRun(this.#deps.db, row.id, { outcome: 'succeeded', counts: { ...report.counts }, error: null, feed_pks: [...report.feeds] });
+      metrics.connectorRun(name, 'succeeded');
     }
     return reply;
   }

@@ -29,9 +29,17 @@ export function startConnectorScheduler(connectors: ConnectorService, logger: Lo
     }, { name: `connector:${name}`, noOverlap: true, suppressMissedWarning: true });
     tasks.push(task);
   }
-  log.info({ connectors: tasks.map((t) => t.name?.slice('connector:'.length)) }, 'connector scheduler started');
+  // Receipts of pushed deliveries (webhook-id dedupe) are kept 7 days; each replica prunes, harmlessly.
+  tasks.push(cron.schedule('17 3 * * *', () => {
+    connectors.pruneReceipts().then(
+      (n) => log.info({ deleted: n }, 'old connector receipts pruned'),
+      (error: unknown) => log.warn({ err: error }, 'connector receipts could not be pruned'),
+    );
+  }, { name: 'connectors:prune-receipts', noOverlap: true }));
+  const scheduled = tasks.flatMap((t) => (t.name?.startsWith('connector:') === true ? [t.name.slice('connector:'.length)] : []));
+  log.info({ connectors: scheduled }, 'connector scheduler started');
   return {
-    scheduled: tasks.map((t) => t.name!.slice('connector:'.length)),
+    scheduled,
     async stop() {
       for (const t of tasks) await t.destroy();
       await Promise.allSettled([...pending]);

@@ -1,0 +1,46 @@
+// waybill connectors list | run NAME, as a user runs them (a child process, external database).
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { runCli } from '../helpers/cli.ts';
+import { createTestDatabase } from '../helpers/db.ts';
+import { connectorsFile, ls, tempDir } from './helpers.ts';
+
+const database = await createTestDatabase();
+afterAll(() => database.drop());
+const inbox = tempDir();
+const env = {
+  DATABASE_URL: database.url,
+  WAYBILL_CONNECTORS: connectorsFile([{ name: 'erp', type: 'catalog-file', shop_pk: 1, schedule: '*/5 * * * *', options: { inbox, format: 'csv', settle_ms: 0 } }]),
+};
+
+describe('waybill connectors', () => {
+  it('run NAME runs it once here and prints the run summary; list shows it', async () => {
+    expect((await runCli(['shops', 'create', '--name', 'S', '--json'], env)).code).toBe(0);
+    fs.writeFileSync(path.join(inbox, 'p.csv'), 'sku,name,price,stock\nC-1,One,1,1\nC-2,Two,2,2\n');
+    const r = await runCli(['connectors', 'run', 'erp', '--json'], env);
+    expect(r.code, r.stderr).toBe(0);
+    const { run } = r.json<{ run: { id: number; connector: string; trigger: string; outcome: string; counts: Record<string, number>; feed_pks: string[] } }>();
+    expect(run).toMatchObject({ connector: 'erp', trigger: 'cli', outcome: 'succeeded', counts: { files_done: 1, products_sent: 2 } });
+    expect(run.feed_pks).toHaveLength(1);
+    expect(ls(path.join(inbox, '.done'))).toEqual(['p.csv', 'p.csv.report.json']);
+
+    const list = await runCli(['connectors', 'list', '--json'], env);
+    expect(list.code).toBe(0);
+    expect(list.json<{ connectors: unknown[] }>().connectors).toEqual([expect.objectContaining({
+      name: 'erp', type: 'catalog-file', shop_pk: 1, schedule: '*/5 * * * *', enabled: true, last_runs: [expect.objectContaining({ id: run.id, outcome: 'succeeded' })],
+    })]);
+    const text = await runCli(['connectors', 'list'], env);
+    expect(text.stdout).toMatch(/name\s+type\s+shop_pk\s+schedule/);
+    expect(text.stdout).toMatch(/erp\s+catalog-file\s+1\s+\*\/5 \* \* \* \*\s+true/);
+  });
+
+  it('names an unknown connector, and a bad connectors file, with exit code 1', async () => {
+    const r = await runCli(['connectors', 'run', 'nope', '--json'], env);
+    expect(r.code).toBe(1);
+    expect(r.json()).toEqual({ error: { code: 'not_found', message: 'Connector nope was not found.' } });
+    const bad = await runCli(['connectors', 'list'], { ...env, WAYBILL_CONNECTORS: connectorsFile([{ name: 'x', type: 'nope' }]) });
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toContain('connectors[0] "x": type: unknown connector type "nope"');
+  });
+});
