@@ -21,7 +21,7 @@ let seq = 0;
 
 const post = (body: string, headers: Record<string, string>, name = 'pim') =>
   app.inject({ method: 'POST', url: `/connectors/${name}/webhook`, payload: body, headers: { 'content-type': 'application/json', ...headers } });
-const signed = (body: string, id = `msg_${++seq}`, now = Date.now(), secret = SECRET) => signedHeaders(secret, id, body, now);
+const signed = (body: string, id = `msg_${++seq}`, now = Date.now(), secret = SECRET): Record<string, string> => ({ ...signedHeaders(secret, id, body, now) });
 const products = (sku: string, price = 10) => JSON.stringify([{ sku, name: `Product ${sku}`, price, stock: 1 }]);
 
 describe('signature', () => {
