@@ -17,6 +17,9 @@ export async function migrateToLatest(db: Kysely<any>): Promise<MigrationReport>
   const migrator = new Migrator({
     db,
     provider: new FileMigrationProvider({ fs, path, migrationFolder }),
+    // Areas (catalog, orders, connectors...) add migrations independently; one landing with an
+    // earlier timestamp than another already applied must still run rather than stop start-up.
+    allowUnorderedMigrations: true,
   });
   const { error, results }: MigrationResultSet = await migrator.migrateToLatest();
   const failed = results?.find((r) => r.status === 'Error');
