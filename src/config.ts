@@ -26,6 +26,8 @@ export const ConfigSchema = Type.Object({
   shutdownTimeoutMs: Type.Integer({ minimum: 0 }),
   /** Feed jobs run at once per worker process. */
   workerConcurrency: Type.Integer({ minimum: 1, maximum: 64 }),
+  /** Writes (POST/PUT/DELETE) per API key per minute before 429; 0 = no limit. Per process. */
+  rateLimitPerMinute: Type.Integer({ minimum: 0 }),
 });
 export type Config = Readonly<Static<typeof ConfigSchema>>;
 
@@ -54,6 +56,7 @@ const envNames: Record<keyof Static<typeof ConfigSchema>, string> = {
   dbPoolMax: 'WAYBILL_DB_POOL_MAX',
   shutdownTimeoutMs: 'WAYBILL_SHUTDOWN_TIMEOUT_MS',
   workerConcurrency: 'WAYBILL_WORKER_CONCURRENCY',
+  rateLimitPerMinute: 'WAYBILL_RATE_LIMIT',
 };
 
 const blank = (v: string | undefined): string | undefined => (v === undefined || v.trim() === '' ? undefined : v.trim());
@@ -79,6 +82,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     dbPoolMax: int(env.WAYBILL_DB_POOL_MAX, 20),
     shutdownTimeoutMs: int(env.WAYBILL_SHUTDOWN_TIMEOUT_MS, 25_000),
     workerConcurrency: int(env.WAYBILL_WORKER_CONCURRENCY, 2),
+    rateLimitPerMinute: int(env.WAYBILL_RATE_LIMIT, 0),
   };
   for (const key of Object.keys(raw) as (keyof typeof raw)[]) if (raw[key] === undefined) delete raw[key];
 

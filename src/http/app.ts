@@ -90,7 +90,7 @@ export async function buildApp({ config, services, logger }: AppDeps): Promise<A
   await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { docExpansion: 'list' } });
 
   await app.register(acceptPlugin);
-  await app.register(authPlugin, { shops: services.shops, adminToken: config.adminToken });
+  await app.register(authPlugin, { shops: services.shops, adminToken: config.adminToken, rateLimitPerMinute: config.rateLimitPerMinute });
   await app.register(methodsPlugin);
   await app.register(idempotencyPlugin, { idempotency: services.idempotency });
 

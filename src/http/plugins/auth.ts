@@ -10,6 +10,32 @@ import { hasAdminSession, loginRedirect } from '../../admin/admin-session.ts';
 export interface AuthOptions {
   shops: ShopService;
   adminToken: string | undefined;
+  /** Writes per key per minute; 0 = unlimited. */
+  rateLimitPerMinute: number;
+}
+
+const WRITES = new Set(['POST', 'PUT', 'DELETE', 'PATCH']);
+
+/**
+ * A token bucket per key: `perMinute` tokens, refilled continuously. Returns 0 when a write may
+ * go ahead, else the seconds until one may.
+ */
+export function rateLimiter(perMinute: number): (key: string, now?: number) => number {
+  const buckets = new Map<string, { tokens: number; at: number }>();
+  const ratePerMs = perMinute / 60_000;
+  return (key, now = Date.now()) => {
+    if (perMinute === 0) return 0;
+    const b = buckets.get(key) ?? { tokens: perMinute, at: now };
+    b.tokens = Math.min(perMinute, b.tokens + (now - b.at) * ratePerMs);
+    b.at = now;
+    if (buckets.size > 100_000) buckets.clear();
+    buckets.set(key, b);
+    if (b.tokens >= 1) {
+      b.tokens -= 1;
+      return 0;
+    }
+    return Math.max(1, Math.ceil((1 - b.tokens) / ratePerMs / 1000));
+  };
 }
 
 const tokenOf = (header: string | undefined, scheme: string): string | undefined => {
@@ -21,8 +47,9 @@ const tokenOf = (header: string | undefined, scheme: string): string | undefined
 const sameSecret = (a: string, b: string): boolean =>
   timingSafeEqual(createHash('sha256').update(a).digest(), createHash('sha256').update(b).digest());
 
-export const authPlugin = fp(async (app: FastifyInstance, { shops, adminToken }: AuthOptions) => {
+export const authPlugin = fp(async (app: FastifyInstance, { shops, adminToken, rateLimitPerMinute }: AuthOptions) => {
   app.decorateRequest('principal', null);
+  const limit = rateLimiter(rateLimitPerMinute);
   app.addHook('onRequest', async (request, reply) => {
     const mode = request.routeOptions.config.auth;
     if (mode === 'shop') {
@@ -33,6 +60,12 @@ export const authPlugin = fp(async (app: FastifyInstance, { shops, adminToken }:
         });
       }
       request.principal = principal;
+      const wait = WRITES.has(request.method) ? limit(principal.keyPrefix) : 0;
+      if (wait > 0) {
+        return sendProblem(request, reply, 429, 'rate_limited', `This key may send ${rateLimitPerMinute} writes a minute; retry in ${wait} s.`, {
+          headers: { 'retry-after': String(wait) },
+        });
+      }
       const shop = (request.params as { shop?: string } | undefined)?.shop;
       if (shop !== undefined && shop !== String(principal.shopPk)) {
         return sendProblem(request, reply, 404, 'not_found', `Shop ${shop} was not found.`);

@@ -1,0 +1,29 @@
+import { Writable } from 'node:stream';
+import { describe, expect, it } from 'vitest';
+import { createLogger } from '../../src/logger.ts';
+import { rateLimiter } from '../../src/http/plugins/auth.ts';
+
+describe('log redaction', () => {
+  it('never writes keys, tokens, secrets or the Authorization header', async () => {
+    let out = '';
+    const sink = new Writable({ write(c: Buffer, _e, cb) { out += c.toString(); cb(); } });
+    const log = createLogger({ level: 'info', console: false, streams: [{ level: 'trace', stream: sink }] });
+    log.info({ req: { headers: { authorization: 'Token wb_supersecretkey' } } }, 'request');
+    log.info({ key: 'wb_anotherkey', token: 'admintoken123', nested: { secret: 'whsec_abc', password: 'pw' } }, 'values');
+    log.info({ headers: { authorization: 'Bearer admintoken123' } }, 'outgoing');
+    for (const s of ['wb_supersecretkey', 'wb_anotherkey', 'admintoken123', 'whsec_abc', '"pw"']) expect(out).not.toContain(s);
+    expect(out.match(/\[redacted\]/g)?.length).toBeGreaterThanOrEqual(6);
+  });
+});
+
+describe('write rate limit per key', () => {
+  it('lets perMinute writes through, then says how long to wait, and refills', () => {
+    const limit = rateLimiter(3);
+    const t = 1_000_000;
+    expect([limit('a', t), limit('a', t), limit('a', t)]).toEqual([0, 0, 0]);
+    expect(limit('a', t)).toBe(20); // one token per 20 s at 3 a minute
+    expect(limit('b', t)).toBe(0); // keys are counted apart
+    expect(limit('a', t + 20_000)).toBe(0);
+    expect(rateLimiter(0)('x')).toBe(0);
+  });
+});
