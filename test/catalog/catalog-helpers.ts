@@ -20,7 +20,7 @@ export type Feed = {
 };
 
 /** The path of a Location (inject answers with http://localhost:80/...). */
-export const pathOf = (location: unknown): string => new URL(String(location)).pathname;
+export const pathOf = (location: unknown): string => new URL(String(location), 'http://localhost').pathname;
 
 /** Polls the feed until it is done or failed (2 s at most; workers wake at once). */
 export async function waitFeed(app: App, auth: Record<string, string>, location: unknown, timeoutMs = 5_000): Promise<Feed> {
