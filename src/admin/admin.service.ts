@@ -45,8 +45,9 @@ export const toJob = (j: JobSummary): JobOut => ({
   queue: j.queue,
   state: j.state,
   data: j.data,
-  // pg-boss counts a claim as a retry, so a started job has retryCount >= 1.
-  attempts: j.startedOn === null && j.retryCount === 0 ? 0 : Math.max(j.retryCount, 1),
+  // pg-boss counts a claim as a retry, so a started job has retryCount >= 1; a dead-letter copy
+  // carries the attempts of the job that failed.
+  attempts: j.sourceRetryCount !== null ? Math.max(j.sourceRetryCount, 1) : j.startedOn === null && j.retryCount === 0 ? 0 : Math.max(j.retryCount, 1),
   retry_limit: j.retryLimit,
   created_at: j.createdOn,
   started_at: j.startedOn,

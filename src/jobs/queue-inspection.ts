@@ -21,9 +21,10 @@ interface JobRow {
   source_output: unknown;
   source_name: string | null;
   source_id: string | null;
+  source_retry_count: number | null;
 }
 
-const JOB_COLUMNS = 'id, name, state, data, retry_count, retry_limit, created_on, started_on, completed_on, output, source_output, source_name, source_id';
+const JOB_COLUMNS = 'id, name, state, data, retry_count, retry_limit, created_on, started_on, completed_on, output, source_output, source_name, source_id, source_retry_count';
 
 const iso = (d: Date | string | null): string | null => (d === null ? null : new Date(d).toISOString());
 
@@ -41,6 +42,7 @@ const toSummary = (row: JobRow): JobSummary => ({
   output: row.output ?? row.source_output ?? null,
   sourceName: row.source_name,
   sourceId: row.source_id,
+  sourceRetryCount: row.source_retry_count === null ? null : Number(row.source_retry_count),
 });
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

@@ -35,6 +35,8 @@ export interface JobSummary {
   /** For a dead-letter job: the queue and job it failed on. */
   sourceName: string | null;
   sourceId: string | null;
+  /** For a dead-letter job: the retry count the failed job had reached. */
+  sourceRetryCount: number | null;
 }
 
 export interface JobListOptions {

@@ -26,7 +26,7 @@ export function areaChart(title: string, points: Point[], color: string, unit = 
   const ticks = [0, max / 2, max].map((v) => `<text x="${PAD.left - 4}" y="${y(v) + 4}" text-anchor="end">${fmt(v)}</text>`
     + `<line x1="${PAD.left}" x2="${W - PAD.right}" y1="${y(v)}" y2="${y(v)}" class="grid"/>`).join('');
   const labels = points.length === 0 ? '' : [0, Math.floor((points.length - 1) / 2), points.length - 1]
-    .map((i) => `<text x="${x(i)}" y="${H - 4}" text-anchor="middle">${hhmm(points[i]!.at)}</text>`).join('');
+    .map((i, k) => `<text x="${x(i)}" y="${H - 4}" text-anchor="${['start', 'middle', 'end'][k]}">${hhmm(points[i]!.at)}</text>`).join('');
   return raw(`<figure class="chart"><figcaption>${escapeHtml(title)} <b>${fmt(last)}${escapeHtml(unit)}</b></figcaption>
 <svg viewBox="0 0 ${W} ${H}" role="img" aria-label="${escapeHtml(title)}">${ticks}
 <path d="${area}" fill="${color}" fill-opacity="0.18"/><path d="${line}" fill="none" stroke="${color}" stroke-width="2"/>${labels}</svg></figure>`);

@@ -17,16 +17,23 @@ const states = ['queued', 'processing', 'done', 'failed'];
 export const PAGE_SIZE = 50;
 
 export function progress(f: FeedSummaryJson): Html {
-  const { total, processed, failed } = f.counts;
-  const pct = total === 0 ? (f.state === 'done' ? 100 : 0) : Math.round((processed / total) * 100);
-  const errPct = total === 0 ? 0 : Math.round((failed / total) * 100);
+  const { total, processed, succeeded, failed } = f.counts;
+  const pct = (n: number): number => (total === 0 ? 0 : Math.round((n / total) * 1000) / 10);
+  const okPct = total === 0 && f.state === 'done' ? 100 : pct(succeeded);
   return html`<div class="progress" role="progressbar" aria-valuemin="0" aria-valuemax="${total}" aria-valuenow="${processed}" data-state="${f.state}">
-<span style="width:${pct}%"></span><span class="err" style="width:${errPct}%"></span><em>${processed}/${total}${failed > 0 ? ` · ${failed} failed` : ''}</em></div>`;
+<span class="${f.state === 'done' ? 'ok' : ''}" style="width:${okPct}%"></span><span class="err" style="left:${okPct}%;width:${pct(failed)}%"></span>
+<em>${processed}/${total}${failed > 0 ? ` · ${failed} failed` : ''}</em></div>`;
 }
 
-const retryButton = (f: FeedSummaryJson): Html => (f.state === 'failed' || f.state === 'queued' || f.state === 'processing'
-  ? html`<button data-action="/admin/api/feeds/${f.pk}/retry" data-confirm="Queue feed ${f.pk.slice(0, 8)} again? Processing resumes after its last committed chunk.">Retry</button>`
-  : html``);
+/** A feed waiting or running this long without finishing is probably stuck (its worker died). */
+const STUCK_MS = 15 * 60_000;
+
+const retryButton = (f: FeedSummaryJson): Html => {
+  const stuck = (f.state === 'queued' || f.state === 'processing') && Date.now() - Date.parse(f.created_at) > STUCK_MS;
+  return f.state === 'failed' || stuck
+    ? html`<button data-action="/admin/api/feeds/${f.pk}/retry" data-confirm="Queue feed ${f.pk.slice(0, 8)} again? Processing resumes after its last committed chunk.">${stuck ? 'Retry (stuck?)' : 'Retry'}</button>`
+    : html``;
+};
 
 export function feedsFragment(list: { count: number; results: FeedSummaryJson[] }, f: FeedFilters): Html {
   const pages = Math.max(1, Math.ceil(list.count / PAGE_SIZE));

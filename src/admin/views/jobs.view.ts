@@ -11,18 +11,26 @@ export interface JobsView {
 
 const states = ['created', 'retry', 'active', 'completed', 'cancelled', 'failed'];
 
+/** The payload in one short line (ids mostly), so a job can be recognised without opening it. */
+const preview = (data: unknown): string => {
+  const text = JSON.stringify(data) ?? '';
+  return text.length > 90 ? `${text.slice(0, 89)}…` : text;
+};
+
 const jobRow = (j: JobOut): Html => {
   const dead = j.queue.endsWith('.dead');
-  const retryable = j.state === 'failed' || (dead && (j.state === 'created' || j.state === 'retry'));
+  // A job that failed for good has a copy in the dead-letter queue: that copy is the one to retry
+  // (retrying both would run it twice).
+  const retryable = dead && (j.state === 'created' || j.state === 'retry');
   const cancellable = !dead && (j.state === 'created' || j.state === 'retry');
   const base = `/admin/api/queues/${encodeURIComponent(j.queue)}/jobs/${encodeURIComponent(j.id)}`;
   return html`<tr data-job="${j.id}" class="state-${j.state}">
 <td><code title="${j.id}">${j.id.slice(0, 8)}</code></td>
 <td><span class="badge ${j.state}">${dead ? 'dead' : j.state}</span></td>
-<td class="num">${j.attempts}/${j.retry_limit + 1}</td>
+<td class="num">${dead ? j.attempts : `${j.attempts}/${j.retry_limit + 1}`}</td>
 <td>${ago(j.created_at)}</td>
-<td class="wrap">${j.error ?? ''}${j.source_queue === null ? '' : html` <small class="muted">from ${j.source_queue}</small>`}</td>
-<td><details><summary>data</summary><pre>${JSON.stringify(j.data, null, 1)}</pre></details></td>
+<td class="wrap">${j.error ?? ''}${j.source_queue === null ? '' : html` <small class="muted">from ${j.source_queue}</small>`}${j.state === 'failed' && !dead ? html` <small><a href="/admin/jobs${qs({ queue: `${j.queue}.dead` })}">retry from ${j.queue}.dead</a></small>` : ''}</td>
+<td class="wrap"><code class="small">${preview(j.data)}</code><details><summary>data</summary><pre>${JSON.stringify(j.data, null, 1)}</pre></details></td>
 <td class="actions">
 ${retryable ? html`<button data-action="${base}/retry" data-confirm="Run job ${j.id.slice(0, 8)} again?">Retry</button>` : ''}
 ${cancellable ? html`<button class="danger" data-action="${base}/cancel" data-confirm="Cancel job ${j.id.slice(0, 8)}? It will not run.">Cancel</button>` : ''}

@@ -1,0 +1,198 @@
+// The dashboard in a real browser (Debian's Chromium driven by playwright-core): log in, watch
+// a feed run to done, open a feed with errors, retry a failed job until it completes, run a
+// connector, and a wrong token refused. Each step saves a screenshot under test-artifacts/.
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestDaemon, useTestDaemon, type TestDaemon } from '../helpers/daemon.ts';
+
+const CHROMIUM = '/usr/bin/chromium';
+const ARTIFACTS = path.resolve('test-artifacts');
+const TOKEN = 'browser-admin-token-0123456789';
+
+const dir = mkdtempSync(path.join(tmpdir(), 'wb-dash-'));
+const inbox = path.join(dir, 'inbox');
+mkdirSync(inbox);
+const connectorsFile = path.join(dir, 'connectors.json');
+writeFileSync(connectorsFile, JSON.stringify({
+  connectors: [{ name: 'erp-files', type: 'catalog-file', shop_pk: 1, schedule: null, enabled: true, options: { inbox, format: 'csv', settle_ms: 0 } }],
+}));
+const env = { WAYBILL_ADMIN_TOKEN: TOKEN, WAYBILL_CONNECTORS: connectorsFile };
+
+// The API alone first: feeds stay queued until the worker starts, so the browser sees them run.
+const api = await useTestDaemon({ role: 'api', env });
+let worker: TestDaemon | null = null;
+const app = api.app!;
+
+// A shop's webhook receiver: refuses (410, a permanent failure) until told to accept.
+let receiverStatus = 410;
+const receiver = createServer((_req, res) => res.writeHead(receiverStatus).end());
+await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
+const receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
+
+let browser: Browser;
+let context: BrowserContext;
+
+beforeAll(async () => {
+  if (!existsSync(CHROMIUM)) {
+    throw new Error(`Chromium is not installed at ${CHROMIUM}: the dashboard's browser tests need it. Install it with: apt-get update && apt-get install -y chromium`);
+  }
+  mkdirSync(ARTIFACTS, { recursive: true });
+  browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'] });
+  context = await browser.newContext({ viewport: { width: 1366, height: 900 } });
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await worker?.stop();
+  await new Promise<void>((r) => receiver.close(() => r()));
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const shot = (page: Page, name: string) => page.screenshot({ path: path.join(ARTIFACTS, `admin-${name}.png`), fullPage: true });
+
+const loggedIn = async (): Promise<Page> => {
+  const page = await context.newPage();
+  await page.goto(`${api.url}/admin/`);
+  if (page.url().includes('/admin/login')) {
+    await page.fill('input[name="token"]', TOKEN);
+    await page.click('button[type="submit"]');
+    await page.waitForURL(`${api.url}/admin/`);
+  }
+  return page;
+};
+
+// Enough items (30 chunks) that the feed runs for a few of the page's 1 s refreshes.
+const ITEMS = 15_000;
+const products = (n: number, prefix: string) => Array.from({ length: n }, (_, i) => ({ sku: `${prefix}-${i}`, name: `Product ${i}`, price: 10 + (i % 7), stock: i % 5, description: 'Plain text of some length, as real catalogs send.' }));
+
+describe('dashboard in a browser', () => {
+  it('refuses a wrong token and stays on the login page', async () => {
+    const page = await context.newPage();
+    await page.goto(`${api.url}/admin/feeds`);
+    expect(page.url()).toBe(`${api.url}/admin/login?next=%2Fadmin%2Ffeeds`);
+    await page.fill('input[name="token"]', 'not-the-admin-token-at-all');
+    await page.click('button[type="submit"]');
+    await expect.poll(() => page.locator('#login-error').textContent()).toContain('That token is not the admin token.');
+    expect(page.url()).toContain('/admin/login');
+    expect((await context.cookies()).find((c) => c.name === 'waybill_admin')).toBeUndefined();
+    await shot(page, 'login-refused');
+    await page.close();
+  });
+
+  it('logs in and watches a feed go from running to done, its progress bar moving', async () => {
+    const { shopPk, key } = await api.shopWithKey({ name: 'Browser shop' });
+    const page = await loggedIn();
+    const cookie = (await context.cookies()).find((c) => c.name === 'waybill_admin')!;
+    expect(cookie).toMatchObject({ httpOnly: true, sameSite: 'Strict', path: '/admin' });
+
+    const post = await app.inject({ method: 'POST', url: `/shops/${shopPk}/products/`, headers: { authorization: `Token ${key}` }, payload: products(ITEMS, 'RUN') });
+    expect(post.statusCode).toBe(201);
+    const feedPk = (post.json() as { pk: string }).pk;
+    await page.goto(`${api.url}/admin/feeds?shop=${shopPk}`);
+    const bar = page.locator(`tr[data-feed="${feedPk}"] .progress`);
+    await expect.poll(() => bar.getAttribute('data-state')).toBe('queued');
+
+    worker = await startTestDaemon({ role: 'worker', env, database: api.database });
+    await bar.and(page.locator('[data-state="processing"]')).waitFor({ timeout: 20_000 });
+    const running = Number(await bar.getAttribute('aria-valuenow'));
+    await shot(page, 'feed-running');
+    await bar.and(page.locator('[data-state="done"]')).waitFor({ timeout: 30_000 });
+    expect(Number(await bar.getAttribute('aria-valuenow'))).toBe(ITEMS);
+    expect(running).toBeLessThan(ITEMS);
+    await expect.poll(() => page.locator(`tr[data-feed="${feedPk}"] .badge`).textContent()).toBe('done');
+    await shot(page, 'feed-done');
+
+    await page.close();
+  });
+
+  it('opens a feed with errors: the errors table and its CSV', async () => {
+    const { shopPk, key } = await api.shopWithKey({ name: 'Errors shop' });
+    const auth = { authorization: `Token ${key}` };
+    await app.inject({ method: 'POST', url: `/shops/${shopPk}/products/`, headers: auth, payload: products(3, 'ERR') });
+    const put = await app.inject({
+      method: 'PUT', url: `/shops/${shopPk}/products/`, headers: auth,
+      payload: [{ sku: 'ERR-0', price: 11 }, { sku: 'MISSING-1', price: 1 }, { sku: 'ERR-2', stock: 4 }, { sku: 'MISSING-2', price: 2 }],
+    });
+    const feedPk = (put.json() as { pk: string }).pk;
+    const page = await loggedIn();
+    await page.goto(`${api.url}/admin/feeds/${feedPk}`);
+    await expect.poll(() => page.locator('#feed-state').textContent(), { timeout: 20_000 }).toBe('done');
+    const rows = page.locator('table.errors tbody tr');
+    await expect.poll(() => rows.count()).toBe(2);
+    expect(await rows.nth(0).textContent()).toContain('MISSING-1');
+    expect(await rows.nth(1).textContent()).toContain('MISSING-2');
+    expect(await page.locator('#feed-failed').textContent()).toBe('2');
+    const [download] = await Promise.all([page.waitForEvent('download'), page.click('#errors-csv')]);
+    const file = path.join(ARTIFACTS, 'admin-feed-errors.csv');
+    await download.saveAs(file);
+    const { readFileSync } = await import('node:fs');
+    const csv = readFileSync(file, 'utf8').trim().split('\r\n');
+    expect(csv[0]).toBe('index,sku,pk,pointer,code,message');
+    expect(csv.slice(1).map((l) => l.split(',')[1])).toEqual(['MISSING-1', 'MISSING-2']);
+    await shot(page, 'feed-detail');
+    await page.close();
+  });
+
+  it('retries a failed job and sees it complete', async () => {
+    const { shopPk } = await api.shopWithKey({ name: 'Webhook shop', webhook_url: receiverUrl });
+    await api.jobs.send(api.connection.db, 'webhook.deliver', { shopPk, messageId: 'msg_browser_retry', event: 'feed.completed', payload: {} });
+    const page = await loggedIn();
+    await page.goto(`${api.url}/admin/jobs?queue=webhook.deliver.dead`);
+    const row = page.locator('tr[data-job]', { hasText: 'msg_browser_retry' });
+    await row.waitFor({ timeout: 20_000 });
+    expect(await row.textContent()).toContain('answered 410');
+    await shot(page, 'job-failed');
+
+    receiverStatus = 204;
+    await row.locator('button', { hasText: 'Retry' }).click();
+    await page.locator('dialog#confirm[open]').waitFor();
+    expect(await page.locator('#confirm-text').textContent()).toMatch(/^Run job [0-9a-f]{8} again\?$/);
+    await page.click('#confirm-ok');
+    await expect.poll(() => page.locator('#toast').textContent()).toContain('moved back to webhook.deliver');
+    await row.waitFor({ state: 'detached' });
+
+    await page.goto(`${api.url}/admin/jobs?queue=webhook.deliver&state=completed`);
+    await page.locator('tr[data-job]', { hasText: 'msg_browser_retry' }).locator('.badge', { hasText: 'completed' }).waitFor({ timeout: 20_000 });
+    await shot(page, 'job-completed');
+    await page.close();
+  });
+
+  it('triggers a connector run and sees it succeed', async () => {
+    writeFileSync(path.join(inbox, 'products.csv'), 'sku,name,price,stock\nCSV-1,From the ERP,9.5,3\nCSV-2,Another,4,0\n');
+    const page = await loggedIn();
+    await page.goto(`${api.url}/admin/connectors`);
+    const row = page.locator('tr[data-connector="erp-files"]');
+    expect(await row.textContent()).toContain('never');
+    await row.locator('button', { hasText: 'Run now' }).click();
+    await page.locator('dialog#confirm[open]').waitFor();
+    await page.click('#confirm-ok');
+    await expect.poll(() => page.locator('#toast').textContent()).toContain('was queued');
+    await row.locator('.badge.succeeded').waitFor({ timeout: 20_000 });
+    await page.click('a[href="/admin/connectors/erp-files"]');
+    const run = page.locator('ol.timeline li.succeeded').first();
+    await run.waitFor();
+    expect(await run.textContent()).toContain('manual');
+    await shot(page, 'connector-run');
+    await page.close();
+  });
+
+  it('shows the overview of all this: figures, charts and queues, and tails the logs', async () => {
+    const page = await loggedIn();
+    await expect.poll(() => page.locator('figure.chart').count()).toBe(5);
+    expect(await page.locator('.stack').textContent()).toMatch(/done [4-9]/);
+    expect(await page.locator('.card.stat', { hasText: 'Connectors' }).textContent()).toContain('1/1');
+    await shot(page, 'overview');
+    await page.goto(`${api.url}/admin/logs`);
+    const before = await page.locator('#log-lines tr').count();
+    await app.inject({ url: '/healthz', headers: { 'x-request-id': 'browser-tail-probe' } });
+    await page.locator('#log-lines tr', { hasText: 'browser-tail-probe' }).first().waitFor({ timeout: 10_000 });
+    expect(await page.locator('#log-lines tr').count()).toBeGreaterThan(before);
+    await shot(page, 'logs');
+    await page.close();
+  });
+});
