@@ -51,6 +51,8 @@ export async function buildApp({ config, services, logger }: AppDeps): Promise<A
     forceCloseConnections: 'idle',
   }).withTypeProvider<TypeBoxTypeProvider>();
 
+  // The API takes JSON only: a text/plain body answers 415 instead of reaching validation.
+  app.removeContentTypeParser('text/plain');
   app.setValidatorCompiler(validatorCompiler);
   app.setErrorHandler(errorHandler);
   app.setNotFoundHandler((request, reply) =>

@@ -104,6 +104,12 @@ export function errorHandler(error: FastifyError, request: FastifyRequest, reply
   if (error instanceof SyntaxError || (error.statusCode === 400 && /JSON/i.test(error.message))) {
     return sendProblem(request, reply, 400, 'invalid_json', 'The body is not valid JSON.');
   }
+  // SQLSTATE class 22 (data exception): a value the database cannot hold (an id beyond bigint,
+  // a date out of range). The client sent it; say so instead of a 500.
+  if (typeof error.code === 'string' && /^22[0-9A-Z]{3}$/.test(error.code)) {
+    request.log.info({ err: error }, 'value refused by the database');
+    return sendProblem(request, reply, 400, 'invalid_value', 'A value in the request is out of range.');
+  }
   if (isTransient(error)) {
     request.log.warn({ err: error }, 'database unavailable');
     return sendProblem(request, reply, 503, 'unavailable', 'The service is temporarily unavailable; retry shortly.', { headers: { 'retry-after': '5' } });
