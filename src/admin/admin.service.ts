@@ -58,8 +58,6 @@ export const toJob = (j: JobSummary): JobOut => ({
   source_id: j.sourceId,
 });
 
-const minute = (t: number): number => Math.floor(t / 60_000) * 60_000;
-
 export class AdminService {
   readonly #shops: ShopService;
   readonly #queues: QueueInspector | undefined;
@@ -143,8 +141,8 @@ export class AdminService {
   #errorsPerMinute(since: number, stepMinutes: number): SeriesPoint[] {
     const step = stepMinutes * 60_000;
     const buckets = new Map<number, number>();
-    for (let t = minute(since); t <= Date.now(); t += step) buckets.set(t, 0);
-    const start = minute(since);
+    const start = Math.floor(since / step) * step;
+    for (let t = start; t <= Date.now(); t += step) buckets.set(t, 0);
     for (const line of this.#logs?.query({ level: 'error', limit: 2_000 }) ?? []) {
       if ((levelRank[line.level] ?? 0) < levelRank.error!) continue;
       const t = Date.parse(line.time);

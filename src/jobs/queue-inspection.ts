@@ -139,8 +139,9 @@ export class PgBossInspector implements QueueInspector {
   async depthHistory(minutes: number, stepMinutes: number): Promise<DepthPoint[]> {
     const rows = await this.#sql<{ at: Date; name: string | null; n: number }>(
       `with steps as (
-         select generate_series(date_trunc('minute', now()) - make_interval(mins => $1::int), date_trunc('minute', now()),
-                                make_interval(mins => $2::int)) as at),
+         -- Steps on multiples of the step since the epoch, like the other charts' buckets.
+         select generate_series(to_timestamp(floor(extract(epoch from now() - make_interval(mins => $1::int)) / ($2::int * 60)) * ($2::int * 60)),
+                                now(), make_interval(mins => $2::int)) as at),
        jobs as (
          select name, created_on, coalesce(started_on, completed_on, 'infinity'::timestamptz) as left_on
            from ${SCHEMA}.job
