@@ -58,51 +58,80 @@ export const findOrder = (db: Executor, shopPk: number, marketplacePk: number, o
 export type OrderRow = NonNullable<Awaited<ReturnType<typeof findOrder>>>;
 
 /**
- * The order row locked until the transaction ends (SELECT ... FOR UPDATE OF orders): actions on
- * one order run one after another. Also says whether the shop has a webhook URL. Read the
- * items in a later statement: under READ COMMITTED only a new statement sees what the
- * transaction that held the lock committed.
+ * The order's items with the order row and the item rows locked until the transaction ends
+ * (SELECT ... FOR UPDATE OF orders, order_items): actions on one order run one after another.
+ * Every row read is locked, so a waiter gets the versions the previous action committed (a
+ * row read without a lock would keep this statement's older snapshot). No rows: no order.
  */
-export const lockOrder = (db: Executor, shopPk: number, marketplacePk: number, orderPk: number) =>
+export const lockOrderItems = (db: Executor, shopPk: number, marketplacePk: number, orderPk: number) =>
   db
-    .selectFrom('orders')
-    .innerJoin('shops', 'shops.pk', 'orders.shop_pk')
-    .select(['orders.id', 'orders.status', 'orders.reference'])
+    .selectFrom('orders as o')
+    .innerJoin('shops', 'shops.pk', 'o.shop_pk')
+    .innerJoin('order_items as i', 'i.order_id', 'o.id')
+    .select(['o.id as order_id', 'o.status as order_status', 'o.reference', 'i.id', 'i.item_pk', 'i.status', 'i.shipment_id'])
     .select(sql<boolean>`shops.webhook_url is not null`.as('has_webhook'))
-    .where('orders.shop_pk', '=', shopPk)
-    .where('orders.marketplace_pk', '=', marketplacePk)
-    .where('orders.order_pk', '=', orderPk)
-    .forUpdate('orders')
-    .executeTakeFirst();
-export type LockedOrder = NonNullable<Awaited<ReturnType<typeof lockOrder>>>;
+    .where('o.shop_pk', '=', shopPk)
+    .where('o.marketplace_pk', '=', marketplacePk)
+    .where('o.order_pk', '=', orderPk)
+    .orderBy('i.position')
+    .forUpdate(['o', 'i'])
+    .execute();
+export type LockedItemRow = Awaited<ReturnType<typeof lockOrderItems>>[number];
+
+export const findShipments = (db: Executor, ids: number[]) =>
+  db.selectFrom('shipments').select(['id', 'carrier', 'tracking_code', 'delivery_time', 'comments']).where('id', 'in', ids).execute();
 
 export interface ItemUpdate {
   id: number;
   status: string;
-  /** A new shipment of the item; null keeps the one it has. */
-  shipment_id: number | null;
+  /** The item goes into the new shipment written by the same statement. */
+  new_shipment: boolean;
+}
+
+export type HistoryWrite = Omit<NewHistoryRow, 'order_id'> & { new_shipment: boolean };
+
+export interface ActionWrite {
+  orderId: number;
+  orderStatus: string;
+  items: ItemUpdate[];
+  /** Rows with new_shipment get the new shipment's id. */
+  history: HistoryWrite[];
+  /** The shipment a ship action creates, if any. */
+  shipment: (ShipmentData & { shop_pk: number; marketplace_pk: number; order_pk: number; item_pks: number[] }) | null;
 }
 
 /**
- * Writes one action's outcome in one statement: the items' new statuses (and shipments), the
- * history rows, and the order's derived status.
+ * Writes one action's outcome in one statement (one round trip inside the transaction): the
+ * new shipment, the items' new statuses, the history rows, and the order's derived status.
  */
-export const applyChanges = (db: Executor, orderId: number, orderStatus: string, items: ItemUpdate[], history: Omit<NewHistoryRow, 'order_id'>[]) =>
-  sql`
-    with upd as (
-      update order_items i set status = v.status, shipment_id = coalesce(v.shipment_id, i.shipment_id)
-      from unnest(${items.map((i) => i.id)}::bigint[], ${items.map((i) => i.status)}::text[], ${items.map((i) => i.shipment_id)}::bigint[])
-        as v(id, status, shipment_id)
-      where i.id = v.id and i.order_id = ${orderId}
+export const applyChanges = (db: Executor, w: ActionWrite) => {
+  // Only a ship that moves items creates a shipment; the other actions skip that part.
+  const shipment = w.shipment === null
+    ? sql`sh as (select null::bigint as id where false)`
+    : sql`sh as (
+        insert into shipments (order_id, shop_pk, marketplace_pk, order_pk, item_pks, carrier, tracking_code, delivery_time, comments)
+        values (${w.orderId}, ${w.shipment.shop_pk}, ${w.shipment.marketplace_pk}, ${w.shipment.order_pk}, ${w.shipment.item_pks}::bigint[],
+          ${w.shipment.carrier}, ${w.shipment.tracking_code}, ${w.shipment.delivery_time}::int, ${w.shipment.comments})
+        returning id
+      )`;
+  return sql`
+    with ${shipment}, upd as (
+      update order_items i
+      set status = v.status, shipment_id = case when v.new_shipment then (select id from sh) else i.shipment_id end
+      from unnest(${w.items.map((i) => i.id)}::bigint[], ${w.items.map((i) => i.status)}::text[], ${w.items.map((i) => i.new_shipment)}::boolean[])
+        as v(id, status, new_shipment)
+      where i.id = v.id and i.order_id = ${w.orderId}
     ), hist as (
       insert into order_history (order_id, action, item_pks, from_status, to_status, source, shipment_id, details)
-      select ${orderId}, h.action, h.item_pks, h.from_status, h.to_status, h.source, h.shipment_id, h.details
-      from jsonb_to_recordset(${JSON.stringify(history.map((h, n) => ({ ...h, n })))}::jsonb)
-        as h(n int, action text, item_pks bigint[], from_status text, to_status text, source text, shipment_id bigint, details jsonb)
+      select ${w.orderId}, h.action, h.item_pks, h.from_status, h.to_status, h.source,
+        case when h.new_shipment then (select id from sh) else h.shipment_id end, h.details
+      from jsonb_to_recordset(${JSON.stringify(w.history.map((h, n) => ({ ...h, n })))}::jsonb)
+        as h(n int, action text, item_pks bigint[], from_status text, to_status text, source text, shipment_id bigint, new_shipment boolean, details jsonb)
       order by h.n
     )
-    update orders set status = ${orderStatus}, updated_at = now() where id = ${orderId}
+    update orders set status = ${w.orderStatus}, updated_at = now() where id = ${w.orderId}
   `.execute(db);
+};
 
 export const listOrders = (db: Executor, shopPk: number, marketplacePk: number, status: string | undefined, offset: number, limit: number) => {
   let q = db.selectFrom('orders').select(orderColumns).where('shop_pk', '=', shopPk).where('marketplace_pk', '=', marketplacePk);
@@ -165,11 +194,6 @@ export interface ShipmentData {
   delivery_time: number | null;
   comments: string | null;
 }
-
-export const insertShipment = async (
-  db: Executor,
-  row: ShipmentData & { order_id: number; shop_pk: number; marketplace_pk: number; order_pk: number; item_pks: number[] },
-): Promise<number> => (await db.insertInto('shipments').values(row).returning('id').executeTakeFirstOrThrow()).id;
 
 export const updateShipment = (db: Executor, id: number, data: ShipmentData) =>
   db.updateTable('shipments').set({ ...data, updated_at: sql<Date>`now()` }).where('id', '=', id).execute();

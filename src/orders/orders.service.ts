@@ -31,18 +31,14 @@ export interface ListOptions {
   pageSize: number;
 }
 
-type Item = PlanItem & repo.ItemRow & { status: ItemStatus };
+type Item = PlanItem & repo.LockedItemRow & { status: ItemStatus };
 interface Change {
   item_pk: number;
   from: ItemStatus;
   to: ItemStatus;
 }
-/** What an action writes: items' new statuses, history rows, and the moves for the webhook. */
-interface Outcome {
-  updates: repo.ItemUpdate[];
-  history: Omit<repo.NewHistoryRow, 'order_id'>[];
-  changes: Change[];
-}
+/** What an action writes (see repo.applyChanges), and the moves for the webhook. */
+type Outcome = Omit<repo.ActionWrite, 'orderId' | 'orderStatus'> & { changes: Change[] };
 
 const SHIPPING_FIELDS = ['carrier', 'tracking_code', 'delivery_time', 'comments'] as const;
 
@@ -143,9 +139,9 @@ export class OrderService {
    */
   async applyAction(input: ActionInput): Promise<{ changed: boolean }> {
     return inTransaction(this.#db, async (trx) => {
-      const order = await repo.lockOrder(trx, input.shopPk, input.marketplacePk, input.orderPk);
+      const items = (await repo.lockOrderItems(trx, input.shopPk, input.marketplacePk, input.orderPk)) as Item[];
+      const order = items[0];
       if (order === undefined) throw notFound(`Order ${input.orderPk}`);
-      const items = (await repo.listItems(trx, [order.id])) as Item[];
       if (input.items !== undefined) {
         const errors = namedItemErrors(items, input.items);
         if (errors.length > 0) throw badRequest(`The request names ${errors.length} item${errors.length === 1 ? '' : 's'} it cannot.`, errors);
@@ -159,9 +155,9 @@ export class OrderService {
       }
       const outcome = input.action === 'ship' ? await this.#ship(trx, input, targets, items) : this.#move(input, targets);
       if (outcome.history.length === 0) return { changed: false };
-      const moved = new Map(outcome.updates.map((u) => [u.id, u.status as ItemStatus]));
+      const moved = new Map(outcome.items.map((u) => [u.id, u.status as ItemStatus]));
       const status = orderStatusOf(items.map((i) => moved.get(i.id) ?? i.status));
-      await repo.applyChanges(trx, order.id, status, outcome.updates, outcome.history);
+      await repo.applyChanges(trx, { orderId: order.order_id, orderStatus: status, ...outcome });
       if (outcome.changes.length > 0) await this.#notify(trx, order, input, status, outcome.changes);
       return { changed: true };
     });
@@ -172,10 +168,12 @@ export class OrderService {
     const to = STATE_TABLE[input.action].to;
     const groups = movesOf(input.action, targets);
     return {
-      updates: groups.flatMap((g) => g.items.map((i) => ({ id: i.id, status: to, shipment_id: null }))),
+      items: groups.flatMap((g) => g.items.map((i) => ({ id: i.id, status: to, new_shipment: false }))),
       history: groups.map((g) => ({
-        action: input.action, item_pks: g.items.map((i) => i.item_pk), from_status: g.from, to_status: to, source: input.source, shipment_id: null, details: null,
+        action: input.action, item_pks: g.items.map((i) => i.item_pk), from_status: g.from, to_status: to,
+        source: input.source, shipment_id: null, new_shipment: false, details: null,
       })),
+      shipment: null,
       changes: groups.flatMap((g) => g.items.map((i) => ({ item_pk: i.item_pk, from: g.from, to }))),
     };
   }
@@ -188,38 +186,38 @@ export class OrderService {
   async #ship(trx: Trx, input: ActionInput, targets: Item[], items: Item[]): Promise<Outcome> {
     const given = givenShipping(input.shipping);
     const groups = movesOf('ship', targets);
-    const out: Outcome = { updates: [], history: [], changes: [] };
+    const out: Outcome = { items: [], history: [], shipment: null, changes: [] };
     const base = { action: 'ship', source: input.source };
     if (groups.length > 0) {
-      const moving = groups.flatMap((g) => g.items);
       const data: repo.ShipmentData = { carrier: null, tracking_code: null, delivery_time: null, comments: null, ...given };
-      const shipmentId = await repo.insertShipment(trx, {
-        ...data, order_id: moving[0]!.order_id, shop_pk: input.shopPk, marketplace_pk: input.marketplacePk, order_pk: input.orderPk,
-        item_pks: moving.map((i) => i.item_pk),
-      });
+      out.shipment = {
+        ...data, shop_pk: input.shopPk, marketplace_pk: input.marketplacePk, order_pk: input.orderPk,
+        item_pks: groups.flatMap((g) => g.items.map((i) => i.item_pk)),
+      };
       for (const g of groups) {
-        out.updates.push(...g.items.map((i) => ({ id: i.id, status: 'shipped', shipment_id: shipmentId })));
-        out.history.push({ ...base, item_pks: g.items.map((i) => i.item_pk), from_status: g.from, to_status: 'shipped', shipment_id: shipmentId, details: { ...data } });
+        out.items.push(...g.items.map((i) => ({ id: i.id, status: 'shipped', new_shipment: true })));
+        out.history.push({ ...base, item_pks: g.items.map((i) => i.item_pk), from_status: g.from, to_status: 'shipped', shipment_id: null, new_shipment: true, details: { ...data } });
         out.changes.push(...g.items.map((i) => ({ item_pk: i.item_pk, from: g.from, to: 'shipped' as const })));
       }
     }
-    // An already shipped item always has a shipment: only ship puts items in shipped.
-    const stayingShipments = new Set(targets.filter((t) => t.status === 'shipped' && t.shipment_id !== null).map((t) => t.shipment_id!));
-    for (const shipmentId of stayingShipments) {
-      const current = items.find((i) => i.shipment_id === shipmentId)!;
+    // Items already shipped: their shipment's data, when the request sends any (an already
+    // shipped item always has a shipment: only ship puts items in shipped).
+    const staying = [...new Set(targets.filter((t) => t.status === 'shipped' && t.shipment_id !== null).map((t) => t.shipment_id!))];
+    if (staying.length === 0 || Object.keys(given).length === 0) return out;
+    for (const current of await repo.findShipments(trx, staying)) {
       const updated: repo.ShipmentData = {
         carrier: current.carrier, tracking_code: current.tracking_code, delivery_time: current.delivery_time, comments: current.comments, ...given,
       };
       if (SHIPPING_FIELDS.every((f) => updated[f] === current[f])) continue;
-      await repo.updateShipment(trx, shipmentId, updated);
-      const inPackage = items.filter((i) => i.shipment_id === shipmentId && i.status === 'shipped').map((i) => i.item_pk);
-      out.history.push({ ...base, item_pks: inPackage, from_status: 'shipped', to_status: 'shipped', shipment_id: shipmentId, details: { ...given } });
+      await repo.updateShipment(trx, current.id, updated);
+      const inPackage = items.filter((i) => i.shipment_id === current.id && i.status === 'shipped').map((i) => i.item_pk);
+      out.history.push({ ...base, item_pks: inPackage, from_status: 'shipped', to_status: 'shipped', shipment_id: current.id, new_shipment: false, details: { ...given } });
     }
     return out;
   }
 
   /** order.status_changed to the shop's webhook, enqueued in this transaction. */
-  async #notify(trx: Trx, order: repo.LockedOrder, input: ActionInput, status: OrderStatus, changes: Change[]): Promise<void> {
+  async #notify(trx: Trx, order: Item, input: ActionInput, status: OrderStatus, changes: Change[]): Promise<void> {
     await this.#webhooks.emit(trx, input.shopPk, 'order.status_changed', {
       shop_pk: input.shopPk,
       marketplace_pk: input.marketplacePk,
@@ -227,7 +225,7 @@ export class OrderService {
       reference: order.reference,
       action: input.action,
       status,
-      previous_status: order.status,
+      previous_status: order.order_status,
       items: changes,
       source: input.source,
       at: new Date().toISOString(),
