@@ -3,5 +3,8 @@
 import type { AnyConnectorDefinition } from '../src/connectors/host/contract.ts';
 import { catalogFile } from './catalog-file/index.ts';
 import { catalogWebhook } from './catalog-webhook/index.ts';
+import { trackingAftership } from './tracking-aftership/index.ts';
+import { trackingDhl } from './tracking-dhl/index.ts';
+import { trackingHttp } from './tracking-http/index.ts';
 
-export const connectorTypes: readonly AnyConnectorDefinition[] = [catalogFile, catalogWebhook];
+export const connectorTypes: readonly AnyConnectorDefinition[] = [catalogFile, catalogWebhook, trackingDhl, trackingAftership, trackingHttp];

@@ -18,6 +18,7 @@ import { OrderService } from './orders/orders.service.ts';
 import { ShopService } from './shops/shops.service.ts';
 import { StatsService } from './stats/stats.service.ts';
 import { WebhookService } from './webhooks/webhooks.service.ts';
+import { TrackingService } from './tracking/tracking.service.ts';
 
 export interface ServiceDeps {
   db: Db;
@@ -41,6 +42,7 @@ export interface Services {
   connectors: ConnectorService;
   catalog: CatalogService;
   feeds: FeedService;
+  tracking: TrackingService;
 }
 
 export function createServices(deps: ServiceDeps): Services {
@@ -60,6 +62,8 @@ export function createServices(deps: ServiceDeps): Services {
     connectors: new ConnectorService({ db: deps.db, jobs: deps.jobs, config: deps.config, logger: deps.logger, services: () => services }),
     catalog,
     feeds: new FeedService({ db: deps.db, jobs: deps.jobs, catalog, writer: new CatalogWriter(), shops, webhooks, config: deps.config }),
+    // Carrier tracking applies its actions through the same order service as the API.
+    tracking: new TrackingService(deps.db, () => services.orders),
   };
   return services;
 }

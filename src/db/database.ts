@@ -7,8 +7,9 @@ import type { FeedTables } from './tables/feeds.ts';
 import type { OrderTables } from './tables/orders.ts';
 import type { ConnectorTables } from './tables/connectors.ts';
 import type { PlatformTables } from './tables/platform.ts';
+import type { TrackingTables } from './tables/tracking.ts';
 
-export interface Database extends ShopTables, CatalogTables, FeedTables, OrderTables, ConnectorTables, PlatformTables {}
+export interface Database extends ShopTables, CatalogTables, FeedTables, OrderTables, ConnectorTables, PlatformTables, TrackingTables {}
 
 export type Db = Kysely<Database>;
 export type Trx = Transaction<Database>;

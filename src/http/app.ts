@@ -23,6 +23,7 @@ import { feedRoutes } from '../feeds/feeds.routes.ts';
 import { systemRoutes } from './system.routes.ts';
 import { connectorReceiverRoutes, receiverRoutes } from '../connectors/host/connectors.routes.ts';
 import { metricsRoutes } from '../metrics/metrics.routes.ts';
+import { carrierReceiverRoutes } from '../tracking/carrier-webhooks.routes.ts';
 import { adminApiRoutes } from '../admin/admin-api.routes.ts';
 import { adminPageRoutes } from '../admin/admin-pages.routes.ts';
 import { validatorCompiler } from './validation.ts';
@@ -98,6 +99,7 @@ export async function buildApp({ config, services, logger }: AppDeps): Promise<A
 
   await app.register(systemRoutes, { services });
   await app.register(receiverRoutes, { services, publicUrl: config.publicUrl, routes: connectorReceiverRoutes });
+  await app.register(receiverRoutes, { services, publicUrl: config.publicUrl, routes: carrierReceiverRoutes });
   await app.register(metricsRoutes);
   await app.register(adminApiRoutes, { services });
   await app.register(adminPageRoutes, { services, adminToken: config.adminToken, publicUrl: config.publicUrl });

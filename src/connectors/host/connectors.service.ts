@@ -107,7 +107,7 @@ export class ConnectorService {
       schedule: i.schedule,
       enabled: settings.get(i.name) ?? i.enabled,
       enabled_in_file: i.enabled,
-      receivers: Object.keys(i.definition.receivers ?? {}).map((r) => (r === 'webhook' ? `/connectors/${i.name}/webhook` : `/connectors/${i.name}/${r}`)),
+      receivers: Object.keys(i.definition.receivers ?? {}).map((r) => (r === 'webhook' ? `/connectors/${i.name}/webhook` : r === 'carrier-webhook' ? `/webhooks/carriers/${i.name}/` : `/connectors/${i.name}/${r}`)),
       last_runs: runs.filter((r) => r.connector === i.name).map(toRun),
     }));
   }

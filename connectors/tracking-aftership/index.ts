@@ -1,0 +1,88 @@
+// tracking-aftership: polls AfterShip's tracking API for the shipments of its carriers, and
+// takes AfterShip's pushed updates at POST /webhooks/carriers/{name}/ (signed with the
+// aftership-hmac-sha256 header; a wrong signature is a 401; a repeated event_id is applied once).
+import { Type } from 'typebox';
+import { defineConnector, userError } from '../../src/connectors/host/contract.ts';
+import { AppError, notFound } from '../../src/errors.ts';
+import { pollShipments } from '../tracking-common/engine.ts';
+import { CarrierError } from '../tracking-common/http.ts';
+import { ENV_NAME, pollingOptions } from '../tracking-common/options.ts';
+import { aftershipRequest, slugOf, verifyAftership } from './client.ts';
+import { mapAftershipTracking, trackingOfResponse, type AftershipTracking } from './map.ts';
+
+export const TrackingAftershipOptions = Type.Object({
+  ...pollingOptions,
+  /** Env var holding the AfterShip API key (as-api-key); needed to poll, not for webhooks. */
+  api_key_env: Type.Optional(Type.String({ pattern: ENV_NAME })),
+  /** Env var holding the webhook secret (Settings > Webhooks); needed to accept webhooks. */
+  webhook_secret_env: Type.Optional(Type.String({ pattern: ENV_NAME })),
+  /** A shop's carrier name -> AfterShip courier slug ("DHL Paket": "dhl-germany"); default: the name lower-cased. */
+  slugs: Type.Record(Type.String(), Type.String({ minLength: 1 }), { default: {} }),
+}, { additionalProperties: false });
+
+interface WebhookBody {
+  event?: string;
+  event_id?: string;
+  msg?: AftershipTracking;
+}
+
+export const trackingAftership = defineConnector({
+  type: 'tracking-aftership',
+  description: 'Polls AfterShip for the shipments of its carriers and accepts its signed webhooks at POST /webhooks/carriers/{name}/.',
+  options: TrackingAftershipOptions,
+  async run(ctx) {
+    const o = ctx.options;
+    if (o.api_key_env === undefined) throw userError(`Connector ${ctx.name} has no api_key_env: it cannot poll AfterShip (webhooks need only webhook_secret_env).`);
+    const apiKey = ctx.secret(o.api_key_env);
+    await pollShipments(ctx, {
+      async track(shipment, get) {
+        const req = aftershipRequest(o.base_url, apiKey, slugOf(shipment.carrier, o.slugs), shipment.trackingCode);
+        const tracking = trackingOfResponse((await get(req.url, req.headers)).body);
+        if (tracking === null) throw new CarrierError('AfterShip answered without a tracking', 404);
+        return mapAftershipTracking(tracking);
+      },
+    });
+  },
+  receivers: {
+    async 'carrier-webhook'(request, ctx) {
+      const o = ctx.options;
+      if (o.webhook_secret_env === undefined) throw notFound(`Webhooks of connector ${ctx.name}`);
+      if (!verifyAftership(ctx.secret(o.webhook_secret_env), request.rawBody, request.headers['aftership-hmac-sha256'])) {
+        ctx.log.warn('AfterShip webhook refused: bad aftership-hmac-sha256');
+        throw new AppError('invalid_signature', 401, 'The aftership-hmac-sha256 signature does not match the body.');
+      }
+      let body: WebhookBody;
+      try {
+        body = JSON.parse(request.rawBody.toString('utf8')) as WebhookBody;
+      } catch {
+        throw new AppError('invalid_json', 400, 'The body is not valid JSON.');
+      }
+      const msg = body.msg;
+      if (typeof body.event_id !== 'string' || msg === undefined || typeof msg.tracking_number !== 'string') {
+        throw new AppError('invalid_webhook', 400, 'An AfterShip webhook needs event_id and msg.tracking_number.');
+      }
+      const trackingNumber = msg.tracking_number;
+      return ctx.once(`aftership:${body.event_id}`, async () => {
+        // Other events (edd_revise...) say nothing about where the parcel is.
+        if (body.event !== 'tracking_update') return { status: 200, body: { received: true, shipments: 0 } };
+        const tracking = ctx.services.tracking;
+        const result = mapAftershipTracking(msg);
+        const shipments = (await tracking.byTrackingCode(o.carriers, ctx.shopPk, trackingNumber))
+          .filter((s) => msg.slug === undefined || slugOf(s.carrier, o.slugs) === msg.slug.toLowerCase());
+        const actions: string[] = [];
+        for (const s of shipments) {
+          const outcome = await tracking.record(s, result, { connector: ctx.name, followDeliveredDays: o.follow_delivered_days });
+          ctx.report.count('webhook_updates');
+          if (outcome.newEvents > 0) ctx.report.count('events_new', outcome.newEvents);
+          if (outcome.applied) {
+            ctx.report.count(`action_${outcome.action}`);
+            actions.push(outcome.action!);
+          }
+          if (outcome.refused) ctx.report.count('actions_refused');
+        }
+        ctx.log.info({ eventId: body.event_id, trackingNumber, shipments: shipments.length, status: result.status }, 'AfterShip webhook applied');
+        return { status: 200, body: { received: true, shipments: shipments.length, status: result.status, actions } };
+      });
+    },
+  },
+});

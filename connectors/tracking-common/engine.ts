@@ -1,0 +1,78 @@
+// The polling engine the tracking adapters share: select due shipments in batches (oldest check
+// first), check them with bounded concurrency under the connector's rate limit, store what the
+// carrier said through the tracking service, and stop starting checks when the run's time is
+// up (the rest is first in line next tick). A check the carrier refuses (4xx) or that keeps
+// failing is recorded against its shipment; the run goes on with the others.
+import { userError, type ConnectorContext } from '../../src/connectors/host/contract.ts';
+import type { TrackedShipment, TrackingResult } from '../../src/tracking/tracking.schemas.ts';
+import { CarrierError, carrierGet, type CarrierResponse } from './http.ts';
+import type { PollingOptions } from './options.ts';
+import { rateLimiter } from './rate-limit.ts';
+
+/** What an adapter does for one shipment: call its API (through `get`) and map the answer. */
+export interface TrackingAdapter {
+  track(shipment: TrackedShipment, get: (url: string, headers: Record<string, string>) => Promise<CarrierResponse>): Promise<TrackingResult>;
+}
+
+/** Runs fn over items with at most `limit` at once. */
+export async function eachLimited<T>(items: readonly T[], limit: number, fn: (item: T) => Promise<void>): Promise<void> {
+  let index = 0;
+  const worker = async (): Promise<void> => {
+    while (index < items.length) {
+      const item = items[index++]!;
+      await fn(item);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+}
+
+export async function pollShipments(ctx: ConnectorContext<PollingOptions>, adapter: TrackingAdapter): Promise<void> {
+  const o = ctx.options;
+  const tracking = ctx.services.tracking;
+  const started = new Date();
+  const deadline = started.getTime() + o.max_run_seconds * 1000;
+  const limiter = rateLimiter(o.requests_per_second);
+  let refusedKey: CarrierError | null = null;
+  const open = (): boolean => Date.now() < deadline && !ctx.signal.aborted && refusedKey === null;
+
+  const checkOne = async (s: TrackedShipment): Promise<void> => {
+    if (!open()) return ctx.report.count('deferred');
+    const get = (url: string, headers: Record<string, string>) => carrierGet(url, headers, {
+      limiter, timeoutMs: o.timeout_ms, retries: o.retries, retryMinMs: o.retry_min_ms, retryMaxMs: o.retry_max_ms,
+      signal: ctx.signal, carrier: s.carrier.toLowerCase(),
+    });
+    let result: TrackingResult;
+    try {
+      result = await adapter.track(s, get);
+    } catch (error) {
+      if (!(error instanceof CarrierError)) throw error;
+      ctx.report.count(error.retryable ? 'checks_failed' : 'checks_refused');
+      ctx.log.warn({ shipment: s.id, trackingCode: s.trackingCode, status: error.status, err: error.message }, 'tracking check failed');
+      await tracking.recordError(s.id, ctx.name, error.message);
+      if (error.credentialsRefused) refusedKey = error;
+      return;
+    }
+    const outcome = await tracking.record(s, result, { connector: ctx.name, followDeliveredDays: o.follow_delivered_days });
+    ctx.report.count('checked');
+    if (outcome.newEvents > 0) ctx.report.count('events_new', outcome.newEvents);
+    if (outcome.applied) ctx.report.count(`action_${outcome.action}`);
+    if (outcome.refused) {
+      ctx.report.count('actions_refused');
+      ctx.log.warn({ shipment: s.id, action: outcome.action, status: result.status }, 'order action refused by the state table; recorded as a tracking event');
+    }
+  };
+
+  while (open()) {
+    const batch = await tracking.due({
+      carriers: o.carriers, shopPk: ctx.shopPk, minIntervalSeconds: o.min_interval_seconds, checkedBefore: started,
+      followDeliveredDays: o.follow_delivered_days, limit: o.batch_size,
+    });
+    if (batch.length === 0) break;
+    await eachLimited(batch, o.concurrency, checkOne);
+    if (batch.length < o.batch_size) break;
+  }
+  if (refusedKey !== null) {
+    // Not retried: a wrong key stays wrong until someone fixes the configuration.
+    throw userError(`The carrier API refused the credentials (${(refusedKey as CarrierError).message}); check the connector's api_key_env.`);
+  }
+}

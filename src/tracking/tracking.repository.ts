@@ -1,0 +1,147 @@
+// All Kysely code of carrier tracking: selecting the shipments to check (reading the orders
+// area's shipments and items), the per-shipment tracking state, and the deduplicated events.
+import { sql } from 'kysely';
+import type { Executor } from '../db/database.ts';
+
+export interface TrackedRow {
+  id: number;
+  shop_pk: number;
+  marketplace_pk: number;
+  order_pk: number;
+  carrier: string;
+  tracking_code: string;
+  item_pks: string[];
+  items_delivered: boolean;
+  last_action: string | null;
+}
+
+export interface DueFilter {
+  carriers: string[];
+  shopPk: number | null;
+  /** Checked at or after this instant: not due. */
+  cutoff: Date;
+  followDeliveredDays: number;
+  limit: number;
+}
+
+/** The tracked shipments' common select: a shipment with carrier and code whose items still point at it. */
+function trackedBase(db: Executor, carriers: string[], shopPk: number | null) {
+  const lowered = carriers.map((c) => c.toLowerCase());
+  let q = db
+    .selectFrom('shipments as s')
+    .leftJoin('tracking_shipments as t', 't.shipment_id', 's.id')
+    .innerJoin(
+      (eb) => eb.selectFrom('order_items as i')
+        .select(['i.shipment_id',
+          sql<string[]>`array_agg(i.item_pk order by i.position)`.as('item_pks'),
+          sql<boolean>`bool_or(i.status = 'delivered')`.as('items_delivered')])
+        .where('i.status', '<>', 'cancelled')
+        .groupBy('i.shipment_id')
+        .as('items'),
+      (join) => join.onRef('items.shipment_id', '=', 's.id'),
+    )
+    .select(['s.id', 's.shop_pk', 's.marketplace_pk', 's.order_pk', 's.carrier', 's.tracking_code', 'items.item_pks', 'items.items_delivered', 't.last_action'])
+    .where('s.tracking_code', 'is not', null)
+    .where(sql<string>`lower(s.carrier)`, 'in', lowered);
+  if (shopPk !== null) q = q.where('s.shop_pk', '=', shopPk);
+  return q;
+}
+
+/** Shipments due for a check, never checked first, then oldest check first. */
+export async function dueShipments(db: Executor, f: DueFilter): Promise<TrackedRow[]> {
+  const rows = await trackedBase(db, f.carriers, f.shopPk)
+    .where((eb) => eb.or([
+      eb('t.shipment_id', 'is', null),
+      eb.and([
+        eb('t.final', '=', false),
+        eb.or([eb('t.last_checked_at', 'is', null), eb('t.last_checked_at', '<', f.cutoff)]),
+        // Delivered shipments are followed for a return only within the window.
+        eb.or([eb('t.status', '<>', 'delivered'), eb('t.delivered_at', '>', sql<Date>`now() - make_interval(days => ${f.followDeliveredDays})`)]),
+      ]),
+    ]))
+    .orderBy(sql`t.last_checked_at asc nulls first`)
+    .orderBy('s.id')
+    .limit(f.limit)
+    .execute();
+  return rows as TrackedRow[];
+}
+
+/** The tracked shipments with this tracking code (a pushed update names the parcel only). */
+export async function byTrackingCode(db: Executor, carriers: string[], shopPk: number | null, trackingCode: string): Promise<TrackedRow[]> {
+  const rows = await trackedBase(db, carriers, shopPk).where('s.tracking_code', '=', trackingCode).orderBy('s.id').execute();
+  return rows as TrackedRow[];
+}
+
+export interface EventRow {
+  shipment_id: number;
+  occurred_at: Date;
+  status: string;
+  carrier_code: string | null;
+  carrier_text: string | null;
+  location: string | null;
+  warning: string | null;
+  source: string;
+  dedupe_key: string;
+}
+
+/** Inserts the events not stored yet; returns how many were new. */
+export async function insertEvents(db: Executor, rows: EventRow[]): Promise<number> {
+  if (rows.length === 0) return 0;
+  const inserted = await db.insertInto('tracking_events').values(rows)
+    .onConflict((oc) => oc.columns(['shipment_id', 'dedupe_key']).doNothing())
+    .returning('id').execute();
+  return inserted.length;
+}
+
+export interface StateWrite {
+  shipment_id: number;
+  connector: string;
+  status: string;
+  carrier_status: string | null;
+  final: boolean;
+  delivered: boolean;
+}
+
+/** A successful check: the carrier's status, one more check, the last error cleared. */
+export async function saveCheck(db: Executor, w: StateWrite): Promise<void> {
+  const deliveredAt = w.delivered ? sql<Date>`now()` : sql<Date | null>`null`;
+  await db.insertInto('tracking_shipments')
+    .values({
+      shipment_id: w.shipment_id, connector: w.connector, status: w.status, carrier_status: w.carrier_status, final: w.final,
+      delivered_at: deliveredAt, checks: 1, last_checked_at: sql<Date>`now()`,
+    })
+    .onConflict((oc) => oc.column('shipment_id').doUpdateSet({
+      connector: w.connector, status: w.status, carrier_status: w.carrier_status, final: w.final,
+      delivered_at: sql<Date | null>`coalesce(tracking_shipments.delivered_at, ${deliveredAt})`,
+      checks: sql<number>`tracking_shipments.checks + 1`,
+      last_checked_at: sql<Date>`now()`, last_error: null, last_error_at: null, updated_at: sql<Date>`now()`,
+    }))
+    .execute();
+}
+
+/** A failed check (a 4xx, or retries exhausted): kept against the shipment, which waits its interval. */
+export async function saveError(db: Executor, shipmentId: number, connector: string, message: string): Promise<void> {
+  await db.insertInto('tracking_shipments')
+    .values({ shipment_id: shipmentId, connector, checks: 1, last_checked_at: sql<Date>`now()`, last_error: message, last_error_at: sql<Date>`now()`, error_count: 1 })
+    .onConflict((oc) => oc.column('shipment_id').doUpdateSet({
+      connector, checks: sql<number>`tracking_shipments.checks + 1`, last_checked_at: sql<Date>`now()`,
+      last_error: message, last_error_at: sql<Date>`now()`, error_count: sql<number>`tracking_shipments.error_count + 1`, updated_at: sql<Date>`now()`,
+    }))
+    .execute();
+}
+
+export async function setLastAction(db: Executor, shipmentId: number, action: string): Promise<void> {
+  await db.updateTable('tracking_shipments').set({ last_action: action, updated_at: sql<Date>`now()` }).where('shipment_id', '=', shipmentId).execute();
+}
+
+export async function getState(db: Executor, shipmentId: number) {
+  return db.selectFrom('tracking_shipments').selectAll().where('shipment_id', '=', shipmentId).executeTakeFirst();
+}
+
+export async function listEvents(db: Executor, shipmentId: number) {
+  return db.selectFrom('tracking_events')
+    .select(['occurred_at', 'status', 'carrier_code', 'carrier_text', 'location', 'warning', 'source'])
+    .where('shipment_id', '=', shipmentId)
+    .orderBy('occurred_at').orderBy('id')
+    .execute();
+}

@@ -1,0 +1,123 @@
+// The rules of carrier tracking: which shipments a tracking connector checks, storing what the
+// carrier said (events deduplicated), and turning it into an order action applied through the
+// order service, exactly as an API client would (source `connector:<name>`).
+import { createHash } from 'node:crypto';
+import type { Db } from '../db/database.ts';
+import { AppError } from '../errors.ts';
+import type { OrderService } from '../orders/orders.service.ts';
+import { actionFor, isFinal } from './tracking-actions.ts';
+import * as repo from './tracking.repository.ts';
+import type { RecordOutcome, SelectOptions, ShipmentTracking, TrackedShipment, TrackingEvent, TrackingResult, TrackingStatus } from './tracking.schemas.ts';
+
+const toShipment = (r: repo.TrackedRow): TrackedShipment => ({
+  id: r.id,
+  shopPk: r.shop_pk,
+  marketplacePk: r.marketplace_pk,
+  orderPk: r.order_pk,
+  carrier: r.carrier,
+  trackingCode: r.tracking_code,
+  itemPks: r.item_pks.map(Number),
+  itemsDelivered: r.items_delivered,
+  lastAction: r.last_action,
+});
+
+/** One key per event content: the same event from a re-poll or a webhook is stored once. */
+export const eventKey = (e: TrackingEvent): string =>
+  createHash('sha256').update(JSON.stringify([e.occurredAt.toISOString(), e.carrierCode, e.carrierText, e.location, e.status])).digest('hex');
+
+export interface RecordOptions {
+  /** The connector's name (the source of actions and events). */
+  connector: string;
+  followDeliveredDays: number;
+}
+
+export class TrackingService {
+  readonly #db: Db;
+  /** The order service (a getter: the services are built together). */
+  readonly #orders: () => OrderService;
+
+  constructor(db: Db, orders: () => OrderService) {
+    this.#db = db;
+    this.#orders = orders;
+  }
+
+  /** The next shipments to check: of these carriers, not final, never checked or checked longest ago. */
+  async due(o: SelectOptions): Promise<TrackedShipment[]> {
+    if (o.carriers.length === 0) return [];
+    const interval = new Date(Date.now() - o.minIntervalSeconds * 1000);
+    const cutoff = interval < o.checkedBefore ? interval : o.checkedBefore;
+    const rows = await repo.dueShipments(this.#db, { carriers: o.carriers, shopPk: o.shopPk, cutoff, followDeliveredDays: o.followDeliveredDays, limit: o.limit });
+    return rows.map(toShipment);
+  }
+
+  /** The tracked shipments with a tracking code (pushed updates name the parcel only). */
+  async byTrackingCode(carriers: string[], shopPk: number | null, trackingCode: string): Promise<TrackedShipment[]> {
+    if (carriers.length === 0) return [];
+    return (await repo.byTrackingCode(this.#db, carriers, shopPk, trackingCode)).map(toShipment);
+  }
+
+  /**
+   * Stores what the carrier said and applies the order action it means. An action is tried
+   * once per change of meaning (not on every poll); one the state table refuses (409) becomes
+   * a tracking event with a warning, never an error: the carrier will say the same again.
+   */
+  async record(shipment: TrackedShipment, result: TrackingResult, o: RecordOptions): Promise<RecordOutcome> {
+    const source = `connector:${o.connector}` as const;
+    const events = result.events.map((e) => ({
+      shipment_id: shipment.id, occurred_at: e.occurredAt, status: e.status, carrier_code: e.carrierCode, carrier_text: e.carrierText,
+      location: e.location, warning: null, source, dedupe_key: eventKey(e),
+    }));
+    const newEvents = await repo.insertEvents(this.#db, dedupeRows(events));
+    await repo.saveCheck(this.#db, {
+      shipment_id: shipment.id, connector: o.connector, status: result.status, carrier_status: result.carrierStatus,
+      final: isFinal(result.status, result.finalFailure, o.followDeliveredDays), delivered: result.status === 'delivered',
+    });
+    const deliveredBefore = shipment.itemsDelivered || result.events.some((e) => e.status === 'delivered');
+    const action = actionFor(result, deliveredBefore);
+    if (action === null || action === shipment.lastAction) return { newEvents, action, applied: false, refused: false };
+    let refused = false;
+    try {
+      await this.#orders().applyAction({
+        shopPk: shipment.shopPk, marketplacePk: shipment.marketplacePk, orderPk: shipment.orderPk, action, items: shipment.itemPks, source,
+      });
+    } catch (error) {
+      if (!(error instanceof AppError) || error.status !== 409) throw error;
+      refused = true;
+      await repo.insertEvents(this.#db, [{
+        shipment_id: shipment.id, occurred_at: new Date(), status: result.status, carrier_code: result.carrierStatus, carrier_text: null,
+        location: null, warning: `order action ${action} refused: ${error.message}`, source, dedupe_key: `refused:${action}:${result.status}`,
+      }]);
+    }
+    await repo.setLastAction(this.#db, shipment.id, action);
+    return { newEvents, action, applied: !refused, refused };
+  }
+
+  /** A check that failed (the carrier refused it, or retries ran out): kept against the shipment. */
+  async recordError(shipmentId: number, connector: string, message: string): Promise<void> {
+    await repo.saveError(this.#db, shipmentId, connector, message.slice(0, 1000));
+  }
+
+  /** A shipment's tracking state and events (null: never checked). */
+  async get(shipmentId: number): Promise<ShipmentTracking | null> {
+    const state = await repo.getState(this.#db, shipmentId);
+    if (state === undefined) return null;
+    const events = await repo.listEvents(this.#db, shipmentId);
+    return {
+      shipment_id: state.shipment_id,
+      status: state.status as TrackingStatus,
+      carrier_status: state.carrier_status,
+      final: state.final,
+      checks: state.checks,
+      last_checked_at: state.last_checked_at?.toISOString() ?? null,
+      last_error: state.last_error,
+      error_count: state.error_count,
+      events: events.map((e) => ({
+        occurred_at: e.occurred_at.toISOString(), status: e.status as TrackingStatus, carrier_code: e.carrier_code,
+        carrier_text: e.carrier_text, location: e.location, warning: e.warning, source: e.source,
+      })),
+    };
+  }
+}
+
+/** A carrier listing the same event twice in one answer: one row (a multi-row insert may not hit a key twice). */
+const dedupeRows = <T extends { dedupe_key: string }>(rows: T[]): T[] => [...new Map(rows.map((r) => [r.dedupe_key, r])).values()];
