@@ -129,7 +129,9 @@ export class OrderService {
   /** Orders of any shop matching every criterion given, newest first, with their history (admin). */
   async search(criteria: { orderPk?: number; reference?: string; trackingCode?: string; limit: number }): Promise<Order[]> {
     const ids = await repo.searchOrderIds(this.#db, criteria);
-    return this.#full(await repo.findOrdersByIds(this.#db, ids));
+    const rank = new Map(ids.map((id, i) => [id, i]));
+    const rows = await repo.findOrdersByIds(this.#db, ids);
+    return this.#full(rows.sort((a, b) => rank.get(a.id)! - rank.get(b.id)!));
   }
 
   /**

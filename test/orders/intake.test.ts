@@ -154,3 +154,20 @@ describe('GET .../orders/', () => {
     expectProblem(await app.inject({ url: `/shops/${l.shopPk}/marketplace/9999/orders/`, headers: l.auth }), 404, 'not_found');
   });
 });
+
+describe('search (admin)', () => {
+  it('finds orders across shops by order_pk, reference or tracking code, with their history', async () => {
+    const a = await orderClient(daemon);
+    const b = await orderClient(daemon);
+    await a.intake(31337, 1);
+    await b.intake(31337, 2);
+    await b.act(31337, 'ship', { items: [{ item_pk: 2 }], carrier: 'DHL', tracking_code: 'FIND-ME' });
+    const byPk = await daemon.services.orders.search({ orderPk: 31337, limit: 10 });
+    expect(byPk.map((o) => o.shop_pk)).toEqual([b.shopPk, a.shopPk]);
+    expect(byPk[0]!.history.map((h) => h.action)).toEqual(['created', 'ship']);
+    const byTracking = await daemon.services.orders.search({ trackingCode: 'FIND-ME', limit: 10 });
+    expect(byTracking.map((o) => [o.shop_pk, o.order_pk])).toEqual([[b.shopPk, 31337]]);
+    expect(await daemon.services.orders.search({ reference: 'R-31337', orderPk: 31337, limit: 1 })).toHaveLength(1);
+    expect(await daemon.services.orders.search({ reference: 'nope', limit: 10 })).toEqual([]);
+  });
+});
