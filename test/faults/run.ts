@@ -1,0 +1,7 @@
+// npm run test:faults [-- name...]: the reliability scenarios, one PASS/FAIL line each.
+import { runScenarios } from './harness.ts';
+import { duplicates } from './duplicates.scenario.ts';
+import { kill9Feed } from './kill9-feed.scenario.ts';
+import { replicas } from './replicas.scenario.ts';
+
+await runScenarios('waybill fault scenarios', [kill9Feed, duplicates, replicas]);
