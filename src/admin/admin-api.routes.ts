@@ -27,6 +27,12 @@ const security = [{ adminBearer: [] }];
 export const adminApiRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = async (app, { services }) => {
   const a = services.admin;
 
+  // Reads are polled by the dashboard: logged at warn and above only; actions stay at info.
+  app.addHook('onRoute', (route) => {
+    const methods = Array.isArray(route.method) ? route.method : [route.method];
+    if (route.logLevel === undefined && methods.every((m) => m === 'GET' || m === 'HEAD')) route.logLevel = 'warn';
+  });
+
   app.get('/admin/api/overview', {
     config: admin,
     schema: { tags, security, summary: 'Figures and charts of the last hours', querystring: OverviewQuery, response: { 200: OverviewOut } },

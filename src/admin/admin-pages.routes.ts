@@ -26,6 +26,13 @@ export const adminPageRoutes: FastifyPluginAsyncTypebox<{ services: Services; ad
   const nav = navOf(services);
   const a = services.admin;
 
+  // The dashboard polls its pages every few seconds: those reads are logged at warn and above
+  // only, so the log (and the Logs page) shows what people did, not the polling.
+  app.addHook('onRoute', (route) => {
+    const methods = Array.isArray(route.method) ? route.method : [route.method];
+    if (route.logLevel === undefined && methods.every((m) => m === 'GET' || m === 'HEAD')) route.logLevel = 'warn';
+  });
+
   // The login form posts application/x-www-form-urlencoded; only this plugin accepts it.
   app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: 4096 }, (_req, body, done) => {
     done(null, Object.fromEntries(new URLSearchParams(body as string)));

@@ -2,7 +2,7 @@
 // the overview figures and charts. Feeds, orders and connectors stay in their own services;
 // this one only combines them for the dashboard.
 import { AppError, notFound } from '../errors.ts';
-import type { JobSummary, QueueInspector, QueueSummary } from '../jobs/queue-inspector.ts';
+import type { DepthPoint, JobSummary, QueueInspector, QueueSummary } from '../jobs/queue-inspector.ts';
 import type { ShopService } from '../shops/shops.service.ts';
 import type { JobListQuery, JobOut, LogQueryT, LogsOut, OverviewOut, QueueOut, SeriesPoint } from './admin.schemas.ts';
 import type { StatsService } from '../stats/stats.service.ts';
@@ -64,6 +64,8 @@ export class AdminService {
   readonly #logs: LogBuffer | undefined;
   readonly #stats: StatsService;
   readonly #connectors: () => ConnectorLister | undefined;
+  /** The queue-depth history is the costly part of the overview; its points are minutes apart. */
+  #history: { key: string; until: number; value: Promise<DepthPoint[]> } | null = null;
 
   constructor(deps: AdminDeps) {
     this.#shops = deps.shops;
@@ -153,6 +155,18 @@ export class AdminService {
     return [...buckets].map(([at, n]) => ({ at: new Date(at).toISOString(), value: n / stepMinutes }));
   }
 
+  /** Rebuilt at most every 15 s per span (the page polls every 5 s; steps are minutes). */
+  #depthHistory(inspector: QueueInspector, hours: number, stepMinutes: number): Promise<DepthPoint[]> {
+    const key = `${hours}/${stepMinutes}`;
+    const now = Date.now();
+    if (this.#history === null || this.#history.key !== key || this.#history.until < now) {
+      const value = inspector.depthHistory(hours * 60, stepMinutes);
+      this.#history = { key, until: now + 15_000, value };
+      value.catch(() => { this.#history = null; });
+    }
+    return this.#history.value;
+  }
+
   async overview(hours = 3): Promise<OverviewOut> {
     // About 60 points per chart whatever the span.
     const stepMinutes = Math.max(1, Math.round((hours * 60) / 60));
@@ -162,7 +176,7 @@ export class AdminService {
       this.#shops.count(),
       this.#shops.listKeys(),
       inspector.listQueues(),
-      inspector.depthHistory(hours * 60, stepMinutes),
+      this.#depthHistory(inspector, hours, stepMinutes),
       this.#stats.feedCounts(),
       this.#stats.feedThroughput(new Date(since), stepMinutes),
       this.#connectorSummary(),

@@ -13,6 +13,8 @@ export const metricsRoutes = fp(async (app: FastifyInstance) => {
   app.get('/metrics', {
     // Prometheus asks for text/plain or OpenMetrics, not JSON.
     config: { html: true },
+    // Scraped every few seconds: no request lines unless something goes wrong.
+    logLevel: 'warn',
     schema: { tags: ['system'], summary: 'Prometheus metrics (text exposition format)', produces: ['text/plain'] },
   }, async (_request, reply) => {
     const { contentType, body } = await metrics.render();

@@ -92,6 +92,9 @@ describe('admin API: feeds', () => {
     const auth = { authorization: `Token ${key}` };
     const created = await app.inject({ method: 'POST', url: `/shops/${shopPk}/products/`, headers: auth, payload: [{ sku: 'OK-1', name: 'Fine', price: 10, stock: 1 }] });
     expect(created.statusCode, created.body).toBe(201);
+    // Feeds run concurrently: the update must not overtake the create.
+    const createdPk = (created.json() as { pk: string }).pk;
+    await until(async () => ((await daemon.services.feeds.getAny(createdPk)).state === 'done' ? true : undefined), 'the create feed');
     // An update naming a sku the shop does not have: the feed is done with one item error.
     const post = await app.inject({ method: 'PUT', url: `/shops/${shopPk}/products/`, headers: auth, payload: [{ sku: 'OK-1', price: 12 }, { sku: 'BAD-1', price: 5 }] });
     expect(post.statusCode, post.body).toBe(201);

@@ -113,7 +113,10 @@ describe('dashboard in a browser', () => {
   it('opens a feed with errors: the errors table and its CSV', async () => {
     const { shopPk, key } = await api.shopWithKey({ name: 'Errors shop' });
     const auth = { authorization: `Token ${key}` };
-    await app.inject({ method: 'POST', url: `/shops/${shopPk}/products/`, headers: auth, payload: products(3, 'ERR') });
+    const created = await app.inject({ method: 'POST', url: `/shops/${shopPk}/products/`, headers: auth, payload: products(3, 'ERR') });
+    // Feeds run concurrently: the update must not overtake the create.
+    const createdPk = (created.json() as { pk: string }).pk;
+    await expect.poll(async () => (await api.services.feeds.getAny(createdPk)).state, { timeout: 20_000 }).toBe('done');
     const put = await app.inject({
       method: 'PUT', url: `/shops/${shopPk}/products/`, headers: auth,
       payload: [{ sku: 'ERR-0', price: 11 }, { sku: 'MISSING-1', price: 1 }, { sku: 'ERR-2', stock: 4 }, { sku: 'MISSING-2', price: 2 }],

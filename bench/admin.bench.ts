@@ -1,0 +1,97 @@
+// npm run bench -- admin: how fast the dashboard answers, and what the log buffer costs.
+// 1. Requests/s and latency at 10 connections for the overview page, the feeds page's live
+//    fragment, the overview JSON and /metrics, against GET /healthz in the same run (baseline),
+//    over 1,000 feeds in the database. Target: the pages answer in well under 100 ms at p99.
+// 2. Log lines/s through the daemon's logger to a null destination, with and without the admin
+//    log buffer as an extra stream. Target: the buffer costs < 2x.
+// Database: DATABASE_URL (a scratch database on that server, dropped after), else an embedded
+// Postgres in a temp folder.
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { Writable } from 'node:stream';
+import { performance } from 'node:perf_hooks';
+import pg from 'pg';
+import { LogBuffer } from '../src/admin/log-buffer.ts';
+import { loadConfig } from '../src/config.ts';
+import { createLogger } from '../src/logger.ts';
+import { startDaemon } from '../src/main.ts';
+
+interface Result { requests: { average: number }; latency: { p50: number; p99: number }; non2xx: number; errors: number }
+type Autocannon = (opts: Record<string, unknown>) => Promise<Result>;
+const { default: autocannon } = (await import('autocannon' as string)) as { default: Autocannon };
+
+const TOKEN = 'bench-admin-token-0123456789';
+const FEEDS = 1_000;
+const tag = randomBytes(4).toString('hex');
+let dropDatabase = async (): Promise<void> => undefined;
+let tmpDir: string | null = null;
+const env: Record<string, string> = { PORT: '0', LOG_LEVEL: 'warn', WAYBILL_ADMIN_TOKEN: TOKEN, WAYBILL_CONNECTORS: path.join(os.tmpdir(), `none-${tag}.json`) };
+if (process.env.DATABASE_URL) {
+  const adminUrl = process.env.DATABASE_URL;
+  const name = `wb_bench_admin_${tag}`;
+  const admin = new pg.Client({ connectionString: adminUrl });
+  await admin.connect();
+  await admin.query(`create database ${name}`);
+  await admin.end();
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  env.DATABASE_URL = url.toString();
+  dropDatabase = async () => {
+    const c = new pg.Client({ connectionString: adminUrl });
+    await c.connect();
+    await c.query(`drop database if exists ${name} with (force)`);
+    await c.end();
+  };
+} else {
+  tmpDir = await fs.mkdtemp(path.join(os.tmpdir(), 'waybill-bench-admin-'));
+  env.WAYBILL_DATA_DIR = tmpDir;
+}
+
+const config = loadConfig(env);
+const logs = new LogBuffer();
+const logger = createLogger({ level: 'warn', pretty: false, streams: [{ level: 'trace', stream: logs }] });
+// The API alone: the feeds stay queued, so the pages show 1,000 waiting feeds and a full queue.
+const daemon = await startDaemon({ config, logger, role: 'api', logs });
+try {
+  const shop = await daemon.services.shops.create({ name: 'Bench shop' });
+  for (let i = 0; i < FEEDS; i += 50) {
+    await Promise.all(Array.from({ length: 50 }, (_, j) => daemon.services.feeds.submit({
+      shopPk: shop.pk, type: 'product_create', source: 'connector:bench',
+      items: [{ sku: `B-${i + j}`, name: 'Bench', price: 1, stock: 1 }],
+    })));
+  }
+
+  const headers = { authorization: `Bearer ${TOKEN}`, accept: 'text/html' };
+  const run = async (p: string, h: Record<string, string> = headers) => {
+    const r = await autocannon({ url: `${daemon.url}${p}`, connections: 10, duration: 5, headers: h });
+    if (r.non2xx > 0 || r.errors > 0) throw new Error(`${p}: ${r.non2xx} non-2xx, ${r.errors} errors`);
+    return r;
+  };
+  const base = await run('/healthz', { accept: 'application/json' });
+  console.log(`HTTP at 10 connections, ${FEEDS} feeds queued (baseline GET /healthz: ${base.requests.average.toFixed(0)} req/s, p50 ${base.latency.p50} ms, p99 ${base.latency.p99} ms)`);
+  for (const p of ['/admin/', '/admin/feeds?fragment=1', '/admin/jobs?queue=feed.process&fragment=1', '/admin/api/overview', '/metrics']) {
+    const r = await run(p, p.startsWith('/admin/api') ? { ...headers, accept: 'application/json' } : headers);
+    console.log(`  ${p.padEnd(44)} ${r.requests.average.toFixed(0).padStart(6)} req/s  p50 ${String(r.latency.p50).padStart(3)} ms  p99 ${String(r.latency.p99).padStart(3)} ms  (${(r.requests.average / base.requests.average).toFixed(2)} x baseline)`);
+  }
+} finally {
+  await daemon.stop();
+  await dropDatabase();
+  if (tmpDir !== null) await fs.rm(tmpDir, { recursive: true, force: true });
+}
+
+// Logger throughput: the daemon's logger (JSON, redaction) into a sink that drops the bytes.
+const LINES = 200_000;
+const sink = () => new Writable({ write(_c, _e, cb) { cb(); } });
+const measure = (withBuffer: boolean): number => {
+  const streams = [{ level: 'trace' as const, stream: sink() }, ...(withBuffer ? [{ level: 'trace' as const, stream: new LogBuffer() }] : [])];
+  const log = createLogger({ level: 'info', pretty: false, console: false, streams }).child({ component: 'bench', jobId: 'x' });
+  const t0 = performance.now();
+  for (let i = 0; i < LINES; i++) log.info({ feedPk: 'f3c1d2e4-0000-4000-8000-000000000000', i }, 'feed chunk applied');
+  return LINES / ((performance.now() - t0) / 1000);
+};
+measure(false); // warm-up
+const plain = measure(false);
+const buffered = measure(true);
+console.log(`Logger: ${plain.toFixed(0)} lines/s without the admin buffer, ${buffered.toFixed(0)} lines/s with it (cost ${(plain / buffered).toFixed(2)} x; target < 2 x)`);
