@@ -28,8 +28,18 @@ export interface OrderJson {
 
 let nextMarketplace = 100;
 
+/**
+ * Waits until the API is not shedding load: on a busy machine the start-up can stall the event
+ * loop past the overload threshold, and the first sample then answers 503 for a moment.
+ */
+async function responsive(app: NonNullable<TestDaemon['app']>): Promise<void> {
+  const deadline = Date.now() + 20_000;
+  while ((await app.inject('/healthz')).statusCode === 503 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+}
+
 export async function orderClient(daemon: TestDaemon, options: { webhook_url?: string } = {}): Promise<OrderClient> {
   const app = daemon.app!;
+  await responsive(app);
   const { shopPk, key, auth } = await daemon.shopWithKey(options.webhook_url === undefined ? {} : { webhook_url: options.webhook_url });
   const mp = (await daemon.services.marketplaces.create({ name: 'Marketplace', pk: nextMarketplace++ })).pk;
   const base = `/shops/${shopPk}/marketplace/${mp}/orders/`;
