@@ -88,7 +88,10 @@ interface Daemon { child: ChildProcess; url: string; peakRssMb(): number; stop()
 async function startDaemon(connectorsFile: string): Promise<Daemon> {
   const port = 30_000 + Math.floor(Math.random() * 20_000);
   const child = spawn(process.execPath, [path.join(root, 'bin/waybill.js'), 'start'], {
-    cwd: root, env: { ...process.env, ...env, PORT: String(port), WAYBILL_CONNECTORS: connectorsFile }, stdio: ['ignore', 'ignore', 'inherit'],
+    cwd: root,
+    // BENCH_DAEMON_NODE_OPTIONS: V8 flags for the daemon only (e.g. --max-old-space-size=192).
+    env: { ...process.env, ...env, PORT: String(port), WAYBILL_CONNECTORS: connectorsFile, NODE_OPTIONS: process.env.BENCH_DAEMON_NODE_OPTIONS ?? '' },
+    stdio: ['ignore', 'ignore', 'inherit'],
   });
   const url = `http://127.0.0.1:${port}`;
   for (let i = 0; ; i++) {

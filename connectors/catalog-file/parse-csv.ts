@@ -71,7 +71,8 @@ export async function* readCsv(file: string, columns: Record<string, string>, si
   const parser = parse({
     delimiter,
     bom: true,
-    info: true,
+    // Only the line is wanted: `info: true` would copy the whole info object per record.
+    on_record: (record: Record<string, string>, context: { lines: number }) => ({ line: context.lines, record }),
     skip_empty_lines: true,
     max_record_size: MAX_RECORD_BYTES,
     columns: (header: string[]) => {
@@ -94,9 +95,9 @@ export async function* readCsv(file: string, columns: Record<string, string>, si
     parser.destroy(error as Error);
   });
   try {
-    for await (const item of parser as AsyncIterable<{ record: Record<string, string>; info: { lines: number } }>) {
+    for await (const row of parser as AsyncIterable<CsvRow>) {
       rows++;
-      yield { line: item.info.lines, record: item.record };
+      yield row;
     }
     if (!headerSeen) throw userError('The file is empty (no header row).');
     if (rows === 0) throw userError('The file has a header row but no product rows.');
