@@ -73,8 +73,11 @@ async function readBody(res: Response): Promise<unknown> {
 async function attempt(url: string, headers: Record<string, string>, s: CallSettings): Promise<CarrierResponse> {
   await s.limiter.take(s.signal);
   let res: Response;
+  let body: unknown;
   try {
+    // The time-out covers the whole answer, body included.
     res = await fetch(url, { headers: { accept: 'application/json', ...headers }, signal: AbortSignal.any([s.signal, AbortSignal.timeout(s.timeoutMs)]) });
+    body = await readBody(res);
   } catch (error) {
     metrics.carrierCall(s.carrier, 'error');
     if (s.signal.aborted) throw error;
@@ -82,7 +85,6 @@ async function attempt(url: string, headers: Record<string, string>, s: CallSett
     throw new CarrierError(timedOut ? `no answer within ${s.timeoutMs} ms` : `network error: ${(error as Error).message}`, null, { cause: error });
   }
   metrics.carrierCall(s.carrier, String(res.status));
-  const body = await readBody(res);
   if (res.ok) return { status: res.status, body };
   const wait = res.status === 429 || res.status === 503 ? retryAfterMs(res.headers.get('retry-after')) : null;
   const why = problemText(body);
