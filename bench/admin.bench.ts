@@ -91,7 +91,9 @@ const measure = (withBuffer: boolean): number => {
   for (let i = 0; i < LINES; i++) log.info({ feedPk: 'f3c1d2e4-0000-4000-8000-000000000000', i }, 'feed chunk applied');
   return LINES / ((performance.now() - t0) / 1000);
 };
-measure(false); // warm-up
-const plain = measure(false);
-const buffered = measure(true);
+measure(false); // warm-up of both paths
+measure(true);
+// Best of three of each: other processes share the machine.
+const plain = Math.max(measure(false), measure(false), measure(false));
+const buffered = Math.max(measure(true), measure(true), measure(true));
 console.log(`Logger: ${plain.toFixed(0)} lines/s without the admin buffer, ${buffered.toFixed(0)} lines/s with it (cost ${(plain / buffered).toFixed(2)} x; target < 2 x)`);

@@ -41,44 +41,59 @@ const ID_FIELDS = {
 const matchesId = (fields: Record<string, unknown>, keys: readonly string[], wanted: string): boolean =>
   keys.some((k) => fields[k] !== undefined && fields[k] !== null && String(fields[k]) === wanted);
 
+/** A kept line: the raw JSON, parsed the first time a query looks at it (writes stay cheap). */
+interface Slot {
+  seq: number;
+  raw: string;
+  line?: LogLine;
+}
+
 export class LogBuffer {
   readonly capacity: number;
-  readonly #lines: (LogLine | undefined)[];
+  readonly #slots: (Slot | undefined)[];
   #next = 0;
   #seq = 0;
 
   /** capacity: lines kept; 5,000 lines of about 400 bytes is some 2 MB. */
   constructor(capacity = 5_000) {
     this.capacity = capacity;
-    this.#lines = new Array<LogLine | undefined>(capacity);
+    this.#slots = new Array<Slot | undefined>(capacity);
   }
 
   /** pino's destination interface: one or more newline-terminated JSON lines. */
   write(chunk: string): boolean {
-    for (const text of chunk.split('\n')) {
-      if (text.trim() === '') continue;
-      let fields: Record<string, unknown>;
-      try {
-        fields = JSON.parse(text) as Record<string, unknown>;
-      } catch {
-        fields = { msg: text };
+    let from = 0;
+    while (from < chunk.length) {
+      let to = chunk.indexOf('\n', from);
+      if (to === -1) to = chunk.length;
+      if (to > from) {
+        this.#seq += 1;
+        this.#slots[this.#next] = { seq: this.#seq, raw: chunk.slice(from, to) };
+        this.#next = (this.#next + 1) % this.capacity;
       }
-      this.#push(fields);
+      from = to + 1;
     }
     return true;
   }
 
-  #push(fields: Record<string, unknown>): void {
+  #line(slot: Slot): LogLine {
+    if (slot.line !== undefined) return slot.line;
+    let fields: Record<string, unknown>;
+    try {
+      fields = JSON.parse(slot.raw) as Record<string, unknown>;
+    } catch {
+      fields = { msg: slot.raw };
+    }
     const { time, level, msg, ...rest } = fields;
-    this.#seq += 1;
-    this.#lines[this.#next] = {
-      seq: this.#seq,
+    slot.line = {
+      seq: slot.seq,
       time: typeof time === 'string' ? time : new Date(typeof time === 'number' ? time : Date.now()).toISOString(),
       level: typeof level === 'string' ? level : typeof level === 'number' ? levelName(level) : 'info',
       msg: typeof msg === 'string' ? msg : '',
       fields: rest,
     };
-    this.#next = (this.#next + 1) % this.capacity;
+    slot.raw = '';
+    return slot.line;
   }
 
   /** The latest sequence number (0 before any line). */
@@ -94,9 +109,10 @@ export class LogBuffer {
     const out: LogLine[] = [];
     // Walk newest to oldest, stop once enough are found or the tail point is reached.
     for (let i = 1; i <= this.capacity && out.length < limit; i++) {
-      const line = this.#lines[(this.#next - i + this.capacity) % this.capacity];
-      if (line === undefined) break;
-      if (query.after !== undefined && line.seq <= query.after) break;
+      const slot = this.#slots[(this.#next - i + this.capacity) % this.capacity];
+      if (slot === undefined) break;
+      if (query.after !== undefined && slot.seq <= query.after) break;
+      const line = this.#line(slot);
       if ((levelRank[line.level] ?? 0) < minRank) continue;
       if (query.feed !== undefined && !matchesId(line.fields, ID_FIELDS.feed, query.feed)) continue;
       if (query.run !== undefined && !matchesId(line.fields, ID_FIELDS.run, query.run)) continue;

@@ -2,10 +2,12 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, describe, expect, it } from 'vitest';
 import { useTestDaemon } from '../helpers/daemon.ts';
+import { responsive, until } from './helpers.ts';
 
 const TOKEN = 'admin-token-for-tests-0123456789';
 const daemon = await useTestDaemon({ env: { WAYBILL_ADMIN_TOKEN: TOKEN } });
 const app = daemon.app!;
+await responsive(app);
 const bearer = { authorization: `Bearer ${TOKEN}` };
 
 // A shop's webhook receiver that refuses (410: permanent, so the job goes straight to the dead-letter queue).
@@ -14,15 +16,6 @@ await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
 afterAll(() => new Promise<void>((r) => receiver.close(() => r())));
 const receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
 
-const until = async <T>(fn: () => Promise<T | undefined>, what: string, ms = 10_000): Promise<T> => {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await fn();
-    if (v !== undefined) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-};
 
 describe('admin API auth', () => {
   const paths = ['/admin/api/overview', '/admin/api/queues', '/admin/api/logs', '/admin/api/shops', '/admin/api/keys', '/admin/api/queues/webhook.deliver/jobs'];

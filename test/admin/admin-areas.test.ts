@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { useTestDaemon } from '../helpers/daemon.ts';
+import { responsive, until } from './helpers.ts';
 
 const TOKEN = 'admin-token-for-tests-0123456789';
 const dir = mkdtempSync(path.join(tmpdir(), 'wb-admin-'));
@@ -15,17 +16,9 @@ writeFileSync(connectorsFile, JSON.stringify({
 }));
 const daemon = await useTestDaemon({ env: { WAYBILL_ADMIN_TOKEN: TOKEN, WAYBILL_CONNECTORS: connectorsFile } });
 const app = daemon.app!;
+await responsive(app);
 const bearer = { authorization: `Bearer ${TOKEN}` };
 
-const until = async <T>(fn: () => Promise<T | undefined>, what: string, ms = 10_000): Promise<T> => {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await fn();
-    if (v !== undefined) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-};
 
 interface Run { id: number; outcome: string; trigger: string }
 

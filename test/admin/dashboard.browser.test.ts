@@ -9,6 +9,7 @@ import path from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestDaemon, useTestDaemon, type TestDaemon } from '../helpers/daemon.ts';
+import { responsive } from './helpers.ts';
 
 const CHROMIUM = '/usr/bin/chromium';
 const ARTIFACTS = path.resolve('test-artifacts');
@@ -27,6 +28,7 @@ const env = { WAYBILL_ADMIN_TOKEN: TOKEN, WAYBILL_CONNECTORS: connectorsFile };
 const api = await useTestDaemon({ role: 'api', env });
 let worker: TestDaemon | null = null;
 const app = api.app!;
+await responsive(app);
 
 // A shop's webhook receiver: refuses (410, a permanent failure) until told to accept.
 let receiverStatus = 410;
