@@ -186,6 +186,29 @@ describe('dashboard in a browser', () => {
     await page.close();
   });
 
+  it('creates a shop and a key, then revokes the key', async () => {
+    const page = await loggedIn();
+    await page.goto(`${api.url}/admin/shops`);
+    await page.fill('#create-shop input[name="name"]', 'Shop from the dashboard');
+    await page.click('#create-shop button[type="submit"]');
+    const row = page.locator('tr[data-shop]', { hasText: 'Shop from the dashboard' });
+    await row.waitFor();
+    await row.locator('button', { hasText: 'New key' }).click();
+    await page.click('#confirm-ok');
+    await page.locator('#new-key:not([hidden])').waitFor();
+    const key = (await page.locator('#new-key-value').textContent())!;
+    const shopPk = Number(await row.getAttribute('data-shop'));
+    expect((await api.services.shops.authenticate(key))?.shopPk).toBe(shopPk);
+    await row.locator('li[data-key] button', { hasText: 'Revoke' }).waitFor();
+    await row.locator('li[data-key] button', { hasText: 'Revoke' }).click();
+    expect(await page.locator('#confirm-text').textContent()).toContain('cannot be undone');
+    await page.click('#confirm-ok');
+    await row.locator('li[data-key] .badge', { hasText: 'revoked' }).waitFor();
+    expect(await api.services.shops.authenticate(key)).toBeNull();
+    await shot(page, 'shops');
+    await page.close();
+  });
+
   it('shows the overview of all this: figures, charts and queues, and tails the logs', async () => {
     const page = await loggedIn();
     await expect.poll(() => page.locator('figure.chart').count()).toBe(5);

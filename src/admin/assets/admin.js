@@ -69,7 +69,7 @@ document.addEventListener('click', async (event) => {
       toast('Key ' + key.prefix + '… created');
     } else {
       const result = await api(button.dataset.action, button.dataset.body ? JSON.parse(button.dataset.body) : undefined);
-      toast(result.detail || 'Done');
+      toast(result.detail || (button.textContent.trim() + ': done'));
     }
     await refreshAll();
   } catch (error) {

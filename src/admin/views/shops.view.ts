@@ -9,7 +9,7 @@ export function shopsFragment(shops: Shop[], keys: ApiKey[]): Html {
     return html`<tr data-shop="${s.pk}"><td class="num">${s.pk}</td><td>${s.name}</td><td class="wrap">${s.webhook_url ?? '–'}</td><td>${ago(s.created_at)}</td>
 <td>${own.length === 0 ? html`<span class="muted">none</span>` : html`<ul class="keys">${own.map((k) => html`<li data-key="${k.prefix}"><code>${k.prefix}…</code> ${k.label ?? ''}
 ${k.revoked_at === null
-    ? html`<small class="muted">used ${ago(k.last_used_at)}</small> <button class="danger small" data-action="/admin/api/keys/${k.prefix}/revoke" data-confirm="Revoke key ${k.prefix}…? Clients using it stop working at once; this cannot be undone.">Revoke</button>`
+    ? html`<small class="muted">${k.last_used_at === null ? 'never used' : `used ${ago(k.last_used_at)}`}</small> <button class="danger small" data-action="/admin/api/keys/${k.prefix}/revoke" data-confirm="Revoke key ${k.prefix}…? Clients using it stop working at once; this cannot be undone.">Revoke</button>`
     : html`<span class="badge failed">revoked</span>`}</li>`)}</ul>`}</td>
 <td><button data-create-key="${s.pk}" data-confirm="Create a new API key for shop ${s.pk}? It is shown once.">New key</button></td></tr>`;
   })}</tbody></table>`;
