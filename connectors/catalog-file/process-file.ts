@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import { validateProducts } from '../../src/catalog/product-validation.ts';
 import { AppError, isTransient, type FieldError } from '../../src/errors.ts';
 import { userError, type ConnectorContext } from '../../src/connectors/host/contract.ts';
-import { feedsOf, feedUrl } from '../../src/connectors/host/feeds-port.ts';
+import { feedUrl } from '../../src/feeds/feeds.service.ts';
 import { CsvGrouper, lineOf, type FileProduct } from './map.ts';
 import type { CatalogFileOptions } from './options.ts';
 import { readCsv } from './parse-csv.ts';
@@ -112,7 +112,7 @@ class ChunkSender {
     r.counts.unchanged += unique.length - changed.length;
     this.#ctx.report.count('products_unchanged', unique.length - changed.length);
     if (changed.length === 0) return;
-    const feed = await feedsOf(this.#ctx.services).submit({ shopPk, type: 'product_create', items: changed.map((c) => c.product), source: `connector:${this.#ctx.name}` });
+    const feed = await this.#ctx.services.feeds.submit({ shopPk, type: 'product_create', items: changed.map((c) => c.product), source: `connector:${this.#ctx.name}`, baseUrl: this.#ctx.baseUrl });
     // Hashes only after the feed exists: a crash in between re-sends these products, never skips them.
     await this.#ctx.delta.remember(shopPk, changed.map(({ sku, hash }) => ({ sku, hash })));
     r.counts.sent += changed.length;

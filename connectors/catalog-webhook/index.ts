@@ -5,8 +5,8 @@
 import { Type } from 'typebox';
 import { validateProducts } from '../../src/catalog/product-validation.ts';
 import { defineConnector } from '../../src/connectors/host/contract.ts';
-import { feedsOf, feedUrl } from '../../src/connectors/host/feeds-port.ts';
 import { AppError, badRequest } from '../../src/errors.ts';
+import { present } from '../../src/feeds/feeds.service.ts';
 import { verify } from '../../src/webhooks/signature.ts';
 
 export const CatalogWebhookOptions = Type.Object({
@@ -41,8 +41,7 @@ export const catalogWebhook = defineConnector({
         }
         const v = validateProducts(parsed);
         if (v.errors.length > 0) throw badRequest(`The request body has ${v.errors.length} invalid field${v.errors.length === 1 ? '' : 's'}.`, v.errors);
-        const feeds = feedsOf(ctx.services);
-        const feed = await feeds.submit({ shopPk: ctx.shopPk!, type: 'product_create', items: v.valid.map((x) => x.product), source: `connector:${ctx.name}` });
+        const feed = await ctx.services.feeds.submit({ shopPk: ctx.shopPk!, type: 'product_create', items: v.valid.map((x) => x.product), source: `connector:${ctx.name}`, baseUrl: request.baseUrl });
         ctx.report.feed(feed.pk);
         ctx.report.count('products_sent', v.valid.length);
         ctx.report.count('warnings', v.warnings.length);
@@ -50,9 +49,9 @@ export const catalogWebhook = defineConnector({
         // file export compares against what the catalog now holds from connectors.
         const hashed = await ctx.delta.changed(ctx.shopPk!, v.valid.map((x) => ({ sku: x.product.sku, product: x.product })));
         await ctx.delta.remember(ctx.shopPk!, hashed.map(({ sku, hash }) => ({ sku, hash })));
-        const location = feedUrl(request.baseUrl, feed.pk);
+        const json = present(feed, request.baseUrl);
         ctx.log.info({ webhookId: id, feed: feed.pk, products: v.valid.length }, 'webhook accepted');
-        return { status: 202, headers: { location }, body: feeds.present?.(feed, request.baseUrl) ?? { pk: String(feed.pk), url: location } };
+        return { status: 202, headers: { location: json.url }, body: json };
       });
     },
   },

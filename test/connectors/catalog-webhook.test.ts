@@ -33,7 +33,7 @@ describe('signature', () => {
     expect(location).toMatch(/^http:\/\/localhost:80\/feeds\/[0-9a-f-]{36}\/$/);
     expect(res.headers.allow).toBe('POST, OPTIONS');
     const feed = res.json() as { pk: string; url: string };
-    expect(feed.url).toBe(location);
+    expect(feed).toMatchObject({ url: location, shop_pk: 1, type: 'product_create', source: 'connector:pim', status: 'Wait', counts: { total: 1 } });
     const path = new URL(location).pathname;
     await waitFor(async () => ((await app.inject({ url: path, headers: auth })).json() as { state: string }).state === 'done', 20_000, 'the feed');
     const list = (await app.inject({ url: '/shops/1/products/?sku=W-1', headers: auth })).json() as { results: { sku: string; price: number }[] };
