@@ -220,6 +220,7 @@ export class OrderService {
 
   /** order.status_changed to the shop's webhook, enqueued in this transaction. */
   async #notify(trx: Trx, order: Item, input: ActionInput, status: OrderStatus, changes: Change[]): Promise<void> {
+    if (!order.has_webhook) return;
     await this.#webhooks.emit(trx, input.shopPk, 'order.status_changed', {
       shop_pk: input.shopPk,
       marketplace_pk: input.marketplacePk,
@@ -231,7 +232,7 @@ export class OrderService {
       items: changes,
       source: input.source,
       at: new Date().toISOString(),
-    }, order.has_webhook);
+    }, true);
   }
 
   async #full(rows: repo.OrderRow[]): Promise<Order[]> {
