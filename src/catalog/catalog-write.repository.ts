@@ -12,11 +12,18 @@ export interface ProductRow {
   attrs: string;
 }
 
-/** Creates or updates products by (shop, sku); returns the pk of every sku sent. */
-export async function upsertProducts(db: Executor, shopPk: number, rows: ProductRow[]): Promise<Map<string, number>> {
-  if (rows.length === 0) return new Map();
+export interface UpsertedProducts {
+  /** pk of every sku sent. */
+  pks: Map<string, number>;
+  /** Products this statement created: they have no images or variations yet. */
+  fresh: Set<number>;
+}
+
+/** Creates or updates products by (shop, sku). */
+export async function upsertProducts(db: Executor, shopPk: number, rows: ProductRow[]): Promise<UpsertedProducts> {
+  if (rows.length === 0) return { pks: new Map(), fresh: new Set() };
   const skus = rows.map((r) => r.sku);
-  const r = await sql<{ pk: number; sku: string }>`
+  const r = await sql<{ pk: number; sku: string; fresh: boolean }>`
     with up as (
       insert into products (shop_pk, sku, name, price, stock, attrs)
       select ${shopPk}::bigint, s, n, p, st, a
@@ -27,13 +34,21 @@ export async function upsertProducts(db: Executor, shopPk: number, rows: Product
             deleted_at = null, updated_at = now()
         where (products.name, products.price, products.stock, products.attrs, products.deleted_at)
               is distinct from (excluded.name, excluded.price, excluded.stock, excluded.attrs, null)
-      returning pk, sku
+      returning pk, sku, xmax = 0 as fresh
     )
-    select pk, sku from up
+    select pk, sku, fresh from up
     union all
-    select pk, sku from products where shop_pk = ${shopPk} and sku = any(${skus}::text[]) and sku not in (select sku from up)
+    select pk, sku, false from products where shop_pk = ${shopPk} and sku = any(${skus}::text[]) and sku not in (select sku from up)
   `.execute(db);
-  return new Map(r.rows.map((x) => [x.sku, x.pk]));
+  const pks = new Map(r.rows.map((x) => [x.sku, x.pk]));
+  const fresh = new Set(r.rows.filter((x) => x.fresh).map((x) => x.pk));
+  // A row another transaction inserted while this one ran is not in this statement's
+  // snapshot; a new statement sees it.
+  const missing = skus.filter((s) => !pks.has(s));
+  if (missing.length > 0) {
+    for (const x of await db.selectFrom('products').select(['pk', 'sku']).where('shop_pk', '=', shopPk).where('sku', 'in', missing).execute()) pks.set(x.sku, x.pk);
+  }
+  return { pks, fresh };
 }
 
 export interface ProductPatchRow {
@@ -88,10 +103,12 @@ export interface ImageRow {
 
 /**
  * Writes product images by (product, url). `replaceFor`: products whose image set is exactly
- * `rows` (their other images go). Returns the products whose images changed.
+ * `rows` (their other images go). Returns the products whose images changed, and the rows
+ * inserted or moved.
  */
-export async function writeProductImages(db: Executor, rows: ImageRow[], replaceFor: number[]): Promise<number[]> {
+export async function writeProductImages(db: Executor, rows: ImageRow[], replaceFor: number[]): Promise<{ changed: number[]; written: (ImageRow & { pk: number })[] }> {
   const changed: number[] = [];
+  let written: (ImageRow & { pk: number })[] = [];
   if (replaceFor.length > 0) {
     const keep = rows.filter((r) => replaceFor.includes(r.product_pk));
     const d = await sql<{ product_pk: number }>`
@@ -103,16 +120,17 @@ export async function writeProductImages(db: Executor, rows: ImageRow[], replace
     changed.push(...d.rows.map((x) => x.product_pk));
   }
   if (rows.length > 0) {
-    const u = await sql<{ product_pk: number }>`
+    const u = await sql<ImageRow & { pk: number }>`
       insert into product_images (product_pk, url, position)
       select * from unnest(${rows.map((r) => r.product_pk)}::bigint[], ${rows.map((r) => r.url)}::text[], ${rows.map((r) => r.position)}::int[])
       on conflict (product_pk, url) do update set position = excluded.position
         where product_images.position <> excluded.position
-      returning product_pk
+      returning pk, product_pk, url, position
     `.execute(db);
+    written = u.rows;
     changed.push(...u.rows.map((x) => x.product_pk));
   }
-  return changed;
+  return { changed, written };
 }
 
 export const imagesOfProducts = (db: Executor, productPks: number[]) =>
@@ -128,10 +146,10 @@ export interface VariationRow {
   attrs: string;
 }
 
-/** Creates or updates variations by (product, sku); returns the products whose variations changed. */
-export async function upsertVariations(db: Executor, rows: VariationRow[]): Promise<number[]> {
+/** Creates or updates variations by (product, sku); returns the rows created or changed. */
+export async function upsertVariations(db: Executor, rows: VariationRow[]): Promise<{ pk: number; product_pk: number; sku: string }[]> {
   if (rows.length === 0) return [];
-  const r = await sql<{ product_pk: number }>`
+  const r = await sql<{ pk: number; product_pk: number; sku: string }>`
     insert into variations (product_pk, sku, price, stock, attrs)
     select * from unnest(${rows.map((x) => x.product_pk)}::bigint[], ${rows.map((x) => x.sku)}::text[], ${rows.map((x) => x.price)}::numeric[],
                          ${rows.map((x) => x.stock)}::int[], ${rows.map((x) => x.attrs)}::jsonb[])
@@ -139,9 +157,9 @@ export async function upsertVariations(db: Executor, rows: VariationRow[]): Prom
       set price = excluded.price, stock = excluded.stock, attrs = excluded.attrs, deleted_at = null, updated_at = now()
       where (variations.price, variations.stock, variations.attrs, variations.deleted_at)
             is distinct from (excluded.price, excluded.stock, excluded.attrs, null)
-    returning product_pk
+    returning pk, product_pk, sku
   `.execute(db);
-  return r.rows.map((x) => x.product_pk);
+  return r.rows;
 }
 
 export interface VariationPatchRow {
@@ -202,6 +220,16 @@ export async function setVariationImages(db: Executor, variationPks: number[], l
       where variation_images.position <> excluded.position
   `.execute(db);
   return Number(d.numAffectedRows ?? 0) + Number(u.numAffectedRows ?? 0) > 0;
+}
+
+/** Links of variations that have none yet (just created): a plain multi-row insert. */
+export async function insertVariationImages(db: Executor, links: LinkRow[]): Promise<void> {
+  if (links.length === 0) return;
+  await sql`
+    insert into variation_images (variation_pk, image_pk, position)
+    select * from unnest(${links.map((l) => l.variation_pk)}::bigint[], ${links.map((l) => l.image_pk)}::bigint[], ${links.map((l) => l.position)}::int[])
+    on conflict (variation_pk, image_pk) do nothing
+  `.execute(db);
 }
 
 export async function unlinkVariationImages(db: Executor, variationPk: number, imagePks: number[]): Promise<number[]> {

@@ -39,10 +39,10 @@ export class CatalogWriter {
     // One row per sku (the last one sent wins): a statement may not touch a row twice.
     const bySku = new Map<string, ProductInput>();
     for (const { item } of items) bySku.set(item.sku, item);
-    const pks = await w.upsertProducts(db, shopPk, [...bySku.values()].map((p) => ({
+    const { pks, fresh } = await w.upsertProducts(db, shopPk, [...bySku.values()].map((p) => ({
       sku: p.sku, name: p.name, price: p.price, stock: p.stock, attrs: JSON.stringify(productAttrs(p)),
     })));
-    const children = await writeChildren(db, [...bySku.values()].map((p) => ({ productPk: pks.get(p.sku)!, images: p.images, variations: p.variations })));
+    const children = await writeChildren(db, [...bySku.values()].map((p) => ({ productPk: pks.get(p.sku)!, images: p.images, variations: p.variations })), fresh);
     return {
       success: items.map(({ index, item }) => {
         const pk = pks.get(item.sku)!;
@@ -113,13 +113,12 @@ export class CatalogWriter {
     const productPk = target.productPk!;
     if (!(await productAlive(db, target.shopPk, productPk))) return productGone(items, productPk);
     const children = await writeChildren(db, [{ productPk, variations: items.map(({ item }) => item) }]);
-    return {
-      success: items.map(({ index, item }) => {
-        const vpk = children.variationPk(productPk, item.sku);
-        return ok(index, { sku: item.sku, product_pk: productPk, variation_pk: vpk, images: children.variationImages(vpk) });
-      }),
-      errors: [],
-    };
+    const success: ItemSuccess[] = [];
+    for (const { index, item } of items) {
+      const vpk = children.variationPk(productPk, item.sku);
+      success.push(ok(index, { sku: item.sku, product_pk: productPk, variation_pk: vpk, images: await children.variationImages(vpk) }));
+    }
+    return { success, errors: [] };
   }
 }
 

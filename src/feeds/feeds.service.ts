@@ -47,7 +47,7 @@ const kindOf: Record<FeedType, ItemKind> = {
 };
 
 /** Items applied per transaction. Image sets are applied whole (the set sent is the result). */
-export const CHUNK_SIZE = 500;
+export const CHUNK_SIZE = 1_000;
 const chunkSizeOf = (type: FeedType, total: number): number => (type === 'image_replace' || type === 'image_delete' ? Math.max(total, 1) : CHUNK_SIZE);
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -190,16 +190,20 @@ export class FeedService {
     const type = feed.type as FeedType;
     const target = { shopPk: feed.shop_pk, productPk: feed.product_pk, variationPk: feed.variation_pk };
     const size = chunkSizeOf(type, feed.total);
-    // Taken under the same NOWAIT lock as a chunk: a feed another worker is in fails fast
-    // (transient: the job retries) instead of queueing behind it.
-    await inTransaction(db, async (trx) => {
-      if ((await repo.lockFeed(trx, feedPk)) !== undefined) await repo.markProcessing(trx, feedPk);
-    });
+    // A feed of several chunks shows `processing` (and holds a lease) from the start; a
+    // one-chunk feed goes from queued to done in one transaction. The lock is the chunks' own
+    // NOWAIT lock: a feed another worker is in fails fast (transient: the job retries).
+    if (feed.total > size) {
+      await inTransaction(db, async (trx) => {
+        if ((await repo.lockFeed(trx, feedPk)) !== undefined) await repo.markProcessing(trx, feedPk);
+      });
+    }
     for (let finished = false; !finished;) {
       if (options.signal?.aborted === true) throw unavailable(`Feed ${feedPk} was interrupted (shutdown); it resumes on retry.`);
       finished = await inTransaction(db, async (trx) => {
         const cur = await repo.lockFeed(trx, feedPk);
         if (cur === undefined || cur.state === 'done' || cur.state === 'failed') return true;
+        if (cur.state === 'queued') await repo.markProcessing(trx, feedPk);
         const offset = cur.processed;
         const chunk = payload.items.slice(offset, offset + size).map((item, i) => ({ index: offset + i, item }));
         const outcome: ChunkOutcome = chunk.length === 0 ? { success: [], errors: [] } : await this.#d.writer.apply(trx, type, target, chunk);

@@ -83,7 +83,8 @@ describe('with a worker', () => {
     try {
       await holder.query('begin');
       await holder.query('lock table products in share row exclusive mode');
-      res = await post([product('STATE-1')]);
+      // Two chunks: `processing` shows from the start (a one-chunk feed goes queued -> done at once).
+      res = await post(Array.from({ length: 1_001 }, (_, i) => product(`STATE-${i}`)));
       const processing = await until('processing', async () => {
         const f = (await app.inject({ url: pathOf(res!.headers.location), headers: auth })).json() as Feed;
         return f.state === 'processing' ? f : undefined;
@@ -105,7 +106,7 @@ describe('with a worker', () => {
   });
 
   it('a job run twice (even at once) gives one result', async () => {
-    const items = Array.from({ length: 1_200 }, (_, i) => product(`TWICE-${i}`, { variations: [{ sku: `TWICE-${i}-a` }] }));
+    const items = Array.from({ length: 1_500 }, (_, i) => product(`TWICE-${i}`, { variations: [{ sku: `TWICE-${i}-a` }] }));
     const feed = await api.services.feeds.submit({ shopPk, type: 'product_create', items, source: 'connector:test' });
     // The worker and two more runs of the same feed, concurrently: chunks are taken under a
     // row lock, so each is applied once; a run that finds the feed busy fails as transient.
@@ -117,12 +118,12 @@ describe('with a worker', () => {
     await until('the second job', async () => (await jobsOf(feed.pk)).filter((j) => j.state === 'completed').length === 2);
     const after = await waitFeed(app, auth, `/feeds/${feed.pk}/`);
     expect(after).toEqual(done);
-    expect(again?.counts).toEqual({ total: 1_200, processed: 1_200, succeeded: 1_200, failed: 0, warnings: 0 });
+    expect(again?.counts).toEqual({ total: 1_500, processed: 1_500, succeeded: 1_500, failed: 0, warnings: 0 });
     expect(done.result.success.map((s) => s.index)).toEqual(items.map((_, i) => i));
     const n = (await sql.query(`select count(*)::int as n, count(distinct sku)::int as d from products where sku like 'TWICE-%'`)).rows[0];
-    expect(n).toEqual({ n: 1_200, d: 1_200 });
-    expect((await sql.query(`select count(*)::int as n from variations where sku like 'TWICE-%'`)).rows[0].n).toBe(1_200);
-    expect((await sql.query('select count(*)::int as n from feed_results where feed_pk = $1', [feed.pk])).rows[0].n).toBe(3);
+    expect(n).toEqual({ n: 1_500, d: 1_500 });
+    expect((await sql.query(`select count(*)::int as n from variations where sku like 'TWICE-%'`)).rows[0].n).toBe(1_500);
+    expect((await sql.query('select count(*)::int as n from feed_results where feed_pk = $1', [feed.pk])).rows[0].n).toBe(2);
   });
 
   it('Idempotency-Key: the same key and body replays the first reply; another body is 422', async () => {

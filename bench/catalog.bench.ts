@@ -1,0 +1,219 @@
+// npm run bench -- catalog. In one run on one database:
+//  (a) 100,000 products (2 variations, 2 images each) through the API in requests of 1,000,
+//      from the first POST until every feed is done, against (b) the same rows written by a
+//      hand-written multi-row upsert loop straight into the same tables. Target a/b >= 0.5.
+//  (c) a 1-product POST at 50 connections (autocannon in its own process) against a bare
+//      Fastify route with the same body schema. Target >= 0.5.
+//  (d) single-product feed latency, POST -> done as a client sees it, p50/p99 over 200 feeds.
+//      Target p50 <= 100 ms.
+// Database: DATABASE_URL (a scratch database is made on that server and dropped after), else
+// an embedded Postgres in a temp folder. PRODUCTS=20000 for a shorter run.
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
+import Fastify from 'fastify';
+import pg from 'pg';
+import { oneOrMany, Product } from '../src/catalog/catalog.schemas.ts';
+import { loadConfig } from '../src/config.ts';
+import { validatorCompiler } from '../src/http/validation.ts';
+import { createLogger } from '../src/logger.ts';
+import { startDaemon } from '../src/main.ts';
+
+const PRODUCTS = Number(process.env.PRODUCTS ?? 100_000);
+const PER_REQUEST = 1_000;
+const IN_FLIGHT = 4; // POSTs of (a) in flight at once
+const CONNECTIONS = 50;
+const SECONDS = 10;
+const LATENCY_FEEDS = 200;
+
+const tag = randomBytes(4).toString('hex');
+let dropDatabase = async (): Promise<void> => undefined;
+let tmpDir: string | null = null;
+const env: Record<string, string> = { PORT: '0', LOG_LEVEL: 'warn', WAYBILL_CONNECTORS: path.join(os.tmpdir(), `none-${tag}.json`) };
+if (process.env.DATABASE_URL) {
+  const adminUrl = process.env.DATABASE_URL;
+  const name = `wb_bench_catalog_${tag}`;
+  const admin = new pg.Client({ connectionString: adminUrl });
+  await admin.connect();
+  await admin.query(`create database ${name}`);
+  await admin.end();
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  env.DATABASE_URL = url.toString();
+  dropDatabase = async () => {
+    const c = new pg.Client({ connectionString: adminUrl });
+    await c.connect();
+    await c.query(`drop database if exists ${name} with (force)`);
+    await c.end();
+  };
+} else {
+  tmpDir = await fs.mkdtemp(path.join(os.tmpdir(), 'waybill-bench-catalog-'));
+  env.WAYBILL_DATA_DIR = tmpDir;
+}
+
+const config = loadConfig(env);
+const daemon = await startDaemon({ config, logger: createLogger({ level: 'warn', pretty: false }), role: 'all' });
+const { services } = daemon;
+const pool = daemon.connection.pool;
+const shopA = await services.shops.create({ name: 'Bench API' });
+const shopB = await services.shops.create({ name: 'Bench loader' });
+const { key } = await services.shops.createKey(shopA.pk);
+const headers = { authorization: `Token ${key}`, 'content-type': 'application/json', accept: 'application/json' };
+
+const productOf = (i: number) => ({
+  sku: `SKU-${i}`, name: `Product ${i}`, price: 10 + (i % 100), stock: i % 50, brand: 'Acme', availability: 'in_stock',
+  description: 'A plain product description of about a hundred characters, as an ERP would send it to us.',
+  images: [`https://cdn.example.com/p/${i}/1.jpg`, `https://cdn.example.com/p/${i}/2.jpg`],
+  variations: [
+    { sku: `SKU-${i}-S`, size: 'S', stock: 1, images: [`https://cdn.example.com/p/${i}/1.jpg`] },
+    { sku: `SKU-${i}-M`, size: 'M', stock: 2, images: [`https://cdn.example.com/p/${i}/2.jpg`] },
+  ],
+});
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const pct = (xs: number[], p: number): number => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))]!;
+async function drained(): Promise<void> {
+  for (;;) {
+    const r = await pool.query(`select count(*)::int as n from feeds where state in ('queued', 'processing')`);
+    if (r.rows[0].n === 0) return;
+    await sleep(20);
+  }
+}
+
+/** (b) The floor: one loop of multi-row upserts per 1,000 products, one transaction each. */
+async function directLoad(shopPk: number): Promise<number> {
+  const started = performance.now();
+  const client = await pool.connect();
+  try {
+    for (let first = 0; first < PRODUCTS; first += PER_REQUEST) {
+      const ps = Array.from({ length: Math.min(PER_REQUEST, PRODUCTS - first) }, (_, k) => productOf(first + k));
+      await client.query('begin');
+      const prod = await client.query(
+        `insert into products (shop_pk, sku, name, price, stock, attrs)
+         select $1, * from unnest($2::text[], $3::text[], $4::numeric[], $5::int[], $6::jsonb[])
+         on conflict (shop_pk, sku) do update set name = excluded.name, price = excluded.price, stock = excluded.stock, attrs = excluded.attrs
+         returning pk, sku`,
+        [shopPk, ps.map((p) => p.sku), ps.map((p) => p.name), ps.map((p) => p.price), ps.map((p) => p.stock),
+          ps.map((p) => JSON.stringify({ brand: p.brand, availability: p.availability, description: p.description }))]);
+      const pk = new Map<string, number>(prod.rows.map((r) => [r.sku, r.pk]));
+      const imgs = ps.flatMap((p) => p.images.map((url, position) => ({ product: pk.get(p.sku)!, url, position })));
+      const img = await client.query(
+        `insert into product_images (product_pk, url, position) select * from unnest($1::bigint[], $2::text[], $3::int[])
+         on conflict (product_pk, url) do update set position = excluded.position returning pk, url`,
+        [imgs.map((x) => x.product), imgs.map((x) => x.url), imgs.map((x) => x.position)]);
+      const imagePk = new Map<string, number>(img.rows.map((r) => [r.url, r.pk]));
+      const vs = ps.flatMap((p) => p.variations.map((v) => ({ product: pk.get(p.sku)!, ...v })));
+      const vr = await client.query(
+        `insert into variations (product_pk, sku, price, stock, attrs) select * from unnest($1::bigint[], $2::text[], $3::numeric[], $4::int[], $5::jsonb[])
+         on conflict (product_pk, sku) do update set stock = excluded.stock, attrs = excluded.attrs returning pk, sku`,
+        [vs.map((v) => v.product), vs.map((v) => v.sku), vs.map(() => null), vs.map((v) => v.stock), vs.map((v) => JSON.stringify({ size: v.size }))]);
+      const vpk = new Map<string, number>(vr.rows.map((r) => [r.sku, r.pk]));
+      await client.query(
+        `insert into variation_images (variation_pk, image_pk, position) select * from unnest($1::bigint[], $2::bigint[], $3::int[]) on conflict do nothing`,
+        [vs.map((v) => vpk.get(v.sku)!), vs.map((v) => imagePk.get(v.images[0]!)!), vs.map(() => 0)]);
+      await client.query('commit');
+    }
+  } finally {
+    client.release();
+  }
+  return (performance.now() - started) / 1000;
+}
+
+/** (a) Through the API: POSTs of 1,000, IN_FLIGHT at a time, until every feed is done. */
+async function apiLoad(): Promise<{ seconds: number; posting: number }> {
+  const bodies: string[] = [];
+  for (let first = 0; first < PRODUCTS; first += PER_REQUEST) {
+    bodies.push(JSON.stringify(Array.from({ length: Math.min(PER_REQUEST, PRODUCTS - first) }, (_, k) => productOf(first + k))));
+  }
+  const started = performance.now();
+  let next = 0;
+  await Promise.all(Array.from({ length: IN_FLIGHT }, async () => {
+    while (next < bodies.length) {
+      const body = bodies[next++]!;
+      const res = await fetch(`${daemon.url}/shops/${shopA.pk}/products/`, { method: 'POST', headers, body });
+      if (res.status !== 201) throw new Error(`POST answered ${res.status}: ${await res.text()}`);
+      await res.arrayBuffer();
+    }
+  }));
+  const posting = (performance.now() - started) / 1000;
+  await drained();
+  return { seconds: (performance.now() - started) / 1000, posting };
+}
+
+interface Cannon { requests: { average: number }; latency: { p50: number; p99: number }; non2xx: number; errors: number; '2xx': number }
+/** autocannon in its own process (so its CPU is not the server's event loop). */
+function cannon(url: string, body: string): Promise<Cannon> {
+  const bin = path.join(path.dirname(fileURLToPath(import.meta.url)), '../node_modules/autocannon/autocannon.js');
+  const args = [bin, '-c', String(CONNECTIONS), '-d', String(SECONDS), '-m', 'POST', '-j', '-b', body];
+  for (const [k, v] of Object.entries(headers)) args.push('-H', `${k}=${v}`);
+  args.push(url);
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'ignore'] });
+    let out = '';
+    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    child.on('error', reject);
+    child.on('exit', (code) => (code === 0 ? resolve(JSON.parse(out) as Cannon) : reject(new Error(`autocannon exited ${code}`))));
+  });
+}
+
+// The baseline of (c): Fastify with the same body schema (Ajv, strict) and nothing behind it.
+const bare = Fastify({ logger: false });
+bare.setValidatorCompiler(validatorCompiler);
+bare.post('/shops/:shop/products/', { schema: { body: oneOrMany(Product, 'Product or array') } }, async (_req, reply) => reply.code(201).send({}));
+const bareUrl = await bare.listen({ host: '127.0.0.1', port: 0 });
+
+try {
+  console.log(`catalog: ${PRODUCTS} products x (2 variations + 2 images), requests of ${PER_REQUEST}; database ${daemon.connection.mode}; ${os.cpus().length} CPUs; worker concurrency ${config.workerConcurrency}`);
+  const direct = await directLoad(shopB.pk);
+  const api = await apiLoad();
+  const counts = (await pool.query(`select (select count(*) from products where shop_pk = $1)::int as p, (select count(*) from variations v join products p on p.pk = v.product_pk where p.shop_pk = $1)::int as v,
+    (select count(*) from product_images i join products p on p.pk = i.product_pk where p.shop_pk = $1)::int as i`, [shopA.pk])).rows[0];
+  const aRate = PRODUCTS / api.seconds;
+  const bRate = PRODUCTS / direct;
+  console.log(`(b) direct multi-row upsert loop     ${bRate.toFixed(0).padStart(7)} products/s  (${direct.toFixed(1)} s)`);
+  console.log(`(a) API, POST -> every feed done     ${aRate.toFixed(0).padStart(7)} products/s  (${api.seconds.toFixed(1)} s; POSTs answered after ${api.posting.toFixed(1)} s)`);
+  console.log(`    ratio a/b: ${(aRate / bRate).toFixed(2)} (target >= 0.5); stored ${counts.p} products, ${counts.v} variations, ${counts.i} images`);
+
+  const one = JSON.stringify([productOf(9_999_999)]);
+  await cannon(`${bareUrl}/shops/${shopA.pk}/products/`, one); // warm-up
+  const b = await cannon(`${bareUrl}/shops/${shopA.pk}/products/`, one);
+  await drained();
+  const c = await cannon(`${daemon.url}/shops/${shopA.pk}/products/`, one);
+  console.log(`(c) bare Fastify, same schema        ${b.requests.average.toFixed(0).padStart(7)} req/s  p99 ${b.latency.p99} ms`);
+  console.log(`    1-product POST (feed + job)      ${c.requests.average.toFixed(0).padStart(7)} req/s  p99 ${c.latency.p99} ms  non-2xx ${c.non2xx + c.errors}`);
+  console.log(`    ratio: ${(c.requests.average / b.requests.average).toFixed(2)} (target >= 0.5)`);
+  const drainStart = performance.now();
+  await drained();
+  console.log(`    the ${c['2xx']} feeds of that run were all done ${((performance.now() - drainStart) / 1000).toFixed(1)} s after it`);
+
+  const client: number[] = [];
+  const pks: string[] = [];
+  for (let i = 0; i < LATENCY_FEEDS; i++) {
+    const t0 = performance.now();
+    const res = await fetch(`${daemon.url}/shops/${shopA.pk}/products/`, { method: 'POST', headers, body: JSON.stringify([productOf(5_000_000 + i)]) });
+    const feed = (await res.json()) as { pk: string };
+    for (;;) {
+      const f = (await (await fetch(`${daemon.url}/feeds/${feed.pk}/`, { headers })).json()) as { state: string };
+      if (f.state === 'done') break;
+      await sleep(2);
+    }
+    client.push(performance.now() - t0);
+    pks.push(feed.pk);
+  }
+  const server = (await pool.query(`select extract(epoch from finished_at - created_at) * 1000 as ms from feeds where pk = any($1::uuid[])`, [pks])).rows.map((r) => Number(r.ms));
+  console.log(`(d) 1-product feed, POST -> done seen by the client: p50 ${pct(client, 50).toFixed(1)} ms, p99 ${pct(client, 99).toFixed(1)} ms (target p50 <= 100 ms)`);
+  console.log(`    created_at -> finished_at in the database:        p50 ${pct(server, 50).toFixed(1)} ms, p99 ${pct(server, 99).toFixed(1)} ms`);
+  if (counts.p !== PRODUCTS || counts.v !== 2 * PRODUCTS || counts.i !== 2 * PRODUCTS) {
+    console.error('FAILED: the API did not store every row');
+    process.exitCode = 1;
+  }
+} finally {
+  await bare.close();
+  await daemon.stop();
+  await dropDatabase();
+  if (tmpDir !== null) await fs.rm(tmpDir, { recursive: true, force: true });
+}
