@@ -50,4 +50,14 @@ describe('20 concurrent actions on one order', () => {
     // Refusals only after the cancel: 409s are exactly the moves that found the item cancelled.
     expect(statuses.filter((s) => s === 204).length).toBeGreaterThanOrEqual(history.length);
   });
+
+  it('the same order taken in 10 times at once: one 201, nine 200, one order', async () => {
+    const body = JSON.stringify({ order_pk: 3, items: [{ item_pk: 1, sku: 'A', quantity: 1, price: 1 }] });
+    const replies = await Promise.all(Array.from({ length: 10 }, () =>
+      fetch(`${daemon.url}${c.base}`, { method: 'POST', headers: { ...c.auth, 'content-type': 'application/json' }, body })));
+    expect(replies.map((r) => r.status).sort()).toEqual([200, 200, 200, 200, 200, 200, 200, 200, 200, 201]);
+    const order = await c.order(3);
+    expect(order.items).toHaveLength(1);
+    expect(order.history).toHaveLength(1);
+  });
 });
