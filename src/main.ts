@@ -35,7 +35,7 @@ const has = (role: Role, part: Exclude<Role, 'all'>): boolean => role === 'all' 
 
 export async function startDaemon({ config, logger, role, logs }: DaemonOptions): Promise<Daemon> {
   const started = Date.now();
-  const connection = await connect(config, logger);
+  const connection = await connect(config, logger, { superviseEmbedded: true });
   const jobs = new JobQueue({ connectionString: connection.connectionString, logger, supervise: has(role, 'scheduler') });
   let app: App | null = null;
   try {

