@@ -1,6 +1,9 @@
-// Requests per second for one connector: request starts are spaced 1/rate apart on a fixed
-// grid, so no window of one second ever holds more than `rate` starts. A 429's Retry-After
-// pauses every request of the connector (the carrier's limit is per API key, not per parcel).
+// Requests per second for one connector. Each start waits until 1/rate (plus a 1% margin for
+// the network's jitter between our clock and the carrier's) has passed since the previous
+// ACTUAL start: after an event-loop stall the requests do not burst to catch up, so no window
+// of one second ever holds more than `rate` starts as the carrier sees them. A 429's
+// Retry-After pauses every request of the connector (the carrier's limit is per API key).
+import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 export interface RateLimiter {
@@ -10,16 +13,22 @@ export interface RateLimiter {
   pauseUntil(at: number): void;
 }
 
-export function rateLimiter(perSecond: number, now: () => number = Date.now): RateLimiter {
-  const spacing = 1000 / perSecond;
-  let next = 0;
-  let pausedUntil = 0;
+export function rateLimiter(perSecond: number, now: () => number = () => performance.timeOrigin + performance.now()): RateLimiter {
+  const spacing = (1000 / perSecond) * 1.01;
+  let last = -Infinity;
+  let pausedUntil = -Infinity;
   return {
     async take(signal) {
-      const at = Math.max(now(), next, pausedUntil);
-      next = at + spacing;
-      // Timers may fire a millisecond early: wait until the slot has really come.
-      for (let wait = at - now(); wait > 0; wait = at - now()) await sleep(Math.ceil(wait), undefined, { signal });
+      // Several callers may wake for the same slot: the first takes it, the others wait again.
+      for (;;) {
+        const t = now();
+        const at = Math.max(last + spacing, pausedUntil);
+        if (t >= at) {
+          last = t;
+          return;
+        }
+        await sleep(Math.ceil(at - t), undefined, { signal });
+      }
     },
     pauseUntil(at) {
       pausedUntil = Math.max(pausedUntil, at);
