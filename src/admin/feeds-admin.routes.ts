@@ -60,7 +60,8 @@ export const feedsAdmin: FastifyPluginAsyncTypebox<{ services: Services; nav: Na
 
   app.get('/admin/api/feeds/:feed/errors.csv', {
     config: { ...apiConfig, html: true },
-    schema: { tags, security, summary: 'The item errors of a feed as CSV (index, sku, pk, pointer, code, message)', params: FeedParams, produces: ['text/csv'] },
+    schema: { tags, security, summary: 'The item errors of a feed as CSV (index, sku, pk, pointer, code, message)', params: FeedParams, produces: ['text/csv'],
+      response: { 200: { description: 'The CSV, a header row and one row per item error', content: { 'text/csv': { schema: { type: 'string' } } } } } },
   }, async (request, reply) => {
     const feed = present(await feeds.getAny(request.params.feed), baseUrl(request, publicUrl));
     return reply.type('text/csv; charset=utf-8')

@@ -14,7 +14,10 @@ import { acceptPlugin } from './plugins/accept.ts';
 import { authPlugin } from './plugins/auth.ts';
 import { idempotencyPlugin } from './plugins/idempotency.ts';
 import { methodsPlugin } from './plugins/methods.ts';
+import { addProblemResponses } from './plugins/problem-responses.ts';
 import { errorHandler, sendProblem } from './problem.ts';
+import { AppError } from '../errors.ts';
+import { jsonTooDeep, MAX_JSON_DEPTH } from '../platform/json-depth.ts';
 import './route-config.ts';
 import { orderRoutes } from '../orders/orders.routes.ts';
 import { catalogRoutes } from '../catalog/catalog.routes.ts';
@@ -49,11 +52,24 @@ export async function buildApp({ config, services, logger }: AppDeps): Promise<A
     },
     ajv: { customOptions: { allErrors: true } },
     return503OnClosing: true,
+    // Errors the router raises before any route (a malformed %-escape, a path segment over
+    // 100 characters) answer problem JSON like every other error.
+    frameworkErrors: (error, request, reply) => errorHandler(error, request, reply),
     forceCloseConnections: 'idle',
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   // The API takes JSON only: a text/plain body answers 415 instead of reaching validation.
   app.removeContentTypeParser('text/plain');
+  // JSON nested deeper than MAX_JSON_DEPTH levels is refused (400) before it is parsed: what
+  // follows parsing (cloning, hashing, validation, jsonb) would overflow the stack on it.
+  const parseJson = app.getDefaultJsonParser('error', 'error');
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    if (jsonTooDeep(body as string)) {
+      return done(new AppError('too_deep', 400, `The JSON body nests deeper than ${MAX_JSON_DEPTH} levels.`), undefined);
+    }
+    return parseJson(request, body as string, done);
+  });
   app.setValidatorCompiler(validatorCompiler);
   app.setErrorHandler(errorHandler);
   app.setNotFoundHandler((request, reply) =>
@@ -91,6 +107,8 @@ export async function buildApp({ config, services, logger }: AppDeps): Promise<A
     if (route.url.startsWith('/docs')) route.config = { ...route.config, html: true };
   });
   await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { docExpansion: 'list' } });
+  // Every documented route lists the error statuses it can answer (problem JSON), for an honest OpenAPI.
+  app.addHook('onRoute', addProblemResponses);
 
   await app.register(acceptPlugin);
   await app.register(authPlugin, { shops: services.shops, adminToken: config.adminToken, rateLimitPerMinute: config.rateLimitPerMinute });

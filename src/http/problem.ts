@@ -81,6 +81,8 @@ const fastifyCodes: Record<string, [number, string, string]> = {
   FST_ERR_CTP_EMPTY_JSON_BODY: [400, 'invalid_json', 'The body is empty; send JSON.'],
   FST_ERR_CTP_INVALID_JSON_BODY: [400, 'invalid_json', 'The body is not valid JSON.'],
   FST_ERR_BAD_URL: [400, 'bad_url', 'The URL is malformed.'],
+  // A path segment longer than the router takes (100 characters): no resource has such an id.
+  FST_ERR_MAX_PARAM_LENGTH: [404, 'not_found', 'No resource has an id that long.'],
   FST_ERR_ASYNC_CONSTRAINT: [400, 'bad_request', 'The request could not be routed.'],
 };
 

@@ -15,7 +15,10 @@ export const metricsRoutes = fp(async (app: FastifyInstance) => {
     config: { html: true },
     // Scraped every few seconds: no request lines unless something goes wrong.
     logLevel: 'warn',
-    schema: { tags: ['system'], summary: 'Prometheus metrics (text exposition format)', produces: ['text/plain'] },
+    schema: {
+      tags: ['system'], summary: 'Prometheus metrics (text exposition format)', produces: ['text/plain'],
+      response: { 200: { description: 'The metrics', content: { 'text/plain': { schema: { type: 'string' } } } } },
+    },
   }, async (_request, reply) => {
     const { contentType, body } = await metrics.render();
     return reply.type(contentType).send(body);

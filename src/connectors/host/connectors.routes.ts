@@ -6,6 +6,9 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { baseUrl } from '../../http/base-url.ts';
 import { allowOnly } from '../../http/plugins/methods.ts';
+import { problemResponse } from '../../http/plugins/problem-responses.ts';
+import { badRequest } from '../../errors.ts';
+import { jsonTooDeep, MAX_JSON_DEPTH } from '../../platform/json-depth.ts';
 import type { Services } from '../../services.ts';
 
 export interface ReceiverRoute {
@@ -43,10 +46,14 @@ export const receiverRoutes: FastifyPluginAsyncTypebox<ReceiverRoutesOptions> = 
         response: {
           202: Type.Unknown({ description: 'Accepted: the work it causes (a feed: its Location and JSON)' }),
           200: Type.Unknown({ description: 'Handled' }),
+          401: problemResponse('The signature is missing, wrong, or its timestamp is outside the tolerance'),
+          422: problemResponse('The connector refused the input'),
         },
       },
     }, async (request, reply) => {
       const body = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
+      // Receivers parse JSON themselves; a body nested past the API's limit never reaches them.
+      if (jsonTooDeep(body.toString('utf8'))) throw badRequest(`The JSON body nests deeper than ${MAX_JSON_DEPTH} levels.`);
       const res = await services.connectors.receive(request.params.name, route.receiver, {
         headers: request.headers,
         rawBody: body,
