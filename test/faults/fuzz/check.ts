@@ -1,0 +1,72 @@
+// Judges one reply against the OpenAPI document: no 5xx, a documented status, a documented
+// content type, and a body that matches the documented schema (Ajv over the OpenAPI schemas).
+import { Ajv, type ValidateFunction } from 'ajv';
+import addFormatsModule from 'ajv-formats';
+import type { FuzzRequest } from './requests.ts';
+import type { JsonSchema } from './generate.ts';
+
+const addFormats = ((addFormatsModule as unknown as { default?: typeof addFormatsModule }).default ?? addFormatsModule) as unknown as (ajv: Ajv) => Ajv;
+const ajv = addFormats(new Ajv({ allErrors: true, strict: false }));
+// The catalog's timestamps: the pattern beside the format says what it means.
+ajv.addFormat('iso-date-time', true);
+const compiled = new WeakMap<object, ValidateFunction>();
+
+const validatorOf = (schema: JsonSchema): ValidateFunction => {
+  let v = compiled.get(schema);
+  if (v === undefined) {
+    v = ajv.compile(schema);
+    compiled.set(schema, v);
+  }
+  return v;
+};
+
+export interface Reply {
+  status: number;
+  contentType: string | null;
+  headers: Headers;
+  text: string;
+}
+
+/** Problems with the reply; empty when it is as documented. */
+export function judge(req: FuzzRequest, reply: Reply): string[] {
+  const problems: string[] = [];
+  const { status } = reply;
+  if (status >= 500) problems.push(`${status} (5xx)`);
+  if (req.kind === 'method') {
+    // A method the path does not document: 405 with Allow (404 on paths that declare no Allow).
+    if (status === 405 && reply.headers.get('allow') === null) problems.push('405 without Allow');
+    if (status !== 405 && status !== 404) problems.push(`undocumented method ${req.method} answered ${status}`);
+    if (!(reply.contentType ?? '').startsWith('application/problem+json')) problems.push(`${status} is not problem JSON`);
+    return problems;
+  }
+  const doc = req.op.responses[String(status)] ?? req.op.responses[`${String(status)[0]}XX`];
+  if (doc === undefined) {
+    problems.push(`status ${status} not documented (documented: ${Object.keys(req.op.responses).join(',')})`);
+    return problems;
+  }
+  if (status === 401 && req.op.auth === 'shop' && reply.headers.get('www-authenticate') === null) problems.push('401 without WWW-Authenticate');
+  if (status === 429 && reply.headers.get('retry-after') === null) problems.push('429 without Retry-After');
+  const media = reply.contentType?.split(';')[0]?.trim().toLowerCase() ?? null;
+  if (doc.content === undefined) {
+    if (reply.text.length > 0) problems.push(`${status} documents no body but sent ${reply.text.length} bytes`);
+    return problems;
+  }
+  const entry = media === null ? undefined : doc.content[media];
+  if (entry === undefined) {
+    problems.push(`${status} content-type ${media} not documented (${Object.keys(doc.content).join(',')})`);
+    return problems;
+  }
+  if (!media!.endsWith('json')) return problems;
+  let body: unknown;
+  try {
+    body = JSON.parse(reply.text);
+  } catch {
+    problems.push(`${status} body is not JSON`);
+    return problems;
+  }
+  const validate = validatorOf(entry.schema);
+  if (!validate(body)) problems.push(`${status} body does not match its schema: ${ajv.errorsText(validate.errors, { separator: '; ' }).slice(0, 300)}`);
+  if (media === 'application/problem+json' && (body as { status?: unknown }).status !== status) problems.push(`problem status ${(body as { status?: unknown }).status} != ${status}`);
+  return problems;
+}
+

@@ -1,0 +1,110 @@
+// The data the fuzzer aims at: two shops with keys, a marketplace, products with variations
+// and images, orders, feeds, jobs and connectors, so that valid paths exist for every operation.
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { runCli, shopWithKey, spawnDaemon, until, type DaemonProcess, type ShopKey, type Target } from '../harness.ts';
+
+export const ADMIN_TOKEN = 'fuzz-admin-token-0123456789abcdef';
+export const WEBHOOK_SECRET = 'whsec_ZnV6ei13ZWJob29rLXNlY3JldC0wMTIzNDU2Nzg5';
+
+export interface World {
+  daemon: DaemonProcess;
+  shop: ShopKey;
+  other: ShopKey;
+  /** A key of the other shop that admin "revoke" may hit without locking the fuzzer out. */
+  victimPrefix: string;
+  mp: number;
+  /** Real ids by path parameter name (the shop's own first). */
+  ids: Record<string, (string | number)[]>;
+  /** The first shop's own products (ids.product also holds two of the other shop's). */
+  ownProducts: number[];
+  /** [product, variation] pairs that exist. */
+  variations: [number, number][];
+  /** [mp, order] pairs of the shop, and their item pks. */
+  orders: { order: number; items: number[] }[];
+  dir: string;
+  /** Env of a CLI command that sees the same connectors as the daemon. */
+  cliEnv: Record<string, string>;
+  stop(): Promise<void>;
+}
+
+interface StoredProduct { pk: number; variations: { pk: number }[]; images: { pk: number }[] }
+
+export async function buildWorld(target: Target, env: Record<string, string> = {}): Promise<World> {
+  const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'waybill-fuzz-'));
+  const inbox = path.join(dir, 'inbox');
+  await fs.mkdir(inbox);
+  const shop = await shopWithKey(target);
+  const other = await shopWithKey(target);
+  const victim = await runCli(['keys', 'create', '--shop', String(other.shopPk), '--json'], target.env);
+  const victimPrefix = victim.json<{ prefix: string }>().prefix;
+  const mp = (await runCli(['marketplaces', 'create', '--name', 'Fuzz MP', '--json'], target.env)).json<{ pk: number }>().pk;
+  const configFile = path.join(dir, 'connectors.json');
+  await fs.writeFile(configFile, JSON.stringify({ connectors: [
+    { name: 'pim', type: 'catalog-webhook', shop_pk: shop.shopPk, enabled: true, options: { secret_env: 'FUZZ_PIM_SECRET' } },
+    { name: 'erp-main', type: 'catalog-file', shop_pk: shop.shopPk, schedule: '0 0 1 1 *', enabled: true, options: { inbox, format: 'csv', settle_ms: 0 } },
+  ] }));
+  const cliEnv = { ...target.env, WAYBILL_CONNECTORS: configFile, FUZZ_PIM_SECRET: WEBHOOK_SECRET };
+  const daemon = await spawnDaemon({ ...cliEnv, WAYBILL_ADMIN_TOKEN: ADMIN_TOKEN, LOG_LEVEL: 'warn', ...env });
+  const api = async (p: string, init: RequestInit = {}, key: ShopKey = shop): Promise<Response> =>
+    fetch(`${daemon.url}${p}`, { ...init, headers: { ...key.headers, ...(init.headers as Record<string, string>) } });
+
+  // Skus and names carry the shop's pk, so a reply can be searched for another shop's data.
+  const products = (pk: number) => Array.from({ length: 6 }, (_, i) => ({
+    sku: `FZ${pk}-${i}`, name: `Shop ${pk} product ${i}`, price: 10 + i, stock: 5,
+    images: [`https://img.example.com/fz-${i}-a.jpg`, { url: `https://img.example.com/fz-${i}-b.jpg` }],
+    variations: [{ sku: `FZ${pk}-${i}-S`, size: 'S', images: [`https://img.example.com/fz-${i}-a.jpg`] }, { sku: `FZ${pk}-${i}-M`, size: 'M' }],
+  }));
+  const feeds: string[] = [];
+  for (const key of [shop, other]) {
+    const r = await api(`/shops/${key.shopPk}/products/`, { method: 'POST', body: JSON.stringify(products(key.shopPk)) }, key);
+    if (r.status !== 201) throw new Error(`seeding products answered ${r.status}: ${await r.text()}`);
+    feeds.push(((await r.json()) as { pk: string }).pk);
+  }
+  for (const [i, key] of [shop, other].entries()) {
+    await until('the seed feeds to finish', async () => {
+      const f = (await (await api(`/feeds/${feeds[i]}/`, {}, key)).json()) as { state: string };
+      return f.state === 'done' || f.state === 'failed';
+    });
+  }
+  const list = (await (await api(`/shops/${shop.shopPk}/products/?page_size=100`)).json()) as { results: StoredProduct[] };
+  const otherList = (await (await api(`/shops/${other.shopPk}/products/?page_size=100`, {}, other)).json()) as { results: StoredProduct[] };
+  const variations = list.results.flatMap((p) => p.variations.map((v) => [p.pk, v.pk] as [number, number]));
+
+  const orders: World['orders'] = [];
+  for (let i = 0; i < 8; i++) {
+    const order = { order_pk: 3_000_000_000 + i, reference: `REF${shop.shopPk}-${i}`, customer: { name: `Customer of shop ${shop.shopPk}` }, shipping_address: {}, shipping_cost: 1,
+      items: [{ item_pk: 10 * i + 1, sku: `FZ${shop.shopPk}-0`, quantity: 1, price: 10 }, { item_pk: 10 * i + 2, sku: `FZ${shop.shopPk}-1`, quantity: 2, price: 3 }] };
+    const r = await api(`/shops/${shop.shopPk}/marketplace/${mp}/orders/`, { method: 'POST', body: JSON.stringify(order) });
+    if (r.status !== 201) throw new Error(`seeding orders answered ${r.status}: ${await r.text()}`);
+    orders.push({ order: order.order_pk, items: order.items.map((x) => x.item_pk) });
+  }
+  const admin = { authorization: `Bearer ${ADMIN_TOKEN}` };
+  const queues = (await (await fetch(`${daemon.url}/admin/api/queues`, { headers: admin })).json()) as { name: string }[];
+  const jobs = (await (await fetch(`${daemon.url}/admin/api/queues/feed.process/jobs`, { headers: admin })).json()) as { id: string }[];
+
+  const ids: World['ids'] = {
+    shop: [shop.shopPk, shop.shopPk, shop.shopPk, other.shopPk],
+    mp: [mp],
+    order: orders.map((o) => o.order),
+    product: [...list.results.map((p) => p.pk), ...otherList.results.slice(0, 2).map((p) => p.pk)],
+    variation: variations.map(([, v]) => v),
+    image: list.results.flatMap((p) => p.images.map((im) => im.pk)),
+    feed: feeds,
+    queue: queues.map((q) => q.name),
+    id: jobs.map((j) => j.id),
+    prefix: [victimPrefix],
+    name: ['pim', 'erp-main'],
+    // Disabling the webhook connector would make its pushes answer 503 for the rest of the run.
+    disable: ['erp-main'],
+  };
+  return {
+    daemon, shop, other, victimPrefix, mp, ids, variations, orders, dir, cliEnv, ownProducts: list.results.map((p) => p.pk),
+    async stop() {
+      daemon.child.kill('SIGTERM');
+      await daemon.exited;
+      await fs.rm(dir, { recursive: true, force: true });
+    },
+  };
+}
