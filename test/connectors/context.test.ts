@@ -1,6 +1,7 @@
 // The run context a connector gets, with test-only connector types: state, secrets, report,
 // log fields, and user vs transient errors on the run record.
 import { Writable } from 'node:stream';
+import { sql } from 'kysely';
 import { Type } from 'typebox';
 import { describe, expect, it } from 'vitest';
 import { parseConnectorsConfig } from '../../src/connectors/host/config-file.ts';
@@ -65,5 +66,19 @@ describe('the run context', () => {
     expect(isTransient(user.error)).toBe(false);
     expect(transient.run).toMatchObject({ outcome: 'failed', error: 'The partner API is away. (transient: retried)' });
     expect(isTransient(transient.error)).toBe(true);
+  });
+});
+
+describe('interrupted runs', () => {
+  it('a run left "running" by a dead process is closed as failed by the next run; an aborted run is retried', async () => {
+    await sql`insert into connector_runs (connector, trigger, attempt, outcome) values ('p-ok', 'schedule', 1, 'running')`.execute(daemon.connection.db);
+    await service.execute({ name: 'p-ok', trigger: 'cli' });
+    const runs = await service.runs('p-ok');
+    expect(runs.filter((r) => r.outcome === 'running')).toEqual([]);
+    expect(runs.find((r) => r.trigger === 'schedule')).toMatchObject({ outcome: 'failed', error: 'interrupted: the process running it stopped before the run ended' });
+    const controller = new AbortController();
+    controller.abort();
+    const aborted = await service.execute({ name: 'p-user', trigger: 'manual', signal: controller.signal });
+    expect(aborted.status === 'done' && isTransient(aborted.error)).toBe(true);
   });
 });

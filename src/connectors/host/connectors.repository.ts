@@ -14,6 +14,15 @@ export const finishRun = (db: Executor, id: number, patch: { outcome: string; co
     .returningAll()
     .executeTakeFirstOrThrow();
 
+/** Runs left "running" by a process that died: only called while holding the connector's lock. */
+export const failInterrupted = (db: Executor, connector: string) =>
+  db
+    .updateTable('connector_runs')
+    .set({ outcome: 'failed', error: 'interrupted: the process running it stopped before the run ended', finished_at: sql<Date>`now()` })
+    .where('connector', '=', connector)
+    .where('outcome', '=', 'running')
+    .execute();
+
 export const listRuns = (db: Executor, connector: string, limit: number) =>
   db.selectFrom('connector_runs').selectAll().where('connector', '=', connector).orderBy('id', 'desc').limit(limit).execute();
 

@@ -3,7 +3,7 @@
 import type { Config } from '../../config.ts';
 import { secretFromEnv } from '../../config.ts';
 import type { Db } from '../../db/database.ts';
-import { AppError, isTransient, notFound } from '../../errors.ts';
+import { AppError, isTransient, notFound, unavailable } from '../../errors.ts';
 import type { JobSender } from '../../jobs/job-map.ts';
 import type { Logger } from '../../logger.ts';
 import { metrics } from '../../metrics/metrics.ts';
@@ -154,6 +154,8 @@ export class ConnectorService {
     const inst = this.#instance(input.name);
     if (input.trigger === 'schedule' && !(await this.isEnabled(inst.name))) return { status: 'disabled' };
     const locked = await repo.withRunLock(this.#deps.db, inst.name, async (): Promise<ExecuteResult> => {
+      // Holding the lock, no other run of it is going: a "running" record is a crashed one.
+      await repo.failInterrupted(this.#deps.db, inst.name);
       const row = await repo.insertRun(this.#deps.db, {
         connector: inst.name, trigger: input.trigger, scheduled_for: input.scheduledFor ?? null, job_id: input.jobId ?? null, attempt: input.attempt ?? 1,
       });
@@ -165,7 +167,8 @@ export class ConnectorService {
       try {
         await inst.definition.run(ctx);
       } catch (e) {
-        error = e;
+        // Aborted (shutdown, job time-out): not the input's fault, so the job is retried.
+        error = input.signal?.aborted === true && !isTransient(e) ? unavailable('The run was interrupted (shutdown or time-out).', e) : e;
       }
       const text = error === undefined ? null : isTransient(error) ? `${messageOf(error)} (transient: retried)` : messageOf(error);
       const done = toRun(await repo.finishRun(this.#deps.db, row.id, {
