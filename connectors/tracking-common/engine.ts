@@ -31,7 +31,7 @@ export async function pollShipments(ctx: ConnectorContext<PollingOptions>, adapt
   const tracking = ctx.services.tracking;
   const started = new Date();
   const deadline = started.getTime() + o.max_run_seconds * 1000;
-  const limiter = rateLimiter(o.requests_per_second);
+  const limiter = rateLimiter(o.requests_per_second, o.rate_jitter_ms);
   let refusedKey: CarrierError | null = null;
   const open = (): boolean => Date.now() < deadline && !ctx.signal.aborted && refusedKey === null;
 

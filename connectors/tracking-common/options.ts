@@ -14,6 +14,12 @@ export const pollingOptions = {
   concurrency: Type.Integer({ minimum: 1, maximum: 200, default: 4 }),
   /** Requests started per second at most (the carrier's rate limit; retries count too). */
   requests_per_second: Type.Number({ exclusiveMinimum: 0, maximum: 10_000, default: 5 }),
+  /**
+   * Allowance (ms) for the varying delay between our start of a request and its arrival at
+   * the carrier: starts are spaced (1000 + this) / requests_per_second apart, so the carrier
+   * never counts more than requests_per_second in a second (costs this/1000 of throughput).
+   */
+  rate_jitter_ms: Type.Integer({ minimum: 0, maximum: 1_000, default: 100 }),
   /** Shipments selected per database round trip. */
   batch_size: Type.Integer({ minimum: 1, maximum: 5_000, default: 200 }),
   /** A shipment is checked at most once per this many seconds (default 30 minutes). */
@@ -37,6 +43,7 @@ export interface PollingOptions {
   carriers: string[];
   concurrency: number;
   requests_per_second: number;
+  rate_jitter_ms: number;
   batch_size: number;
   min_interval_seconds: number;
   max_run_seconds: number;

@@ -1,8 +1,9 @@
-// Requests per second for one connector. Each start waits until 1/rate (plus a 1% margin for
-// the network's jitter between our clock and the carrier's) has passed since the previous
-// ACTUAL start: after an event-loop stall the requests do not burst to catch up, so no window
-// of one second ever holds more than `rate` starts as the carrier sees them. A 429's
-// Retry-After pauses every request of the connector (the carrier's limit is per API key).
+// Requests per second for one connector. Starts are spaced (1000 + jitter) / rate ms apart,
+// counted from the previous ACTUAL start (after an event-loop stall requests do not burst to
+// catch up). So any window of 1000 + jitter ms holds at most `rate` starts here, and any second
+// at the carrier at most `rate` arrivals as long as a request's way from our start to the
+// carrier's clock varies by less than `jitter` ms (a busy event loop delays the actual send).
+// A 429's Retry-After pauses every request of the connector (the carrier's limit is per key).
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 
@@ -13,8 +14,8 @@ export interface RateLimiter {
   pauseUntil(at: number): void;
 }
 
-export function rateLimiter(perSecond: number, now: () => number = () => performance.timeOrigin + performance.now()): RateLimiter {
-  const spacing = (1000 / perSecond) * 1.01;
+export function rateLimiter(perSecond: number, jitterMs = 100, now: () => number = () => performance.timeOrigin + performance.now()): RateLimiter {
+  const spacing = (1000 + jitterMs) / perSecond;
   let last = -Infinity;
   let pausedUntil = -Infinity;
   return {
