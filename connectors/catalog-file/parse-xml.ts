@@ -4,7 +4,7 @@
 import fs from 'node:fs/promises';
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { userError } from '../../src/connectors/host/contract.ts';
-import { productKinds, recordToObject, variationKinds, type FileProduct } from './map.ts';
+import { productKinds, recordToObject, renameHeader, variationKinds, type FileProduct } from './map.ts';
 import { decodeUtf8 } from './utf8.ts';
 
 const LISTS = new Set(['products.product', 'products.product.images.image', 'products.product.variations.variation', 'products.product.variations.variation.images.image']);
@@ -30,15 +30,22 @@ function images(value: unknown): unknown {
   return list.map((i) => (isObject(i) && typeof i.url === 'string' ? i.url : i));
 }
 
-function element(value: unknown, kinds: typeof productKinds, keepUnknown: boolean): Record<string, unknown> {
+/** Element names renamed by the connector's `columns` (exact, then ignoring case). */
+function renamed(value: Record<string, unknown>, columns: Record<string, string>): Record<string, unknown> {
+  const keys = Object.keys(value);
+  const fields = renameHeader(keys, columns);
+  return Object.fromEntries(keys.map((k, i) => [fields[i]!, value[k]]));
+}
+
+function element(value: unknown, kinds: typeof productKinds, keepUnknown: boolean, columns: Record<string, string>): Record<string, unknown> {
   if (!isObject(value)) return {};
-  const { images: imgs, variations, ...rest } = value;
+  const { images: imgs, variations, ...rest } = renamed(value, columns);
   const out = recordToObject(rest, kinds, keepUnknown);
   const list = images(imgs);
   if (list !== undefined) out.images = list;
   if (variations !== undefined && kinds === productKinds) {
     const vs = isObject(variations) && Array.isArray(variations.variation) ? variations.variation : [];
-    out.variations = vs.map((v) => element(v, variationKinds, true));
+    out.variations = vs.map((v) => element(v, variationKinds, true, columns));
   }
   return out;
 }
@@ -51,7 +58,7 @@ const unescape = (v: unknown): unknown => {
   return v;
 };
 
-export async function readXml(file: string): Promise<FileProduct[]> {
+export async function readXml(file: string, columns: Record<string, string> = {}): Promise<FileProduct[]> {
   const text = decodeUtf8(await fs.readFile(file)).replace(/^\uFEFF/, '');
   if (text.trim() === '') throw userError('The file is empty.');
   if (/<!DOCTYPE/i.test(text) || /<!ENTITY/i.test(text)) {
@@ -64,5 +71,5 @@ export async function readXml(file: string): Promise<FileProduct[]> {
   const root = doc.products;
   const list = isObject(root) && Array.isArray(root.product) ? root.product : [];
   if (list.length === 0) throw userError('The XML has no <product> elements.');
-  return list.map((p, i) => ({ product: element(unescape(p), productKinds, true), at: i + 1, variationsAt: [] }));
+  return list.map((p, i) => ({ product: element(unescape(p), productKinds, true, columns), at: i + 1, variationsAt: [] }));
 }

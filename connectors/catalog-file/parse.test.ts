@@ -131,6 +131,14 @@ describe('XML', () => {
     expect(validateProducts(products.map((p) => p.product)).errors).toEqual([]);
   });
 
+  it('renames element names with columns', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wb-xml-'));
+    fs.writeFileSync(path.join(dir, 'de.xml'), '<products><product><Artikelnummer>A-1</Artikelnummer><Bezeichnung>Lampe</Bezeichnung><Preis>9,50</Preis><Bestand>2</Bestand>'
+      + '<variations><variation><Artikelnummer>A-1-R</Artikelnummer><Farbe>rot</Farbe></variation></variations></product></products>');
+    const [p] = await readXml(path.join(dir, 'de.xml'), { Artikelnummer: 'sku', Bezeichnung: 'name', Preis: 'price', Bestand: 'stock', farbe: 'color' });
+    expect(p!.product).toEqual({ sku: 'A-1', name: 'Lampe', price: 9.5, stock: 2, variations: [{ sku: 'A-1-R', color: 'rot' }] });
+  });
+
   it('refuses a DOCTYPE (the billion laughs never expand)', async () => {
     expect(await messageOf(readXml(fixture('bad/xml-bomb.xml')))).toBe('The XML has a DOCTYPE or ENTITY declaration, which is refused (entity expansion is off: no XML bombs).');
   });

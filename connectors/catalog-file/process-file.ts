@@ -151,7 +151,7 @@ async function parseAndSend(ctx: Ctx, file: string, sender: ChunkSender, report:
     await sender.send(grouper.take());
     return;
   }
-  const products = o.format === 'json' ? await readJson(file) : await readXml(file);
+  const products = o.format === 'json' ? await readJson(file) : await readXml(file, o.columns ?? {});
   report.counts.rows = products.length;
   for (let i = 0; i < products.length; i += CHUNK) await sender.send(products.slice(i, i + CHUNK));
 }
