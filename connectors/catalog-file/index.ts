@@ -37,6 +37,7 @@ export const catalogFile = defineConnector({
     const inbox = path.resolve(ctx.options.inbox);
     const st = await fs.stat(inbox).catch(() => null);
     if (st === null || !st.isDirectory()) throw userError(`The inbox ${inbox} does not exist or is not a folder (option inbox).`);
+    if (!(await ctx.services.shops.exists(ctx.shopPk!))) throw userError(`Shop ${ctx.shopPk} (shop_pk) does not exist; create it or fix the connector's entry.`);
     await ensureFolders(inbox);
 
     // A crash (or shutdown) mid-file left it in .processing/: process it again. Delta

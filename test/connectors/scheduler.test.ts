@@ -12,6 +12,7 @@ const file = connectorsFile([
   { name: 'ticker', type: 'catalog-file', shop_pk: 1, schedule: '* * * * * *', options: { inbox: tempDir(), format: 'csv', settle_ms: 0 } },
   { name: 'manual', type: 'catalog-file', shop_pk: 1, options: { inbox: manualInbox, format: 'csv', settle_ms: 1_000 } },
   { name: 'broken', type: 'catalog-file', shop_pk: 1, options: { inbox: '/nonexistent/inbox', format: 'csv' } },
+  { name: 'no-shop', type: 'catalog-file', shop_pk: 99, options: { inbox: tempDir(), format: 'csv' } },
 ]);
 const a = await useTestDaemon({ env: { WAYBILL_CONNECTORS: file } });
 const b = await startTestDaemon({ database: a.database, env: { WAYBILL_CONNECTORS: file } });
@@ -72,6 +73,8 @@ describe('run records and enable/disable', () => {
     expect(r.status).toBe('done');
     if (r.status !== 'done') return;
     expect(r.run).toMatchObject({ outcome: 'failed', error: 'The inbox /nonexistent/inbox does not exist or is not a folder (option inbox).' });
+    const noShop = await a.services.connectors.execute({ name: 'no-shop', trigger: 'cli' });
+    expect(noShop.status === 'done' && noShop.run.error).toBe("Shop 99 (shop_pk) does not exist; create it or fix the connector's entry.");
     const ok = await a.services.connectors.execute({ name: 'manual', trigger: 'cli' });
     expect(ok.status === 'done' && ok.run.outcome).toBe('succeeded');
   });
@@ -89,7 +92,7 @@ describe('run records and enable/disable', () => {
 
   it('persists enable/disable over the file, and a disabled connector is not ticked', async () => {
     const list = await a.services.connectors.list();
-    expect(list.map((c) => c.name)).toEqual(['ticker', 'manual', 'broken']);
+    expect(list.map((c) => c.name)).toEqual(['ticker', 'manual', 'broken', 'no-shop']);
     expect(list[0]).toMatchObject({ name: 'ticker', type: 'catalog-file', shop_pk: 1, schedule: '* * * * * *', enabled: false, enabled_in_file: true, receivers: [] });
     expect(list[0]!.last_runs.length).toBeGreaterThan(0);
     expect(await b.services.connectors.isEnabled('ticker')).toBe(false);
