@@ -38,7 +38,7 @@ export const trackingAftership = defineConnector({
       async track(shipment, get) {
         const req = aftershipRequest(o.base_url, apiKey, slugOf(shipment.carrier, o.slugs), shipment.trackingCode);
         const tracking = trackingOfResponse((await get(req.url, req.headers)).body);
-        if (tracking === null) throw new CarrierError('AfterShip answered without a tracking', 404);
+        if (tracking === null) throw new CarrierError('AfterShip answered 200 without a tracking', 200);
         return mapAftershipTracking(tracking);
       },
     });

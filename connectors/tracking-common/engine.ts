@@ -14,16 +14,25 @@ export interface TrackingAdapter {
   track(shipment: TrackedShipment, get: (url: string, headers: Record<string, string>) => Promise<CarrierResponse>): Promise<TrackingResult>;
 }
 
-/** Runs fn over items with at most `limit` at once. */
+/**
+ * Runs fn over items with at most `limit` at once. After a failure no new item starts; the
+ * ones in flight finish, then the first error is thrown (nothing keeps running behind the run).
+ */
 export async function eachLimited<T>(items: readonly T[], limit: number, fn: (item: T) => Promise<void>): Promise<void> {
   let index = 0;
+  let failure: { error: unknown } | null = null;
   const worker = async (): Promise<void> => {
-    while (index < items.length) {
+    while (failure === null && index < items.length) {
       const item = items[index++]!;
-      await fn(item);
+      try {
+        await fn(item);
+      } catch (error) {
+        failure ??= { error };
+      }
     }
   };
   await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  if (failure !== null) throw (failure as { error: unknown }).error;
 }
 
 export async function pollShipments(ctx: ConnectorContext<PollingOptions>, adapter: TrackingAdapter): Promise<void> {

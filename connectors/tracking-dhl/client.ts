@@ -23,6 +23,6 @@ export function dhlRequest(q: DhlQuery): { url: string; headers: Record<string, 
 /** The body of a 200, or a CarrierError when it lists no shipment. */
 export function dhlBody(res: CarrierResponse): unknown {
   const shipments = (res.body as { shipments?: unknown[] } | null)?.shipments;
-  if (!Array.isArray(shipments) || shipments.length === 0) throw new CarrierError('DHL answered without a shipment', 404);
+  if (!Array.isArray(shipments) || shipments.length === 0) throw new CarrierError('DHL answered 200 without a shipment', 200);
   return res.body;
 }
