@@ -14,8 +14,20 @@ export const security = [{ adminBearer: [] }];
 /** `?fragment=1`: only the page's live region, for the script that refreshes it. */
 export const Fragment = Type.Object({ fragment: Type.Optional(Type.Literal('1')) });
 
+/**
+ * The dashboard loads only its own script and stylesheet (no CDN), is never framed, and its
+ * pages are never cached (they show live state).
+ */
+const PAGE_HEADERS = {
+  'cache-control': 'no-store',
+  'content-security-policy': "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; frame-ancestors 'none'; form-action 'self'; base-uri 'none'",
+  'x-frame-options': 'DENY',
+  'referrer-policy': 'same-origin',
+  'x-content-type-options': 'nosniff',
+};
+
 export const sendHtml = (reply: FastifyReply, body: string | Html, status = 200): FastifyReply =>
-  reply.code(status).type('text/html; charset=utf-8').header('cache-control', 'no-store').send(String(body));
+  reply.code(status).type('text/html; charset=utf-8').headers(PAGE_HEADERS).send(String(body));
 
 /** Sections shown in the navigation: the areas whose services this process has. */
 export function navOf(services: Services): Nav {

@@ -58,6 +58,8 @@ describe('admin API auth', () => {
     expect(page.headers.location).toBe('/admin/login?next=%2Fadmin%2Fjobs%3Fqueue%3Dwebhook.deliver');
     const form = await app.inject({ url: '/admin/login', headers: { accept: 'text/html' } });
     expect(form.statusCode).toBe(200);
+    expect(form.headers['content-security-policy']).toContain("script-src 'self'");
+    expect(form.headers['x-frame-options']).toBe('DENY');
     expect(form.body).toMatch(/<input type="password" name="token"/);
   });
 });

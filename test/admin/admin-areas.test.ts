@@ -115,6 +115,11 @@ describe('admin API: feeds', () => {
     expect(rows).toHaveLength(2);
     expect(rows[1]).toMatch(/^1,BAD-1,,\/1(\/sku)?,not_found,/);
 
+    // The feed's job logged with its id: the admin can read the lines of this feed.
+    const lines = (await app.inject({ url: `/admin/api/logs?feed=${feedPk}`, headers: bearer })).json() as { lines: { msg: string; fields: Record<string, unknown> }[] };
+    expect(lines.lines.map((l) => l.msg)).toContain('feed processed');
+    expect(lines.lines.every((l) => l.fields.feedPk === feedPk && typeof l.fields.jobId === 'string')).toBe(true);
+
     const retry = await app.inject({ method: 'POST', url: `/admin/api/feeds/${feedPk}/retry`, headers: bearer });
     expect(retry.statusCode).toBe(409);
     expect((await app.inject({ url: '/admin/api/feeds/00000000-0000-0000-0000-000000000000', headers: bearer })).statusCode).toBe(404);

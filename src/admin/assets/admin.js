@@ -35,7 +35,9 @@ const api = async (url, body) => {
   return data;
 };
 
-// Live regions: <section data-live="url?fragment=1" data-every="ms"> is re-rendered by the server.
+// Live regions: <section data-live="url?fragment=1" data-every="ms" [data-every-active="ms"]> is
+// re-rendered by the server; while it shows a running feed ([data-state=queued|processing]) it
+// refreshes at the faster data-every-active pace, so progress bars move smoothly.
 const refreshers = [];
 const busy = (el) => el.querySelector('details[open]') !== null || el.contains(document.activeElement) && document.activeElement.matches('input, select, textarea')
   || document.querySelector('dialog[open]') !== null;
@@ -51,7 +53,12 @@ for (const el of document.querySelectorAll('[data-live]')) {
     } catch { /* the next tick tries again */ } finally { running = false; }
   };
   refreshers.push(refresh);
-  setInterval(refresh, Number(el.dataset.every || 3000));
+  const active = () => el.dataset.everyActive !== undefined && el.querySelector('[data-state="queued"], [data-state="processing"]') !== null;
+  const tick = async () => {
+    await refresh(false);
+    setTimeout(tick, Number(active() ? el.dataset.everyActive : el.dataset.every || 3000));
+  };
+  setTimeout(tick, Number(active() ? el.dataset.everyActive : el.dataset.every || 3000));
 }
 const refreshAll = () => Promise.all(refreshers.map((r) => r(true)));
 

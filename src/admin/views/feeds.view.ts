@@ -58,7 +58,7 @@ export function feedsBody(list: { count: number; results: FeedSummaryJson[] }, f
 <label>SKU <input name="sku" value="${f.sku ?? ''}" size="14"></label>
 <label>Since <input name="since" type="datetime-local" value="${f.since ?? ''}"></label>
 <button type="submit">Filter</button></form>
-<section id="feeds" data-live="/admin/feeds${qs({ ...f, page: f.page === 1 ? undefined : f.page, fragment: '1' })}" data-every="1000">${feedsFragment(list, f)}</section>`;
+<section id="feeds" data-live="/admin/feeds${qs({ ...f, page: f.page === 1 ? undefined : f.page, fragment: '1' })}" data-every="2000" data-every-active="250">${feedsFragment(list, f)}</section>`;
 }
 
 /** Rows of the error table shown on the page; the CSV has them all. */
@@ -84,7 +84,7 @@ ${errors.length > SHOWN_ERRORS ? html`<p class="muted">The first ${SHOWN_ERRORS}
 }
 
 export const feedBody = (feed: FeedJson): Html => html`<h1>Feed <code>${feed.pk}</code></h1>
-<section id="feed" data-live="/admin/feeds/${feed.pk}?fragment=1" data-every="${feed.state === 'done' || feed.state === 'failed' ? 10000 : 1000}">${feedFragment(feed)}</section>`;
+<section id="feed" data-live="/admin/feeds/${feed.pk}?fragment=1" data-every="5000" data-every-active="250">${feedFragment(feed)}</section>`;
 
 /** RFC 4180 CSV of a feed's item errors. */
 export function errorsCsv(feed: FeedJson): string {
