@@ -11,7 +11,7 @@ export function overviewFragment(o: OverviewOut): Html {
   return html`
 <div class="cards">
   <div class="card stat"><span>Shops</span><b>${o.shops}</b><small>${o.active_keys} active keys</small></div>
-  <div class="card stat"><span>Jobs waiting</span><b>${o.jobs.waiting}</b><small>oldest ${duration(o.jobs.oldest_age_seconds)}</small></div>
+  <div class="card stat"><span>Jobs waiting</span><b>${o.jobs.waiting}</b><small>${o.jobs.waiting === 0 ? "none waiting" : `oldest ${duration(o.jobs.oldest_age_seconds)}`}</small></div>
   <div class="card stat"><span>Jobs running</span><b>${o.jobs.active}</b></div>
   <div class="card stat ${o.jobs.dead > 0 ? 'bad' : ''}"><span>Failed jobs</span><b><a href="/admin/jobs">${o.jobs.dead}</a></b><small>in dead-letter queues</small></div>
   ${html`<div class="card stat"><span>Feeds running</span><b><a href="/admin/feeds?state=processing">${feedStates.processing ?? 0}</a></b><small>${feedStates.queued ?? 0} queued</small></div>
