@@ -30,6 +30,8 @@ export interface QueueSettings {
   /** Wake workers by LISTEN/NOTIFY the moment a job is sent (polling stays as the floor). */
   notify: boolean;
   policy: 'standard' | 'singleton' | 'stately' | 'exclusive';
+  /** Work a backlog continuously: fetch `concurrency` jobs at a time, again at once while batches come back full. */
+  drain?: boolean;
 }
 
 export const queueSettings: { [K in JobName]: QueueSettings } = {
@@ -39,7 +41,7 @@ export const queueSettings: { [K in JobName]: QueueSettings } = {
   'connector.run': { retryLimit: 3, retryDelay: 30, retryBackoff: true, expireInSeconds: 3_600, concurrency: 2, notify: true, policy: 'exclusive' },
   // Transient failures (database away, a feed locked by another worker) retry from 1 s, doubling.
   // expireInSeconds bounds one run; a crashed worker's feed is taken up again after it.
-  'feed.process': { retryLimit: 8, retryDelay: 1, retryBackoff: true, expireInSeconds: 900, concurrency: 2, notify: true, policy: 'standard' },
+  'feed.process': { retryLimit: 8, retryDelay: 1, retryBackoff: true, expireInSeconds: 900, concurrency: 2, notify: true, policy: 'standard', drain: true },
   'feed.prune': { retryLimit: 3, retryDelay: 60, retryBackoff: true, expireInSeconds: 600, concurrency: 1, notify: false, policy: 'standard' },
   'feed.recover': { retryLimit: 0, retryDelay: 0, retryBackoff: false, expireInSeconds: 60, concurrency: 1, notify: false, policy: 'standard' },
 };

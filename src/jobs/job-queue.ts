@@ -110,11 +110,17 @@ export class JobQueue implements JobSender, QueueInspector {
     }
     for (const name of jobNames) {
       const handler = handlers[name] as (data: unknown, ctx: Parameters<JobHandlers[JobName]>[1]) => Promise<void>;
+      const concurrency = concurrencyOverride?.[name] ?? queueSettings[name].concurrency;
+      // pg-boss waits the polling interval after every fetch unless it comes back full with
+      // batchSize > 1; a `drain` queue fetches `concurrency` jobs at once so a backlog is worked
+      // continuously instead of `concurrency` jobs per interval.
+      const drain = queueSettings[name].drain === true && concurrency > 1;
       await this.boss.work(
         name,
         {
-          batchSize: 1,
-          localConcurrency: concurrencyOverride?.[name] ?? queueSettings[name].concurrency,
+          batchSize: drain ? concurrency : 1,
+          localConcurrency: drain ? 1 : concurrency,
+          burstWhenBatchFull: drain,
           pollingIntervalSeconds: 2,
           notifyPollingIntervalSeconds: 5,
           perJobResults: true,
