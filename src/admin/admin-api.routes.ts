@@ -30,7 +30,7 @@ export const adminApiRoutes: FastifyPluginAsyncTypebox<{ services: Services }> =
   // Reads are polled by the dashboard: logged at warn and above only; actions stay at info.
   app.addHook('onRoute', (route) => {
     const methods = Array.isArray(route.method) ? route.method : [route.method];
-    if (route.logLevel === undefined && methods.every((m) => m === 'GET' || m === 'HEAD')) route.logLevel = 'warn';
+    if (!route.logLevel && methods.every((m) => m === 'GET' || m === 'HEAD')) route.logLevel = 'warn';
   });
 
   app.get('/admin/api/overview', {

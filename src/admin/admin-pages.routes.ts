@@ -30,7 +30,7 @@ export const adminPageRoutes: FastifyPluginAsyncTypebox<{ services: Services; ad
   // only, so the log (and the Logs page) shows what people did, not the polling.
   app.addHook('onRoute', (route) => {
     const methods = Array.isArray(route.method) ? route.method : [route.method];
-    if (route.logLevel === undefined && methods.every((m) => m === 'GET' || m === 'HEAD')) route.logLevel = 'warn';
+    if (!route.logLevel && methods.every((m) => m === 'GET' || m === 'HEAD')) route.logLevel = 'warn';
   });
 
   // The login form posts application/x-www-form-urlencoded; only this plugin accepts it.

@@ -122,6 +122,12 @@ describe('admin API endpoints', () => {
     expect(after.lines).toEqual([]);
     const errors = (await app.inject({ url: '/admin/api/logs?level=error', headers: bearer })).json() as { lines: { level: string }[] };
     expect(errors.lines.every((l) => l.level === 'error' || l.level === 'fatal')).toBe(true);
+    // The dashboard's polling reads are not logged at info; its actions are.
+    await app.inject({ url: '/admin/api/queues', headers: { ...bearer, 'x-request-id': 'admin-poll-probe' } });
+    await app.inject({ url: '/admin/jobs', headers: { ...bearer, accept: 'text/html', 'x-request-id': 'admin-poll-probe' } });
+    await app.inject({ method: 'POST', url: '/admin/api/keys/wb_nokey/revoke', headers: { ...bearer, 'x-request-id': 'admin-action-probe' } });
+    expect(((await app.inject({ url: '/admin/api/logs?request=admin-poll-probe', headers: bearer })).json() as { lines: unknown[] }).lines).toEqual([]);
+    expect(((await app.inject({ url: '/admin/api/logs?request=admin-action-probe', headers: bearer })).json() as { lines: unknown[] }).lines.length).toBeGreaterThanOrEqual(2);
     const bad = await app.inject({ url: '/admin/api/logs?level=loud', headers: bearer });
     expect(bad.statusCode).toBe(400);
   });
