@@ -30,6 +30,14 @@ export const fuzz: Scenario = {
       for (const op of ops) methods.set(op.path, (methods.get(op.path) ?? new Set()).add(op.method));
       const products = ops.find((o) => o.id === 'POST /shops/{shop}/products/')?.body;
       const ctx: BuildContext = { world, seed, products, methods };
+      const feeds = world.ids.feed!;
+      const rememberFeed = (text: string): void => {
+        const pk = /^\{"pk":"([0-9a-f-]{36})"/.exec(text)?.[1];
+        if (pk === undefined) return;
+        // The seed feeds stay first; the newest 30 others follow.
+        feeds.push(pk);
+        if (feeds.length > 32) feeds.splice(2, 1);
+      };
       const byClass: Record<string, number> = { '2xx': 0, '3xx': 0, '4xx': 0, '5xx': 0 };
       const byStatus = new Map<number, number>();
       const covered = new Set<string>();
@@ -51,6 +59,8 @@ export const fuzz: Scenario = {
             byStatus.set(res.status, (byStatus.get(res.status) ?? 0) + 1);
             covered.add(req.op.id);
             if (res.status < 300) succeeded.add(req.op.id);
+            // Feeds made during the run join the pool (admin retry of a queued one, reads).
+            if (res.status === 201 && req.op.path.startsWith('/shops/')) rememberFeed(text);
             problems = judge(req, { status: res.status, contentType: res.headers.get('content-type'), headers: res.headers, text });
             if (problems.length > 0) problems.push(`reply: ${text.slice(0, 300)}`);
           } catch (error) {

@@ -2,7 +2,8 @@
 // request: valid, or broken in its body, path, query string or headers.
 import { signedHeaders } from '../../../src/webhooks/signature.ts';
 import { BROKEN_JSON, GARBAGE, HOSTILE_STRINGS, chance, int, mutate, pick, rngOf, validOf, type JsonSchema, type Rng } from './generate.ts';
-import { ADMIN_TOKEN, WEBHOOK_SECRET, type World } from './world.ts';
+import { aftershipSignature } from '../../../connectors/tracking-aftership/client.ts';
+import { ADMIN_TOKEN, AFTERSHIP_SECRET, WEBHOOK_SECRET, type World } from './world.ts';
 
 export interface Operation {
   id: string;
@@ -64,12 +65,14 @@ function paramValue(name: string, world: World, r: Rng, picked: Record<string, s
 function pathParams(op: Operation, world: World, r: Rng, broken: boolean): Record<string, string> {
   const picked: Record<string, string | number> = {};
   const names = op.params.filter((p) => p.in === 'path').map((p) => p.name);
+  if (names.includes('queue') && names.includes('id') && chance(r, 0.8)) [picked.queue, picked.id] = pick(r, world.jobs);
   if (names.includes('product') && names.includes('variation') && chance(r, 0.9)) {
     const [p, v] = pick(r, world.variations);
     picked.product = p;
     picked.variation = v;
   }
-  for (const name of names) picked[name] ??= paramValue(op.path.endsWith('/disable') && name === 'name' ? 'disable' : name, world, r, picked);
+  const pool = (name: string): string => (name !== 'name' ? name : op.path.endsWith('/disable') ? 'disable' : op.path.startsWith('/webhooks/carriers/') ? 'carrierHook' : name);
+  for (const name of names) picked[name] ??= paramValue(pool(name), world, r, picked);
   const out: Record<string, string> = {};
   for (const [k, v] of Object.entries(picked)) out[k] = encodeURIComponent(String(v));
   if (broken && names.length > 0) {
@@ -93,6 +96,12 @@ function queryString(op: Operation, r: Rng, broken: boolean): string {
 /** A valid body of the operation (orders' actions aim at the order's real items). */
 function validBody(op: Operation, world: World, r: Rng, params: Record<string, string>, products: JsonSchema | undefined): unknown {
   if (op.path.startsWith('/connectors/')) return validOf(products, r);
+  if (op.path.startsWith('/webhooks/carriers/')) {
+    // An AfterShip tracking update, shaped like its documented webhook, for a shipped order or not.
+    return { event_id: `evt-${int(r, 0, 2 ** 30)}`, event: pick(r, ['tracking_update', 'tracking_update', 'edd_revise']), msg: {
+      tracking_number: pick(r, ['JD0001', 'fz-1', '1Z9999W99999999999']), slug: pick(r, ['dhl', 'ups']), tag: pick(r, ['InTransit', 'Delivered', 'Exception', 'OutForDelivery']),
+      checkpoints: [{ tag: 'InTransit', checkpoint_time: '2026-11-21T10:00:00+01:00', message: 'Arrived at hub' }] } };
+  }
   const body = validOf(op.body, r) as Record<string, unknown>;
   // `pk` members name real variations, images or products most of the time.
   const pool = op.path.endsWith('/variations/') ? world.ids.variation : op.path.endsWith('/images/') ? world.ids.image : world.ids.product;
@@ -136,7 +145,7 @@ export function buildRequest(n: number, op: Operation, { world, seed, products, 
   const headers: Record<string, string> = { accept: 'application/json' };
   if (op.auth === 'shop') headers.authorization = `Token ${world.shop.key}`;
   if (op.auth === 'admin') headers.authorization = `Bearer ${ADMIN_TOKEN}`;
-  const hasBody = op.body !== undefined || op.path.startsWith('/connectors/') || (op.method !== 'GET' && chance(r, 0.2));
+  const hasBody = op.body !== undefined || op.path.startsWith('/connectors/') || op.path.startsWith('/webhooks/') || (op.method !== 'GET' && chance(r, 0.2));
   let body: string | undefined;
   if (hasBody) {
     headers['content-type'] = 'application/json';
@@ -147,6 +156,9 @@ export function buildRequest(n: number, op: Operation, { world, seed, products, 
   if (op.path.startsWith('/connectors/') && body !== undefined) {
     const id = chance(r, 0.2) ? `msg_fuzz_${int(r, 0, 5)}` : `msg_fuzz_${seed}_${n}`;
     Object.assign(headers, signedHeaders(chance(r, 0.8) ? WEBHOOK_SECRET : 'whsec_d3Jvbmc=', id, body, chance(r, 0.9) ? Date.now() : Date.now() - 3_600_000));
+  }
+  if (op.path.startsWith('/webhooks/carriers/') && body !== undefined) {
+    headers['aftership-hmac-sha256'] = aftershipSignature(chance(r, 0.85) ? AFTERSHIP_SECRET : 'wrong-secret', Buffer.from(body));
   }
   if (op.method !== 'GET' && chance(r, 0.25)) headers['idempotency-key'] = `fz-${int(r, 0, 30)}`;
   if (kind === 'headers') breakHeaders(headers, world, r);

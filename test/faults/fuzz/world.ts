@@ -1,12 +1,15 @@
 // The data the fuzzer aims at: two shops with keys, a marketplace, products with variations
 // and images, orders, feeds, jobs and connectors, so that valid paths exist for every operation.
 import fs from 'node:fs/promises';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { runCli, shopWithKey, spawnDaemon, until, type DaemonProcess, type ShopKey, type Target } from '../harness.ts';
 
 export const ADMIN_TOKEN = 'fuzz-admin-token-0123456789abcdef';
 export const WEBHOOK_SECRET = 'whsec_ZnV6ei13ZWJob29rLXNlY3JldC0wMTIzNDU2Nzg5';
+export const AFTERSHIP_SECRET = 'fuzz-aftership-webhook-secret';
 
 export interface World {
   daemon: DaemonProcess;
@@ -19,6 +22,8 @@ export interface World {
   ids: Record<string, (string | number)[]>;
   /** The first shop's own products (ids.product also holds two of the other shop's). */
   ownProducts: number[];
+  /** [queue, job id] pairs that exist: a dead job, one waiting for its retry, done ones. */
+  jobs: [string, string][];
   /** [product, variation] pairs that exist. */
   variations: [number, number][];
   /** [mp, order] pairs of the shop, and their item pks. */
@@ -35,8 +40,16 @@ export async function buildWorld(target: Target, env: Record<string, string> = {
   const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'waybill-fuzz-'));
   const inbox = path.join(dir, 'inbox');
   await fs.mkdir(inbox);
-  const shop = await shopWithKey(target);
-  const other = await shopWithKey(target);
+  // The shops' webhook receiver: the first shop's answers 503 (its deliveries wait to be retried,
+  // so a job can be cancelled), the other's 400 (refused for good: a dead job to retry).
+  const receiver = http.createServer((req, res) => {
+    res.statusCode = req.url?.startsWith('/refuse') ? 400 : 503;
+    res.end();
+  });
+  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+  const hooks = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`;
+  const shop = await shopWithKey(target, ['--webhook-url', `${hooks}/later`]);
+  const other = await shopWithKey(target, ['--webhook-url', `${hooks}/refuse`]);
   const victim = await runCli(['keys', 'create', '--shop', String(other.shopPk), '--json'], target.env);
   const victimPrefix = victim.json<{ prefix: string }>().prefix;
   const mp = (await runCli(['marketplaces', 'create', '--name', 'Fuzz MP', '--json'], target.env)).json<{ pk: number }>().pk;
@@ -44,8 +57,10 @@ export async function buildWorld(target: Target, env: Record<string, string> = {
   await fs.writeFile(configFile, JSON.stringify({ connectors: [
     { name: 'pim', type: 'catalog-webhook', shop_pk: shop.shopPk, enabled: true, options: { secret_env: 'FUZZ_PIM_SECRET' } },
     { name: 'erp-main', type: 'catalog-file', shop_pk: shop.shopPk, schedule: '0 0 1 1 *', enabled: true, options: { inbox, format: 'csv', settle_ms: 0 } },
+    // Webhooks only (no API key): its scheduled run would fail, so it never runs (1 January).
+    { name: 'parcels', type: 'tracking-aftership', schedule: '0 0 1 1 *', enabled: true, options: { base_url: 'http://127.0.0.1:9', carriers: ['DHL', 'UPS'], webhook_secret_env: 'FUZZ_AS_SECRET' } },
   ] }));
-  const cliEnv = { ...target.env, WAYBILL_CONNECTORS: configFile, FUZZ_PIM_SECRET: WEBHOOK_SECRET };
+  const cliEnv = { ...target.env, WAYBILL_CONNECTORS: configFile, FUZZ_PIM_SECRET: WEBHOOK_SECRET, FUZZ_AS_SECRET: AFTERSHIP_SECRET };
   const daemon = await spawnDaemon({ ...cliEnv, WAYBILL_ADMIN_TOKEN: ADMIN_TOKEN, LOG_LEVEL: 'warn', ...env });
   const api = async (p: string, init: RequestInit = {}, key: ShopKey = shop): Promise<Response> =>
     fetch(`${daemon.url}${p}`, { ...init, headers: { ...key.headers, ...(init.headers as Record<string, string>) } });
@@ -82,7 +97,21 @@ export async function buildWorld(target: Target, env: Record<string, string> = {
   }
   const admin = { authorization: `Bearer ${ADMIN_TOKEN}` };
   const queues = (await (await fetch(`${daemon.url}/admin/api/queues`, { headers: admin })).json()) as { name: string }[];
-  const jobs = (await (await fetch(`${daemon.url}/admin/api/queues/feed.process/jobs`, { headers: admin })).json()) as { id: string }[];
+  const jobsOf = async (queue: string, state = ''): Promise<string[]> =>
+    ((await (await fetch(`${daemon.url}/admin/api/queues/${queue}/jobs${state}`, { headers: admin })).json()) as { id: string }[]).map((j) => j.id);
+  const dead = await until('a dead webhook delivery', async () => {
+    const ids = await jobsOf('webhook.deliver.dead');
+    return ids.length > 0 ? ids : null;
+  }, 60_000, 250);
+  const waiting = await until('a webhook delivery waiting for its retry', async () => {
+    const ids = await jobsOf('webhook.deliver', '?state=retry');
+    return ids.length > 0 ? ids : null;
+  }, 60_000, 250);
+  const jobs: [string, string][] = [
+    ...dead.map((id) => ['webhook.deliver.dead', id] as [string, string]),
+    ...waiting.map((id) => ['webhook.deliver', id] as [string, string]),
+    ...(await jobsOf('feed.process')).slice(0, 5).map((id) => ['feed.process', id] as [string, string]),
+  ];
 
   const ids: World['ids'] = {
     shop: [shop.shopPk, shop.shopPk, shop.shopPk, other.shopPk],
@@ -93,17 +122,19 @@ export async function buildWorld(target: Target, env: Record<string, string> = {
     image: list.results.flatMap((p) => p.images.map((im) => im.pk)),
     feed: feeds,
     queue: queues.map((q) => q.name),
-    id: jobs.map((j) => j.id),
+    id: jobs.map(([, id]) => id),
     prefix: [victimPrefix],
     name: ['pim', 'erp-main'],
+    carrierHook: ['parcels', 'parcels', 'parcels', 'pim'],
     // Disabling the webhook connector would make its pushes answer 503 for the rest of the run.
     disable: ['erp-main'],
   };
   return {
-    daemon, shop, other, victimPrefix, mp, ids, variations, orders, dir, cliEnv, ownProducts: list.results.map((p) => p.pk),
+    daemon, shop, other, victimPrefix, mp, ids, jobs, variations, orders, dir, cliEnv, ownProducts: list.results.map((p) => p.pk),
     async stop() {
       daemon.child.kill('SIGTERM');
       await daemon.exited;
+      receiver.close();
       await fs.rm(dir, { recursive: true, force: true });
     },
   };
