@@ -5,7 +5,7 @@ import { createHmac } from 'node:crypto';
 import nock from 'nock';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { useTestDaemon } from '../helpers/daemon.ts';
-import { connectorsFile, fixture, runConnector, shopClient } from './helpers.ts';
+import { connectorsFile, fixture, inject, runConnector, shopClient } from './helpers.ts';
 
 process.env.WB_TEST_AS_KEY = 'as-test-key';
 process.env.WB_TEST_AS_SECRET = 'as-webhook-secret';
@@ -22,7 +22,6 @@ const daemon = await useTestDaemon({
   },
 });
 const shop = await shopClient(daemon);
-const app = daemon.app!;
 
 beforeAll(() => {
   nock.disableNetConnect();
@@ -33,7 +32,7 @@ afterAll(() => nock.enableNetConnect());
 
 const sign = (body: string, secret = 'as-webhook-secret') => createHmac('sha256', secret).update(body).digest('base64');
 const webhook = (body: string, signature: string | null, name = 'aftership') =>
-  app.inject({ method: 'POST', url: `/webhooks/carriers/${name}/`, payload: body, headers: { 'content-type': 'application/json', ...(signature === null ? {} : { 'aftership-hmac-sha256': signature }) } });
+  inject(daemon, { method: 'POST', url: `/webhooks/carriers/${name}/`, payload: body, headers: { 'content-type': 'application/json', ...(signature === null ? {} : { 'aftership-hmac-sha256': signature }) } });
 
 /** The documented webhook with this event_id, tracking number and tag/subtag. */
 function event(eventId: string, trackingNumber: string, tag: string, subtag: string, at: string): string {
@@ -130,6 +129,6 @@ describe('webhooks', () => {
     expect((await webhook(body, sign(body), 'nobody')).statusCode).toBe(404);
     const bad = JSON.stringify({ event: 'tracking_update' });
     expect((await webhook(bad, sign(bad))).statusCode).toBe(400);
-    expect((await app.inject({ method: 'GET', url: '/webhooks/carriers/aftership/' })).statusCode).toBe(405);
+    expect((await inject(daemon, { method: 'GET', url: '/webhooks/carriers/aftership/' })).statusCode).toBe(405);
   });
 });

@@ -18,7 +18,7 @@ const daemon = await useTestDaemon({
       dhl('dhl', ['DHL']),
       dhl('dhl-follow', ['DHL-FOLLOW'], { follow_delivered_days: 3 }),
       dhl('dhl-shop', ['DHL-SHOP'], {}, { shop_pk: 1 }),
-      dhl('dhl-slow', ['DHL-SLOW'], { max_run_seconds: 0.25, concurrency: 1 }),
+      dhl('dhl-slow', ['DHL-SLOW'], { max_run_seconds: 1, concurrency: 1 }),
       dhl('dhl-rate', ['DHL-RATE'], { requests_per_second: 10, concurrency: 10 }),
     ]),
   },
@@ -130,7 +130,7 @@ describe('selection', () => {
     const codes = ['SLOW-1', 'SLOW-2', 'SLOW-3', 'SLOW-4'];
     const ids: number[] = [];
     for (const code of codes) ids.push((await shop.shipped('DHL-SLOW', code)).shipmentId);
-    for (const code of codes) nock(DHL).get('/track/shipments').query({ trackingNumber: code }).delay(150).reply(200, fixture('tracking-dhl', 'transit.json'));
+    for (const code of codes) nock(DHL).get('/track/shipments').query({ trackingNumber: code }).delay(400).reply(200, fixture('tracking-dhl', 'transit.json'));
     const first = await runConnector(daemon, 'dhl-slow');
     const checkedFirst = first.counts.checked ?? 0;
     expect(checkedFirst).toBeGreaterThanOrEqual(1);

@@ -3,8 +3,22 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { InjectOptions, Response } from 'light-my-request';
 import { expect } from 'vitest';
 import type { TestDaemon } from '../helpers/daemon.ts';
+
+/**
+ * app.inject as a well-behaved client: a 503 "overloaded" (the load-shedding plugin, tripped
+ * by a stalled event loop when several test suites share two cores) is retried after a pause.
+ */
+export async function inject(daemon: TestDaemon, options: InjectOptions): Promise<Response> {
+  for (let attempt = 1; ; attempt++) {
+    const res = await daemon.app!.inject(options);
+    if (res.statusCode !== 503 || !res.body.includes('"overloaded"') || attempt === 30) return res;
+    await sleep(200);
+  }
+}
 
 export function connectorsFile(entries: Record<string, unknown>[]): string {
   const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'wb-track-')), 'connectors.json');
@@ -35,7 +49,6 @@ export interface Shop {
 }
 
 export async function shopClient(daemon: TestDaemon): Promise<Shop> {
-  const app = daemon.app!;
   const { shopPk, auth } = await daemon.shopWithKey();
   const mp = (await daemon.services.marketplaces.create({ name: 'Marketplace', pk: nextMarketplace++ })).pk;
   const base = `/shops/${shopPk}/marketplace/${mp}/orders/`;
@@ -44,7 +57,7 @@ export async function shopClient(daemon: TestDaemon): Promise<Shop> {
     auth,
     async shipped(carrier, trackingCode, items = 1) {
       const orderPk = nextOrder++;
-      const intake = await app.inject({
+      const intake = await inject(daemon, {
         method: 'POST', url: base, headers: auth,
         payload: { order_pk: orderPk, reference: `R-${orderPk}`, items: Array.from({ length: items }, (_, i) => ({ item_pk: i + 1, sku: `SKU-${i + 1}`, quantity: 1, price: 9.9 })) },
       });
@@ -54,12 +67,12 @@ export async function shopClient(daemon: TestDaemon): Promise<Shop> {
       return { orderPk, shipmentId: o.shipments[0]!.id };
     },
     async order(orderPk) {
-      const res = await app.inject({ url: `${base}${orderPk}/`, headers: auth });
+      const res = await inject(daemon, { url: `${base}${orderPk}/`, headers: auth });
       expect(res.statusCode, res.body).toBe(200);
       return res.json() as OrderJson;
     },
     async act(orderPk, action, body = {}) {
-      const res = await app.inject({ method: 'POST', url: `${base}${orderPk}/${action}/`, headers: auth, payload: body });
+      const res = await inject(daemon, { method: 'POST', url: `${base}${orderPk}/${action}/`, headers: auth, payload: body });
       return res.statusCode;
     },
   };

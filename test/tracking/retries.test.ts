@@ -6,7 +6,7 @@ import type { AddressInfo } from 'node:net';
 import nock from 'nock';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { useTestDaemon } from '../helpers/daemon.ts';
-import { connectorsFile, fixture, runConnector, shopClient } from './helpers.ts';
+import { connectorsFile, fixture, inject, runConnector, shopClient } from './helpers.ts';
 
 process.env.WB_TEST_DHL_KEY2 = 'dhl-key-2';
 // A carrier that answers after a second (a local server: the client's time-out must cut a real socket).
@@ -138,7 +138,7 @@ describe('not retried', () => {
   });
 
   it('every call is counted in /metrics by carrier and status', async () => {
-    const res = await daemon.app!.inject({ url: '/metrics' });
+    const res = await inject(daemon, { url: '/metrics' });
     expect(res.body).toMatch(/waybill_carrier_api_calls_total\{[^}]*carrier="c-429"[^}]*status="429"[^}]*\} 1/);
     expect(res.body).toMatch(/waybill_carrier_api_calls_total\{[^}]*carrier="c-500"[^}]*status="500"[^}]*\} 1/);
     expect(res.body).toMatch(/waybill_carrier_api_calls_total\{[^}]*carrier="c-timeout"[^}]*status="error"[^}]*\} 2/);
