@@ -14,17 +14,28 @@ export interface NewFeed {
   total: number;
 }
 
-export const insertFeed = (db: Executor, feed: NewFeed) =>
-  db.insertInto('feeds').values(feed).returningAll().executeTakeFirstOrThrow();
-
-export const insertPayload = (db: Executor, row: { feed_pk: string; items: string; warnings: string; skus: string[] }) =>
-  db.insertInto('feed_payloads').values(row).execute();
+/** The feed and its payload in one statement (one round trip less on every catalog write). */
+export const insertFeed = async (db: Executor, feed: NewFeed, payload: { items: string; warnings: string; skus: string[] }) => {
+  const r = await db
+    .with('f', (qb) => qb.insertInto('feeds').values(feed).returningAll())
+    .with('p', (qb) => qb.insertInto('feed_payloads').values({ feed_pk: feed.pk, ...payload }).returning('feed_pk'))
+    .selectFrom('f').selectAll('f')
+    .executeTakeFirstOrThrow();
+  return r;
+};
 
 export const findFeed = (db: Executor, pk: string) => db.selectFrom('feeds').selectAll().where('pk', '=', pk).executeTakeFirst();
 export type FeedRow = NonNullable<Awaited<ReturnType<typeof findFeed>>>;
 
-export const findPayload = (db: Executor, pk: string) =>
-  db.selectFrom('feed_payloads').select(['items', 'warnings']).where('feed_pk', '=', pk).executeTakeFirst();
+/** What a worker needs to process a feed, in one round trip. */
+export const findForProcessing = (db: Executor, pk: string) =>
+  db.selectFrom('feeds')
+    .innerJoin('feed_payloads', 'feed_payloads.feed_pk', 'feeds.pk')
+    .innerJoin('shops', 'shops.pk', 'feeds.shop_pk')
+    .selectAll('feeds')
+    .select(['feed_payloads.items as payload_items', 'feed_payloads.warnings as payload_warnings', sql<boolean>`shops.webhook_url is not null`.as('has_webhook')])
+    .where('feeds.pk', '=', pk)
+    .executeTakeFirst();
 
 /** Locks the feed for one chunk. NOWAIT: a feed another worker is in fails fast (transient, retried). */
 export const lockFeed = (db: Executor, pk: string) =>

@@ -117,9 +117,7 @@ export class FeedService {
         pk, shop_pk: shopPk, type, source: input.source,
         product_pk: input.productPk ?? null, variation_pk: input.variationPk ?? null,
         base_url: input.baseUrl ?? this.defaultBaseUrl, total: items.length,
-      });
-      await repo.insertPayload(trx, {
-        feed_pk: pk,
+      }, {
         items: JSON.stringify(items),
         warnings: JSON.stringify(warnings),
         skus: type.startsWith('product_') ? items.flatMap((i) => (typeof i.sku === 'string' ? [i.sku] : [])) : [],
@@ -179,14 +177,13 @@ export class FeedService {
   /** Applies a feed's items, resuming after the last committed chunk. A finished feed is left as it is. */
   async process(feedPk: string, options: { signal?: AbortSignal } = {}): Promise<Feed | null> {
     const db = this.#d.db;
-    const feed = await repo.findFeed(db, feedPk);
+    const feed = await repo.findForProcessing(db, feedPk);
     if (feed === undefined) return null; // pruned meanwhile
     if (feed.state === 'done' || feed.state === 'failed') return toFeed(feed);
-    const payload = await repo.findPayload(db, feedPk);
-    if (payload === undefined) throw new AppError('feed_payload_missing', 500, `Feed ${feedPk} has no payload.`);
+    const payload = { items: feed.payload_items, warnings: feed.payload_warnings };
     const warningsOf = new Map<number, { pointer: string; message: string }[]>();
     for (const w of payload.warnings) (warningsOf.get(w.index) ?? warningsOf.set(w.index, []).get(w.index)!).push({ pointer: w.pointer, message: w.message });
-    const hasWebhook = (await this.#d.shops.webhookTarget(feed.shop_pk)) !== null;
+    const hasWebhook = feed.has_webhook;
     const type = feed.type as FeedType;
     const target = { shopPk: feed.shop_pk, productPk: feed.product_pk, variationPk: feed.variation_pk };
     const size = chunkSizeOf(type, feed.total);
@@ -198,6 +195,7 @@ export class FeedService {
         if ((await repo.lockFeed(trx, feedPk)) !== undefined) await repo.markProcessing(trx, feedPk);
       });
     }
+    let last: repo.FeedRow | undefined;
     for (let finished = false; !finished;) {
       if (options.signal?.aborted === true) throw unavailable(`Feed ${feedPk} was interrupted (shutdown); it resumes on retry.`);
       finished = await inTransaction(db, async (trx) => {
@@ -217,10 +215,11 @@ export class FeedService {
         const done = processed >= feed.total;
         const row = await repo.advance(trx, feedPk, { processed, succeeded: outcome.success.length, failed: outcome.errors.length, warnings, done });
         if (done) await this.#emit(trx, row, hasWebhook);
+        if (done) last = row;
         return done;
       });
     }
-    const after = await repo.findFeed(db, feedPk);
+    const after = last ?? (await repo.findFeed(db, feedPk));
     return after === undefined ? null : toFeed(after);
   }
 
