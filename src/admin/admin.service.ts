@@ -120,6 +120,10 @@ export class AdminService {
   async retryJob(queue: string, id: string): Promise<{ ok: true; detail: string }> {
     const job = await this.job(queue, id);
     if (!(await this.#inspector().retryJob(queue, id))) {
+      const copy = job.state === 'failed' ? await this.#inspector().deadCopyOf(queue, id) : null;
+      if (copy !== null) {
+        throw new AppError('not_retryable', 409, `Job ${id} failed for good: retry its copy ${copy} in ${queue}.dead instead (retrying both would run it twice).`, { extra: { dead_copy: { queue: `${queue}.dead`, id: copy } } });
+      }
       throw new AppError('not_retryable', 409, `Job ${id} is ${job.state}; only failed jobs and jobs of a dead-letter queue can be retried.`);
     }
     return { ok: true, detail: job.source_queue !== null || queue.endsWith('.dead') ? `Job ${id} was moved back to ${job.source_queue ?? queue.slice(0, -5)}.` : `Job ${id} will run again.` };

@@ -153,6 +153,7 @@ export class JobQueue implements JobSender, QueueInspector {
   getJob(queue: string, id: string): Promise<JobSummary | null> { return this.#inspector.getJob(queue, id); }
   retryJob(queue: string, id: string): Promise<boolean> { return this.#inspector.retryJob(queue, id); }
   cancelJob(queue: string, id: string): Promise<boolean> { return this.#inspector.cancelJob(queue, id); }
+  deadCopyOf(queue: string, id: string): Promise<string | null> { return this.#inspector.deadCopyOf(queue, id); }
   depthHistory(minutes: number, stepMinutes: number): Promise<DepthPoint[]> { return this.#inspector.depthHistory(minutes, stepMinutes); }
 
   /** True when the queue's database answers. */

@@ -125,8 +125,20 @@ export class PgBossInspector implements QueueInspector {
       return (await this.#boss.redrive(queue, { ids: [id], destination, limit: 1 })) > 0;
     }
     if (job.state !== 'failed') return false;
+    // Its dead-letter copy still waits: that copy is the one to retry, or the job would run twice.
+    if (await this.deadCopyOf(queue, id) !== null) return false;
     await this.#boss.retry(queue, id);
     return true;
+  }
+
+  /** The id of the waiting dead-letter copy of a failed job, or null. */
+  async deadCopyOf(queue: string, id: string): Promise<string | null> {
+    if (!this.#isKnown(`${queue}${DEAD_SUFFIX}`) || !UUID.test(id)) return null;
+    const rows = await this.#sql<{ id: string }>(
+      `select id from ${SCHEMA}.job where name = $1 and source_id = $2 and state < 'active' limit 1`,
+      [`${queue}${DEAD_SUFFIX}`, id],
+    );
+    return rows[0]?.id ?? null;
   }
 
   async cancelJob(queue: string, id: string): Promise<boolean> {

@@ -50,10 +50,13 @@ export interface QueueInspector {
   listJobs(queue: string, options?: JobListOptions): Promise<JobSummary[]>;
   getJob(queue: string, id: string): Promise<JobSummary | null>;
   /**
-   * Runs a failed job again: a failed job of a work queue is retried in place; a job of a
-   * dead-letter queue is moved back to the queue it failed on. False when there was nothing to retry.
+   * Runs a failed job again: a job of a dead-letter queue is moved back to the queue it failed on;
+   * a failed job of a work queue is retried in place unless its dead-letter copy still waits
+   * (then that copy is the one to retry). False when there was nothing to retry.
    */
   retryJob(queue: string, id: string): Promise<boolean>;
+  /** The id of the waiting dead-letter copy of a failed job (the one to retry), or null. */
+  deadCopyOf(queue: string, id: string): Promise<string | null>;
   /** Cancels a waiting (created or retry) job. False when it was not waiting. */
   cancelJob(queue: string, id: string): Promise<boolean>;
   /**

@@ -4,6 +4,7 @@
 import { createHash } from 'node:crypto';
 import type { Db } from '../db/database.ts';
 import { AppError } from '../errors.ts';
+import type { OrderAction } from '../orders/order-state.ts';
 import type { OrderService } from '../orders/orders.service.ts';
 import { actionFor, isFinal } from './tracking-actions.ts';
 import * as repo from './tracking.repository.ts';
@@ -75,18 +76,24 @@ export class TrackingService {
     const deliveredBefore = shipment.itemsDelivered || result.events.some((e) => e.status === 'delivered');
     const action = actionFor(result, deliveredBefore);
     if (action === null || action === shipment.lastAction) return { newEvents, action, applied: false, refused: false };
+    // A delivery and a return both seen in one look (items never marked delivered): the
+    // delivery first, so the return is a move the state table allows.
+    const steps: OrderAction[] = action === 'returned' && !shipment.itemsDelivered ? ['delivered', 'returned'] : [action];
     let refused = false;
-    try {
-      await this.#orders().applyAction({
-        shopPk: shipment.shopPk, marketplacePk: shipment.marketplacePk, orderPk: shipment.orderPk, action, items: shipment.itemPks, source,
-      });
-    } catch (error) {
-      if (!(error instanceof AppError) || error.status !== 409) throw error;
-      refused = true;
-      await repo.insertEvents(this.#db, [{
-        shipment_id: shipment.id, occurred_at: new Date(), status: result.status, carrier_code: result.carrierStatus, carrier_text: null,
-        location: null, warning: `order action ${action} refused: ${error.message}`, source, dedupe_key: `refused:${action}:${result.status}`,
-      }]);
+    for (const step of steps) {
+      try {
+        await this.#orders().applyAction({
+          shopPk: shipment.shopPk, marketplacePk: shipment.marketplacePk, orderPk: shipment.orderPk, action: step, items: shipment.itemPks, source,
+        });
+      } catch (error) {
+        if (!(error instanceof AppError) || error.status !== 409) throw error;
+        refused = true;
+        await repo.insertEvents(this.#db, [{
+          shipment_id: shipment.id, occurred_at: new Date(), status: result.status, carrier_code: result.carrierStatus, carrier_text: null,
+          location: null, warning: `order action ${step} refused: ${error.message}`, source, dedupe_key: `refused:${step}:${result.status}`,
+        }]);
+        break;
+      }
     }
     await repo.setLastAction(this.#db, shipment.id, action);
     return { newEvents, action, applied: !refused, refused };

@@ -78,10 +78,10 @@ describe('admin API endpoints', () => {
     const { shopPk } = await daemon.shopWithKey({ webhook_url: receiverUrl });
     await daemon.jobs.send(daemon.connection.db, 'webhook.deliver', { shopPk, messageId: 'msg_dead', event: 'feed.completed', payload: {} });
     const dead = await until(async () => {
-      const jobs = (await app.inject({ url: '/admin/api/queues/webhook.deliver.dead/jobs', headers: bearer })).json() as { id: string; state: string; error: string | null; source_queue: string | null; attempts: number }[];
+      const jobs = (await app.inject({ url: '/admin/api/queues/webhook.deliver.dead/jobs', headers: bearer })).json() as { id: string; state: string; error: string | null; source_queue: string | null; source_id: string; attempts: number }[];
       return jobs.find((j) => (j as unknown as { data: { messageId: string } }).data.messageId === 'msg_dead');
     }, 'the dead job');
-    expect(dead).toMatchObject({ state: 'created', source_queue: 'webhook.deliver' });
+    expect(dead).toMatchObject({ state: 'created', source_queue: 'webhook.deliver', attempts: 1 });
     expect(dead.error).toEqual(expect.any(String));
     const one = await app.inject({ url: `/admin/api/queues/webhook.deliver.dead/jobs/${dead.id}`, headers: bearer });
     expect(one.json()).toMatchObject({ id: dead.id, queue: 'webhook.deliver.dead' });
@@ -90,6 +90,11 @@ describe('admin API endpoints', () => {
     expect(overview.jobs.dead).toBeGreaterThanOrEqual(1);
     expect(overview.shops).toBeGreaterThanOrEqual(1);
     expect(overview.charts.queue_depth.length).toBeGreaterThan(30);
+
+    // The failed original in its work queue points to its dead copy instead of running twice.
+    const original = await app.inject({ method: 'POST', url: `/admin/api/queues/webhook.deliver/jobs/${dead.source_id}/retry`, headers: bearer });
+    expect(original.statusCode).toBe(409);
+    expect(original.json()).toMatchObject({ code: 'not_retryable', dead_copy: { queue: 'webhook.deliver.dead', id: dead.id } });
 
     const retry = await app.inject({ method: 'POST', url: `/admin/api/queues/webhook.deliver.dead/jobs/${dead.id}/retry`, headers: bearer });
     expect(retry.statusCode).toBe(200);

@@ -79,6 +79,26 @@ describe('a shipped order becomes delivered', () => {
   });
 });
 
+describe('returns after delivery', () => {
+  it('a delivery and a return seen in one look: delivered, then returned', async () => {
+    const { orderPk } = await shop.shipped('DHL', 'RETURN-2');
+    const body = fixture('tracking-dhl', 'delivered.json') as { shipments: Record<string, unknown>[] };
+    const back = {
+      timestamp: '2026-11-25T09:00:00Z', location: { address: { countryCode: 'DE', postalCode: '53113', addressLocality: 'Bonn' } },
+      statusCode: 'failure', status: 'RETURNED TO SENDER', description: 'The shipment has been returned to the sender',
+    };
+    const s0 = body.shipments[0]!;
+    nock(DHL).get('/track/shipments').query({ trackingNumber: 'RETURN-2' }).reply(200, { ...body, shipments: [{ ...s0, status: back, events: [back, ...(s0.events as unknown[])] }] });
+    expect((await runConnector(daemon, 'dhl')).counts).toMatchObject({ action_returned: 1, events_new: 5 });
+    const order = await shop.order(orderPk);
+    expect(order.status).toBe('returned');
+    expect(order.history.slice(-2)).toMatchObject([
+      { action: 'delivered', from: 'shipped', to: 'delivered', source: 'connector:dhl' },
+      { action: 'returned', from: 'delivered', to: 'returned', source: 'connector:dhl' },
+    ]);
+  });
+});
+
 describe('refused moves', () => {
   it('a move the state table refuses is a tracking event with a warning, tried once, never again', async () => {
     const { orderPk, shipmentId } = await shop.shipped('DHL-FOLLOW', 'REFUSED-1');
