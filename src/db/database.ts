@@ -39,6 +39,10 @@ export function createPool(options: DbOptions): pg.Pool {
   // A dropped idle connection (database restart) must not crash the process; the pool
   // replaces it on next use, and the query that needed it fails as transient.
   pool.on('error', () => undefined);
+  // A client checked out between two statements (a transaction awaiting its next query) gets
+  // the "connection terminated" as an 'error' event; unheard, it would crash the process. The
+  // pending query fails on its own, and the pool drops the broken client on release.
+  pool.on('connect', (client) => client.on('error', () => undefined));
   return pool;
 }
 

@@ -171,6 +171,7 @@ async function initialise(dataDir: string, pgDir: string, log: (m: string) => vo
 
 async function ensureDatabase(state: State, port: number): Promise<void> {
   const client = new pg.Client({ connectionString: url(state, port, 'postgres') });
+  client.on('error', () => undefined);
   await client.connect();
   try {
     const found = await client.query('select 1 from pg_database where datname = $1', [DATABASE]);

@@ -27,6 +27,13 @@ export interface JobQueueOptions {
   max?: number;
 }
 
+/**
+ * A running job's worker touches it every HEARTBEAT_SECONDS / 2; a job not touched for
+ * HEARTBEAT_SECONDS (its process was killed, or its database connection died while it
+ * settled) is failed by the supervisor and retried, instead of waiting out expireInSeconds.
+ */
+const HEARTBEAT_SECONDS = 30;
+
 export const jobNames = Object.keys(queueSettings) as JobName[];
 
 /** Ids a job's payload may name (a feed, a connector run, an order): copied onto each of its log lines. */
@@ -56,6 +63,8 @@ export class JobQueue implements JobSender, QueueInspector {
       useListenNotify: true,
       supervise: options.supervise,
       schedule: options.supervise,
+      // How often the supervisor fails jobs whose worker stopped sending heartbeats, seconds.
+      superviseIntervalSeconds: 15,
       migrate: true,
     });
     this.#inspector = new PgBossInspector(this.boss, () => jobNames.flatMap((n) => [n, deadLetterQueue(n)]));
@@ -80,10 +89,12 @@ export class JobQueue implements JobSender, QueueInspector {
         notify: s.notify,
         deadLetter: dead,
         deleteAfterSeconds: 7 * 86_400,
+        heartbeatSeconds: HEARTBEAT_SECONDS,
       };
       if (existing.has(name)) {
         const { policy: _policy, deadLetter, ...updatable } = options;
-        await this.boss.updateQueue(name, { ...updatable, deadLetter });
+        // pg-boss's updateQueue takes heartbeatSeconds too, though its type leaves it out.
+        await this.boss.updateQueue(name, { ...updatable, deadLetter } as Parameters<PgBoss['updateQueue']>[1]);
       } else {
         await this.boss.createQueue(name, options).catch(async (error: unknown) => {
           // Another replica created it between our look and our create.
