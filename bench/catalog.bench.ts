@@ -148,7 +148,8 @@ interface Cannon { requests: { average: number }; latency: { p50: number; p99: n
 /** autocannon in its own process (so its CPU is not the server's event loop). */
 function cannon(url: string, body: string): Promise<Cannon> {
   const bin = path.join(path.dirname(fileURLToPath(import.meta.url)), '../node_modules/autocannon/autocannon.js');
-  const args = [bin, '-c', String(CONNECTIONS), '-d', String(SECONDS), '-m', 'POST', '-j', '-b', body];
+  // -I: each request's [<id>] becomes a fresh id, so every POST is a different product.
+  const args = [bin, '-c', String(CONNECTIONS), '-d', String(SECONDS), '-m', 'POST', '-I', '-j', '-b', body];
   for (const [k, v] of Object.entries(headers)) args.push('-H', `${k}=${v}`);
   args.push(url);
   return new Promise((resolve, reject) => {
@@ -178,7 +179,7 @@ try {
   console.log(`(a) API, POST -> every feed done     ${aRate.toFixed(0).padStart(7)} products/s  (${api.seconds.toFixed(1)} s; POSTs answered after ${api.posting.toFixed(1)} s)`);
   console.log(`    ratio a/b: ${(aRate / bRate).toFixed(2)} (target >= 0.5); stored ${counts.p} products, ${counts.v} variations, ${counts.i} images`);
 
-  const one = JSON.stringify([productOf(9_999_999)]);
+  const one = JSON.stringify([{ ...productOf(9_999_999), sku: 'AC-[<id>]', variations: [] }]);
   await cannon(`${bareUrl}/shops/${shopA.pk}/products/`, one); // warm-up
   const b = await cannon(`${bareUrl}/shops/${shopA.pk}/products/`, one);
   await drained();

@@ -1,0 +1,25 @@
+import { expect, it } from 'vitest';
+import { useTestDaemon } from '../helpers/daemon.ts';
+
+const daemon = await useTestDaemon({ role: 'api' });
+
+it('the OpenAPI document describes every catalog and feed operation with its body and replies', async () => {
+  // Generating the document is CPU work; under-pressure may shed the first try on a busy machine.
+  let res = await daemon.app!.inject('/openapi.json');
+  for (let i = 0; i < 20 && res.statusCode === 503; i++) {
+    await new Promise((r) => setTimeout(r, 250));
+    res = await daemon.app!.inject('/openapi.json');
+  }
+  expect(res.statusCode).toBe(200);
+  const doc = res.json() as { paths: Record<string, Record<string, { requestBody?: unknown; responses: Record<string, unknown> }>> };
+  const ops = (p: string) => Object.keys(doc.paths[p] ?? {}).filter((m) => m !== 'options' && m !== 'head').sort();
+  expect(ops('/shops/{shop}/products/')).toEqual(['delete', 'get', 'post', 'put']);
+  expect(ops('/shops/{shop}/products/{product}/')).toEqual(['delete', 'get']);
+  expect(ops('/shops/{shop}/products/{product}/variations/')).toEqual(['delete', 'get', 'post', 'put']);
+  expect(ops('/shops/{shop}/products/{product}/variations/{variation}/images/')).toEqual(['delete', 'get', 'post']);
+  expect(ops('/feeds/{feed}/')).toEqual(['get']);
+  expect(ops('/shops/{shop}/feeds/')).toEqual(['get']);
+  const post = doc.paths['/shops/{shop}/products/']!.post!;
+  expect(JSON.stringify(post.requestBody)).toContain('discount_from');
+  expect(Object.keys(post.responses)).toContain('201');
+});
