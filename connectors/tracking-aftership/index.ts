@@ -57,8 +57,9 @@ export const trackingAftership = defineConnector({
       } catch {
         throw new AppError('invalid_json', 400, 'The body is not valid JSON.');
       }
-      const msg = body.msg;
-      if (typeof body.event_id !== 'string' || msg === undefined || typeof msg.tracking_number !== 'string') {
+      // Signed is not well-formed: JSON null, a msg that is not an object answer 400, not a crash.
+      const msg = (body as WebhookBody | null)?.msg;
+      if (typeof body?.event_id !== 'string' || typeof msg !== 'object' || msg === null || typeof msg.tracking_number !== 'string') {
         throw new AppError('invalid_webhook', 400, 'An AfterShip webhook needs event_id and msg.tracking_number.');
       }
       const trackingNumber = msg.tracking_number;

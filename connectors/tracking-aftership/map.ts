@@ -71,7 +71,9 @@ const toEvent = (c: Checkpoint): TrackingEvent | null => {
 
 /** One AfterShip tracking object (API `data.tracking` or `data`, webhook `msg`). */
 export function mapAftershipTracking(t: AftershipTracking): TrackingResult {
-  const events = (t.checkpoints ?? []).map(toEvent).filter((e): e is TrackingEvent => e !== null);
+  // A garbled answer or webhook (checkpoints not a list, null entries) yields no events, not a crash.
+  const checkpoints = Array.isArray(t.checkpoints) ? t.checkpoints.filter((c): c is Checkpoint => typeof c === 'object' && c !== null) : [];
+  const events = checkpoints.map(toEvent).filter((e): e is TrackingEvent => e !== null);
   const mapped = mapAftershipTag(t.tag, t.subtag);
   return resultOf(mapped.status, textOf(t.subtag) ?? textOf(t.tag), mapped.final, events);
 }

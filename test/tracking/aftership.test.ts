@@ -131,4 +131,16 @@ describe('webhooks', () => {
     expect((await webhook(bad, sign(bad))).statusCode).toBe(400);
     expect((await inject(daemon, { method: 'GET', url: '/webhooks/carriers/aftership/' })).statusCode).toBe(405);
   });
+
+  it('a signed but malformed update answers 400 or is applied without events, never 500 (found by the API fuzzer)', async () => {
+    for (const bad of ['null', '[]', JSON.stringify({ event_id: 'e-bad-1', event: 'tracking_update', msg: null }), JSON.stringify({ event_id: 'e-bad-2', event: 'tracking_update', msg: 'x' })]) {
+      expect((await webhook(bad, sign(bad))).statusCode).toBe(400);
+    }
+    for (const [i, checkpoints] of [[null], 'xxx', 7, [null, 'x', 3]].entries()) {
+      const body = JSON.stringify({ event_id: `e-bad-cp-${i}`, event: 'tracking_update', msg: { tracking_number: 'NOBODY-1', slug: 'ups', tag: 'InTransit', checkpoints } });
+      const res = await webhook(body, sign(body));
+      expect(res.statusCode).toBe(200);
+      expect(res.json()).toMatchObject({ received: true, shipments: 0 });
+    }
+  });
 });
