@@ -33,6 +33,8 @@ export const catalogFile = defineConnector({
   description: 'Catalog export files (CSV, JSON, XML) dropped into an inbox folder become product feeds.',
   options: CatalogFileOptions,
   needsShop: true,
+  // A file dropped in the inbox starts a run now; the schedule stays the floor.
+  watchPaths: (options) => [path.resolve(options.inbox)],
   async run(ctx) {
     const inbox = path.resolve(ctx.options.inbox);
     const st = await fs.stat(inbox).catch(() => null);

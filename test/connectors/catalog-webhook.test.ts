@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { signedHeaders } from '../../src/webhooks/signature.ts';
 import { useTestDaemon } from '../helpers/daemon.ts';
-import { connectorsFile, tempDir, waitFor } from './helpers.ts';
+import { connectorsFile, responsive, tempDir, waitFor } from './helpers.ts';
 
 const SECRET = `whsec_${Buffer.from('pim-test-secret-0123456789').toString('base64')}`;
 process.env.WB_TEST_PIM_SECRET = SECRET;
@@ -17,6 +17,7 @@ const daemon = await useTestDaemon({
 });
 const { auth } = await daemon.shopWithKey();
 const app = daemon.app!;
+await responsive(app);
 let seq = 0;
 
 const post = (body: string, headers: Record<string, string>, name = 'pim') =>

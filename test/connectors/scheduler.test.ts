@@ -46,6 +46,11 @@ describe('scheduled ticks with two scheduler processes', () => {
 describe('run now', () => {
   it('queues one run and refuses a second while the first waits', async () => {
     await a.services.connectors.setEnabled('ticker', false);
+    // The previous test's job must be over (the exclusive policy would refuse even the first).
+    await waitFor(async () => {
+      const { rows } = await sql<{ n: number }>`select count(*)::int as n from pgboss.job where name = 'connector.run' and singleton_key = 'manual' and state in ('created', 'retry', 'active')`.execute(db);
+      return rows[0]!.n === 0;
+    }, 10_000, 'no queued or running job of manual');
     const first = await a.services.connectors.runNow('manual');
     const second = await b.services.connectors.runNow('manual');
     expect(first.queued).toBe(true);
@@ -56,7 +61,9 @@ describe('run now', () => {
   });
 
   it('a run is not doubled while one is going elsewhere (the CLI and the daemon share a lock)', async () => {
-    // A fresh file keeps the first run waiting (settle_ms) while the second tries.
+    // A fresh file keeps the first run waiting (settle_ms) while the second tries. (Disabled
+    // meanwhile, so the inbox watch does not queue a run of its own; direct runs still go.)
+    await a.services.connectors.setEnabled('manual', false);
     fs.writeFileSync(path.join(manualInbox, 'empty.csv'), '');
     const held = a.services.connectors.execute({ name: 'manual', trigger: 'cli' });
     await waitFor(async () => (await a.services.connectors.runs('manual')).some((r) => r.outcome === 'running'), 5_000, 'the first run');
@@ -64,6 +71,7 @@ describe('run now', () => {
     expect(other.status).toBe('busy');
     const done = await held;
     expect(done.status === 'done' && done.run.counts).toEqual({ files_error: 1, products_invalid: 0 });
+    await a.services.connectors.setEnabled('manual', true);
   });
 });
 
@@ -81,7 +89,7 @@ describe('run records and enable/disable', () => {
 
   it('a failing queued run of a user error is not retried (dead-lettered once)', async () => {
     await a.services.connectors.runNow('broken');
-    const failed = await waitFor(async () => (await a.services.connectors.runs('broken')).find((r) => r.trigger === 'manual'), 10_000, 'the failed run');
+    const failed = await waitFor(async () => (await a.services.connectors.runs('broken')).find((r) => r.trigger === 'manual' && r.outcome !== 'running'), 10_000, 'the failed run');
     expect(failed.outcome).toBe('failed');
     await waitFor(async () => {
       const { rows } = await sql<{ state: string }>`select state from pgboss.job where name = 'connector.run' and data->>'name' = 'broken'`.execute(db);
@@ -104,5 +112,15 @@ describe('run records and enable/disable', () => {
 
   it('answers 404 for an unknown connector', async () => {
     await expect(a.services.connectors.runs('nope')).rejects.toMatchObject({ status: 404, code: 'not_found' });
+  });
+});
+
+describe('inbox watch', () => {
+  it('a file dropped into a watched inbox is processed without waiting for a tick', async () => {
+    fs.writeFileSync(path.join(manualInbox, 'now.csv'), 'sku,name,price,stock\nNOW-1,Now,1,1\n');
+    // No tick and no run now: the watch queues the run.
+    const run = await waitFor(async () => (await a.services.connectors.runs('manual')).find((r) => r.trigger === 'manual' && r.counts.files_done === 1), 15_000, 'the run of the watch');
+    expect(run).toMatchObject({ outcome: 'succeeded', counts: { products_sent: 1 } });
+    expect(fs.existsSync(path.join(manualInbox, '.done', 'now.csv.report.json'))).toBe(true);
   });
 });

@@ -104,6 +104,11 @@ export interface ConnectorDefinition<S extends TSchema = TSchema> {
   needsShop?: boolean;
   /** One run (a scheduled tick, run now). Throw userError() for bad input, other errors are retried when transient. */
   run(ctx: ConnectorContext<Static<S>>): Promise<void>;
+  /**
+   * Folders whose changes should start a run at once (the scheduler role watches them). Only
+   * for speed: a missed event is picked up by the next scheduled run.
+   */
+  watchPaths?(options: Static<S>): string[];
   /** Push receivers, by name; "webhook" is mounted at POST /connectors/{name}/webhook. */
   receivers?: Record<string, (request: ReceiverRequest, ctx: ReceiverContext<Static<S>>) => Promise<ReceiverResponse>>;
 }

@@ -1,6 +1,8 @@
 // The scheduler role's cron: each connector's ticks become connector.run jobs. Every replica
 // ticks; the job id derived from (connector, tick) makes the queue keep one job per tick, and
 // the exclusive queue policy keeps a tick from doubling a run still going.
+import fs from 'node:fs';
+import path from 'node:path';
 import cron, { type ScheduledTask } from 'node-cron';
 import type { Logger } from '../../logger.ts';
 import type { ConnectorService } from './connectors.service.ts';
@@ -29,6 +31,7 @@ export function startConnectorScheduler(connectors: ConnectorService, logger: Lo
     }, { name: `connector:${name}`, noOverlap: true, suppressMissedWarning: true });
     tasks.push(task);
   }
+  const watchers = watchInboxes(connectors, log);
   // Receipts of pushed deliveries (webhook-id dedupe) are kept 7 days; each replica prunes, harmlessly.
   tasks.push(cron.schedule('17 3 * * *', () => {
     connectors.pruneReceipts().then(
@@ -41,8 +44,48 @@ export function startConnectorScheduler(connectors: ConnectorService, logger: Lo
   return {
     scheduled,
     async stop() {
+      for (const w of watchers) w.close();
       for (const t of tasks) await t.destroy();
       await Promise.allSettled([...pending]);
     },
   };
+}
+
+/** How long file events settle before a run is asked for, ms (a copy fires many events). */
+const WATCH_DEBOUNCE_MS = 300;
+
+/**
+ * Watches the folders connectors name (watchPaths) and queues a run when something changes in
+ * them. Events are a speed-up only: correctness rests on the scheduled runs.
+ */
+function watchInboxes(connectors: ConnectorService, log: Logger): fs.FSWatcher[] {
+  const watchers: fs.FSWatcher[] = [];
+  for (const inst of connectors.load()) {
+    for (const dir of inst.definition.watchPaths?.(inst.options) ?? []) {
+      let timer: NodeJS.Timeout | null = null;
+      const fire = (): void => {
+        timer = null;
+        connectors.isEnabled(inst.name)
+          .then((enabled) => (enabled ? connectors.runNow(inst.name) : null))
+          .then((r) => r !== null && log.debug({ connector: inst.name, queued: r.queued }, 'inbox changed: run queued'))
+          .catch((error: unknown) => log.warn({ err: error, connector: inst.name }, 'inbox changed, but no run could be queued'));
+      };
+      try {
+        const w = fs.watch(dir, { persistent: false }, (_event, file) => {
+          // Hidden names are temporary files and our own .processing/.done/.error moves.
+          if (typeof file === 'string' && file.startsWith('.')) return;
+          // A file moved out (to .processing/) fires too: only arrivals matter.
+          if (typeof file === 'string' && !fs.existsSync(path.join(dir, file))) return;
+          if (timer !== null) clearTimeout(timer);
+          timer = setTimeout(fire, WATCH_DEBOUNCE_MS);
+          timer.unref();
+        });
+        w.on('error', (error) => log.warn({ err: error, connector: inst.name, dir }, 'inbox watch stopped; scheduled runs go on'));
+        watchers.push(w);
+      } catch (error) {
+        log.warn({ err: error, connector: inst.name, dir }, 'inbox cannot be watched; scheduled runs go on');
+      }
+    }
+  }
+  return watchers;
 }
