@@ -1,7 +1,7 @@
 // All Kysely code of carrier tracking: selecting the shipments to check (reading the orders
 // area's shipments and items), the per-shipment tracking state, and the deduplicated events.
-import { sql } from 'kysely';
-import type { Executor } from '../db/database.ts';
+import { sql, type OnConflictBuilder } from 'kysely';
+import type { Database, Executor } from '../db/database.ts';
 
 export interface TrackedRow {
   id: number;
@@ -102,21 +102,34 @@ export interface StateWrite {
   delivered: boolean;
 }
 
-/** A successful check: the carrier's status, one more check, the last error cleared. */
-export async function saveCheck(db: Executor, w: StateWrite): Promise<void> {
+/**
+ * A successful check in one statement: the events not stored yet (a data-modifying CTE), and
+ * the state: the carrier's status, one more check, the last error cleared. Returns how many
+ * events were new.
+ */
+export async function saveCheck(db: Executor, w: StateWrite, events: EventRow[]): Promise<number> {
   const deliveredAt = w.delivered ? sql<Date>`now()` : sql<Date | null>`null`;
-  await db.insertInto('tracking_shipments')
-    .values({
-      shipment_id: w.shipment_id, connector: w.connector, status: w.status, carrier_status: w.carrier_status, final: w.final,
-      delivered_at: deliveredAt, checks: 1, last_checked_at: sql<Date>`now()`,
-    })
-    .onConflict((oc) => oc.column('shipment_id').doUpdateSet({
-      connector: w.connector, status: w.status, carrier_status: w.carrier_status, final: w.final,
-      delivered_at: sql<Date | null>`coalesce(tracking_shipments.delivered_at, ${deliveredAt})`,
-      checks: sql<number>`tracking_shipments.checks + 1`,
-      last_checked_at: sql<Date>`now()`, last_error: null, last_error_at: null, updated_at: sql<Date>`now()`,
-    }))
-    .execute();
+  const values = {
+    shipment_id: w.shipment_id, connector: w.connector, status: w.status, carrier_status: w.carrier_status, final: w.final,
+    delivered_at: deliveredAt, checks: 1, last_checked_at: sql<Date>`now()`,
+  };
+  const onConflict = (oc: OnConflictBuilder<Database, 'tracking_shipments'>) => oc.column('shipment_id').doUpdateSet({
+    connector: w.connector, status: w.status, carrier_status: w.carrier_status, final: w.final,
+    delivered_at: sql<Date | null>`coalesce(tracking_shipments.delivered_at, ${deliveredAt})`,
+    checks: sql<number>`tracking_shipments.checks + 1`,
+    last_checked_at: sql<Date>`now()`, last_error: null, last_error_at: null, updated_at: sql<Date>`now()`,
+  });
+  if (events.length === 0) {
+    await db.insertInto('tracking_shipments').values(values).onConflict(onConflict).execute();
+    return 0;
+  }
+  const row = await db
+    .with('ev', (q) => q.insertInto('tracking_events').values(events)
+      .onConflict((oc) => oc.columns(['shipment_id', 'dedupe_key']).doNothing()).returning('id'))
+    .insertInto('tracking_shipments').values(values).onConflict(onConflict)
+    .returning(sql<number>`(select count(*) from ev)::int`.as('new_events'))
+    .executeTakeFirstOrThrow();
+  return row.new_events;
 }
 
 /** A failed check (a 4xx, or retries exhausted): kept against the shipment, which waits its interval. */

@@ -68,11 +68,10 @@ export class TrackingService {
       shipment_id: shipment.id, occurred_at: e.occurredAt, status: e.status, carrier_code: e.carrierCode, carrier_text: e.carrierText,
       location: e.location, warning: null, source, dedupe_key: eventKey(e),
     }));
-    const newEvents = await repo.insertEvents(this.#db, dedupeRows(events));
-    await repo.saveCheck(this.#db, {
+    const newEvents = await repo.saveCheck(this.#db, {
       shipment_id: shipment.id, connector: o.connector, status: result.status, carrier_status: result.carrierStatus,
       final: isFinal(result.status, result.finalFailure, o.followDeliveredDays), delivered: result.status === 'delivered',
-    });
+    }, dedupeRows(events));
     const deliveredBefore = shipment.itemsDelivered || result.events.some((e) => e.status === 'delivered');
     const action = actionFor(result, deliveredBefore);
     if (action === null || action === shipment.lastAction) return { newEvents, action, applied: false, refused: false };
