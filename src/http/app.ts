@@ -15,7 +15,7 @@ import { authPlugin } from './plugins/auth.ts';
 import { idempotencyPlugin } from './plugins/idempotency.ts';
 import { methodsPlugin } from './plugins/methods.ts';
 import { addProblemResponses } from './plugins/problem-responses.ts';
-import { errorHandler, sendProblem } from './problem.ts';
+import { clientErrorReply, errorHandler, sendProblem } from './problem.ts';
 import { AppError } from '../errors.ts';
 import { jsonTooDeep, MAX_JSON_DEPTH } from '../platform/json-depth.ts';
 import './route-config.ts';
@@ -55,6 +55,7 @@ export async function buildApp({ config, services, logger }: AppDeps): Promise<A
     // Errors the router raises before any route (a malformed %-escape, a path segment over
     // 100 characters) answer problem JSON like every other error.
     frameworkErrors: (error, request, reply) => errorHandler(error, request, reply),
+    clientErrorHandler: clientErrorReply,
     forceCloseConnections: 'idle',
   }).withTypeProvider<TypeBoxTypeProvider>();
 

@@ -1,4 +1,6 @@
 // RFC 9457 problem JSON for every error reply, Fastify's own included. 5xx never carry internals.
+import { randomUUID } from 'node:crypto';
+import type { Socket } from 'node:net';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, isTransient, type FieldError } from '../errors.ts';
 
@@ -122,4 +124,21 @@ export function errorHandler(error: FastifyError, request: FastifyRequest, reply
     return sendProblem(request, reply, 500, 'internal_error', 'An internal error occurred; it has been logged with this request_id.');
   }
   return sendProblem(request, reply, status, 'bad_request', error.message);
+}
+
+/**
+ * Errors Node's HTTP parser raises before any request exists (headers or URL over 16 KB: 431,
+ * a time-out: 408, malformed HTTP: 400), written to the socket as problem JSON too.
+ */
+export function clientErrorReply(error: Error & { code?: string }, socket: Socket): void {
+  if (error.code === 'ECONNRESET' || socket.destroyed) return;
+  const [status, code, detail] = error.code === 'HPE_HEADER_OVERFLOW'
+    ? [431, 'headers_too_large', 'The request line and headers are larger than this server accepts (16 KB).']
+    : error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? [408, 'request_timeout', 'The request took too long to arrive.'] : [400, 'bad_request', 'The request is not valid HTTP.'];
+  const title = status === 431 ? 'Request Header Fields Too Large' : status === 408 ? 'Request Timeout' : 'Bad Request';
+  const body = JSON.stringify({ type: `urn:waybill:problem:${code}`, title, status, detail, code, request_id: randomUUID() });
+  if (socket.writable) {
+    socket.write(`HTTP/1.1 ${status} ${title}\r\nConnection: close\r\nContent-Length: ${Buffer.byteLength(body)}\r\nContent-Type: ${PROBLEM_TYPE}\r\n\r\n${body}`);
+  }
+  socket.destroy(error);
 }

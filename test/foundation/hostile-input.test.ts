@@ -1,6 +1,7 @@
 // Regressions found by the API fuzzer and the security suite (npm run test:faults -- fuzz /
 // security): deeply nested JSON answered 500 (stack overflow after parsing), router errors
-// answered non-problem JSON, and the OpenAPI document listed only the success statuses.
+// (and Node's HTTP parser) answered non-problem JSON, and the OpenAPI document listed only the
+// success statuses.
 import { describe, expect, it } from 'vitest';
 import { signedHeaders } from '../../src/webhooks/signature.ts';
 import { useTestDaemon } from '../helpers/daemon.ts';
@@ -53,6 +54,14 @@ describe('deeply nested JSON', () => {
 describe('router errors', () => {
   it('a path segment over 100 characters answers 404 problem JSON', async () => {
     isProblem(await app.inject({ url: `/shops/${shopPk}/products/${'9'.repeat(150)}/`, headers: auth }), 404, 'not_found');
+  });
+
+  it('a URL over 16 KB is refused by the HTTP parser with 431 problem JSON, and the server goes on', async () => {
+    const res = await fetch(`${daemon.url!}/shops/${shopPk}/products/?sku=${'x'.repeat(100_000)}`, { headers: auth });
+    expect(res.status).toBe(431);
+    expect(res.headers.get('content-type')).toBe('application/problem+json');
+    expect(await res.json()).toMatchObject({ status: 431, code: 'headers_too_large' });
+    expect((await fetch(`${daemon.url!}/healthz`)).status).toBe(200);
   });
 
   it('a malformed %-escape in a path parameter answers 400 problem JSON', async () => {

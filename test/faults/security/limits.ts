@@ -1,7 +1,7 @@
 // Hostile sizes and shapes: bodies over the limit (413, with and without Content-Length),
 // JSON nested 100,000 levels deep (400 or 413, no crash), huge strings (400 or 413), and a
 // URL far too long; the daemon must answer each with problem JSON and stay up.
-import type { World } from '../fuzz/world.ts';
+import { ADMIN_TOKEN, type World } from '../fuzz/world.ts';
 import type { CheckResult } from './auth.ts';
 
 /** The security daemon's WAYBILL_BODY_LIMIT, bytes. */
@@ -19,7 +19,7 @@ export async function checkLimits(world: World): Promise<CheckResult> {
     { path: `/shops/${shop.shopPk}/marketplace/${world.mp}/orders/`, method: 'POST', headers: shop.headers },
     { path: `/shops/${shop.shopPk}/marketplace/${world.mp}/orders/${order.order}/ship/`, method: 'POST', headers: shop.headers },
     { path: '/connectors/pim/webhook', method: 'POST', headers: { 'content-type': 'application/json' } },
-    { path: '/admin/api/shops', method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${'fuzz-admin-token-0123456789abcdef'}` } },
+    { path: '/admin/api/shops', method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${ADMIN_TOKEN}` } },
   ];
   const expectOne = async (label: string, t: (typeof targets)[number], body: string | ReadableStream<Uint8Array>, allowed: number[], init: RequestInit = {}, problemOnly = true): Promise<void> => {
     const res = await fetch(`${url}${t.path}`, { method: t.method, headers: t.headers, body, ...init }).catch((e: Error) => e);
@@ -52,10 +52,12 @@ export async function checkLimits(world: World): Promise<CheckResult> {
     // 20,000 unknown members: ignored (unknown fields are accepted) or refused, never a crash.
     await expectOne('20,000 keys', t, hugeKeys, [...refusal(t), 201, 202, 204], {}, false);
   }
-  // A URL of 100 KB: Node's parser refuses it (431) before any route; the daemon stays up.
+  // A URL of 100 KB: Node's parser refuses it before any route (431, problem JSON); the daemon stays up.
   const long = await fetch(`${url}/shops/${shop.shopPk}/products/?sku=${'x'.repeat(100_000)}`, { headers: shop.headers }).catch((e: Error) => e);
   requests++;
-  if (long instanceof Error || long.status < 400 || long.status >= 500) problems.push(`a 100 KB URL answered ${long instanceof Error ? long.message : long.status}`);
+  if (long instanceof Error || long.status !== 431 || long.headers.get('content-type') !== 'application/problem+json') {
+    problems.push(`a 100 KB URL answered ${long instanceof Error ? long.message : `${long.status} ${long.headers.get('content-type')}`}`);
+  }
   const alive = await fetch(`${url}/healthz`).then((r) => r.status === 200, () => false);
   if (!alive) problems.push('the daemon is down after the size checks');
   return { figures: { size_requests: requests, size_targets: targets.length }, problems };
