@@ -51,7 +51,9 @@ export async function buildApp({ config, services, logger }: AppDeps): Promise<A
       return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
     },
     ajv: { customOptions: { allErrors: true } },
-    return503OnClosing: true,
+    // While closing, requests still arriving on open connections get 503 problem JSON (the
+    // onRequest hook below) rather than Fastify's plain body.
+    return503OnClosing: false,
     // Errors the router raises before any route (a malformed %-escape, a path segment over
     // 100 characters) answer problem JSON like every other error.
     frameworkErrors: (error, request, reply) => errorHandler(error, request, reply),
@@ -73,6 +75,15 @@ export async function buildApp({ config, services, logger }: AppDeps): Promise<A
   });
   app.setValidatorCompiler(validatorCompiler);
   app.setErrorHandler(errorHandler);
+  let closing = false;
+  app.addHook('preClose', async () => {
+    closing = true;
+  });
+  app.addHook('onRequest', async (request, reply) => {
+    if (!closing) return;
+    reply.header('connection', 'close');
+    return sendProblem(request, reply, 503, 'shutting_down', 'The server is shutting down; retry on another instance or shortly.', { headers: { 'retry-after': '5' } });
+  });
   app.setNotFoundHandler((request, reply) =>
     sendProblem(request, reply, 404, 'not_found', `No resource at ${request.method} ${request.url.split('?')[0]}.`),
   );
@@ -81,7 +92,8 @@ export async function buildApp({ config, services, logger }: AppDeps): Promise<A
   });
 
   await app.register(underPressure, {
-    maxEventLoopDelay: 1_000,
+    // 2 s: a busy start-up (module loading, migrations) must not shed the first requests.
+    maxEventLoopDelay: 2_000,
     retryAfter: 10,
     pressureHandler: (request, reply, type, value) => {
       reply.header('retry-after', '10');
