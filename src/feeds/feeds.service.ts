@@ -125,6 +125,7 @@ export class FeedService {
       await this.#d.jobs.send(trx, 'feed.process', { feedPk: pk });
       return feed;
     });
+    this.#d.jobs.wake?.('feed.process');
     return { ...toFeed(row), result: { success: [], errors: [], criticals: [] } };
   }
 
@@ -171,6 +172,7 @@ export class FeedService {
       await this.#d.jobs.send(trx, 'feed.process', { feedPk });
       return r;
     });
+    this.#d.jobs.wake?.('feed.process');
     return toFeed(updated ?? row);
   }
 
@@ -236,11 +238,13 @@ export class FeedService {
 
   /** Queues again the feeds whose worker died mid-way (lease run out); returns their pks. */
   async recover(): Promise<string[]> {
-    return inTransaction(this.#d.db, async (trx) => {
-      const pks = await repo.takeStaleFeeds(trx);
-      for (const feedPk of pks) await this.#d.jobs.send(trx, 'feed.process', { feedPk });
-      return pks;
+    const pks = await inTransaction(this.#d.db, async (trx) => {
+      const stale = await repo.takeStaleFeeds(trx);
+      for (const feedPk of stale) await this.#d.jobs.send(trx, 'feed.process', { feedPk });
+      return stale;
     });
+    if (pks.length > 0) this.#d.jobs.wake?.('feed.process');
+    return pks;
   }
 
   /** Deletes feeds older than `days` (default 30), in batches; returns how many. */

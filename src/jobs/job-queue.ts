@@ -53,6 +53,8 @@ export class JobQueue implements JobSender, QueueInspector {
   readonly #inspector: PgBossInspector;
   readonly #log: Logger;
   #started = false;
+  /** The worker of each queue this process works (drain queues have one). */
+  readonly #workers = new Map<JobName, string>();
 
   constructor(options: JobQueueOptions) {
     this.#log = options.logger.child({ component: 'jobs' });
@@ -126,7 +128,7 @@ export class JobQueue implements JobSender, QueueInspector {
       // batchSize > 1; a `drain` queue fetches `concurrency` jobs at once so a backlog is worked
       // continuously instead of `concurrency` jobs per interval.
       const drain = queueSettings[name].drain === true && concurrency > 1;
-      await this.boss.work(
+      const workerId = await this.boss.work(
         name,
         {
           batchSize: drain ? concurrency : 1,
@@ -155,7 +157,18 @@ export class JobQueue implements JobSender, QueueInspector {
           }
         })),
       );
+      this.#workers.set(name, workerId);
     }
+  }
+
+  /**
+   * Wakes this process's worker of a queue now (call it after the sending transaction has
+   * committed): a job sent here starts at once without a NOTIFY, whose global lock at commit
+   * would serialize every sending transaction. Other processes find it by polling.
+   */
+  wake(name: JobName): void {
+    const id = this.#workers.get(name);
+    if (id !== undefined) this.boss.notifyWorker(id);
   }
 
   // QueueInspector: the admin API's and the metrics' view of the queues.

@@ -1,5 +1,6 @@
 // Helpers of the catalog and feed tests: submit through the API and wait for the feed.
 import { expect } from 'vitest';
+import type { InjectOptions } from 'fastify';
 import type { App } from '../../src/http/app.ts';
 
 export interface Reply {
@@ -26,7 +27,7 @@ export const pathOf = (location: unknown): string => new URL(String(location), '
 export async function waitFeed(app: App, auth: Record<string, string>, location: unknown, timeoutMs = 5_000): Promise<Feed> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const res = await app.inject({ url: pathOf(location), headers: auth });
+    const res = await inject(app, { url: pathOf(location), headers: auth });
     expect(res.statusCode).toBe(200);
     const feed = res.json() as Feed;
     if (feed.state === 'done' || feed.state === 'failed') return feed;
@@ -35,9 +36,21 @@ export async function waitFeed(app: App, auth: Record<string, string>, location:
   }
 }
 
+/**
+ * app.inject, retried while the server sheds load (503 + Retry-After from under-pressure when
+ * the event loop lags, as on a machine busy with several test runs): what a client does too.
+ */
+export async function inject(app: App, opts: InjectOptions): Promise<Reply> {
+  for (let i = 0; ; i++) {
+    const res = await app.inject(opts);
+    if (res.statusCode !== 503 || i >= 20) return res as unknown as Reply;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
 /** Sends a catalog write, expects 201 + Location, and waits for its feed to finish. */
 export async function write(app: App, auth: Record<string, string>, method: 'POST' | 'PUT' | 'DELETE', url: string, payload?: unknown): Promise<Feed> {
-  const res = await app.inject({ method, url, headers: auth, ...(payload === undefined ? {} : { payload: payload as object }) });
+  const res = await inject(app, { method, url, headers: auth, ...(payload === undefined ? {} : { payload: payload as object }) });
   if (res.statusCode !== 201) throw new Error(`${method} ${url}: ${res.statusCode} ${res.body}`);
   return waitFeed(app, auth, res.headers.location);
 }
