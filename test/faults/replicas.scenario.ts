@@ -24,7 +24,7 @@ export const replicas: Scenario = {
     const env = { ...target.env, WAYBILL_CONNECTORS: configFile };
     const a = await spawnDaemon(env);
     const b = await spawnDaemon(env);
-    let runs: { scheduled_for: string; n: number }[] = [];
+    let runs: { scheduled_for: string; n: number }[];
     try {
       const locations: string[] = [];
       for (let i = 0; i < FEEDS; i++) {

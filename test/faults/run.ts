@@ -3,8 +3,9 @@ import { runScenarios } from './harness.ts';
 import { duplicates } from './duplicates.scenario.ts';
 import { kill9Feed } from './kill9-feed.scenario.ts';
 import { pgRestart } from './pg-restart.scenario.ts';
+import { poison } from './poison.scenario.ts';
 import { replicas } from './replicas.scenario.ts';
 import { fuzz } from './fuzz.scenario.ts';
 import { security } from './security.scenario.ts';
 
-await runScenarios('waybill fault scenarios', [kill9Feed, pgRestart, duplicates, replicas, fuzz, security]);
+await runScenarios('waybill fault scenarios', [kill9Feed, pgRestart, duplicates, poison, replicas, fuzz, security]);
