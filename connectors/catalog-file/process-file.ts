@@ -1,47 +1,17 @@
-// One file: size limits, byte-identical skip, streaming parse, validation with the API's
-// rules, delta detection, feeds of at most 1,000 products, and the report written beside it.
+// One file: size limits, byte-identical skip, then a worker thread reads it (chunk.ts) while
+// this thread sends each chunk's changed products as a feed, in order, and builds the report.
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
-import { validateProducts } from '../../src/catalog/product-validation.ts';
-import { AppError, isTransient, type FieldError } from '../../src/errors.ts';
+import { Worker } from 'node:worker_threads';
+import { AppError, isTransient } from '../../src/errors.ts';
 import { userError, type ConnectorContext } from '../../src/connectors/host/contract.ts';
 import { feedUrl } from '../../src/feeds/feeds.service.ts';
-import { CsvGrouper, lineOf, type FileProduct } from './map.ts';
+import type { PreparedChunk } from './chunk.ts';
 import type { CatalogFileOptions } from './options.ts';
-import { readCsv } from './parse-csv.ts';
-import { readJson } from './parse-json.ts';
-import { readXml } from './parse-xml.ts';
+import type { WorkerInput, WorkerMessage } from './parse-worker.ts';
+import { MAX_LISTED, type FileReport } from './report.ts';
 
-/** Products per feed (the API's bulk size). */
-export const CHUNK = 1_000;
-/** Entries kept in a report's errors and warnings; the counts stay exact. */
-const MAX_LISTED = 10_000;
-
-export interface ReportEntry {
-  /** CSV: the line of the product row; JSON/XML: the product's element number (1-based). */
-  line?: number;
-  element?: number;
-  sku: string | null;
-  errors: (FieldError & { line?: number })[];
-}
-
-export interface FileReport {
-  file: string;
-  connector: string;
-  run_id: number;
-  format: string;
-  outcome: 'done' | 'error' | 'skipped';
-  /** One sentence: why the file is in .error/ (or why it was skipped). */
-  reason: string | null;
-  sha256: string | null;
-  bytes: number | null;
-  started_at: string;
-  finished_at: string | null;
-  counts: { rows: number; products: number; variations: number; valid: number; invalid: number; unchanged: number; sent: number; warnings: number };
-  feeds: { pk: string; url: string; items: number }[];
-  errors: ReportEntry[];
-  warnings: { line?: number; element?: number; sku: string | null; pointer: string; message: string }[];
-}
+export type { FileReport } from './report.ts';
 
 type Ctx = ConnectorContext<CatalogFileOptions>;
 
@@ -53,107 +23,77 @@ const sha256Of = async (file: string): Promise<string> => {
 
 const mb = (n: number): string => `${(n / 1024 / 1024).toFixed(n < 10 * 1024 * 1024 ? 1 : 0)} MB`;
 
-/** Splits "/3/variations/0/price" into product 3 and "/variations/0/price". */
-const splitPointer = (pointer: string): [number, string] => {
-  const m = /^\/(\d+)(.*)$/.exec(pointer);
-  return m === null ? [-1, pointer] : [Number(m[1]), m[2] ?? ''];
-};
-
-class ChunkSender {
-  readonly #ctx: Ctx;
-  readonly #report: FileReport;
-  readonly #where: 'line' | 'element';
-
-  constructor(ctx: Ctx, report: FileReport) {
-    this.#ctx = ctx;
-    this.#report = report;
-    this.#where = report.format === 'csv' ? 'line' : 'element';
-  }
-
-  async send(products: FileProduct[]): Promise<void> {
-    if (products.length === 0) return;
-    const r = this.#report;
-    r.counts.products += products.length;
-    r.counts.variations += products.reduce((n, p) => n + (Array.isArray(p.product.variations) ? p.product.variations.length : 0), 0);
-    const v = validateProducts(products.map((p) => p.product));
-    const byIndex = new Map<number, (FieldError & { line?: number })[]>();
-    for (const e of v.errors) {
-      const [i, pointer] = splitPointer(e.pointer);
-      const p = products[i];
-      const list = byIndex.get(i) ?? [];
-      list.push({ ...e, pointer, ...(this.#where === 'line' && p !== undefined ? { line: lineOf(p, pointer) } : {}) });
-      byIndex.set(i, list);
-    }
-    r.counts.invalid += byIndex.size;
-    for (const [i, errors] of byIndex) this.#entry(products[i], errors);
-    for (const w of v.warnings) {
-      r.counts.warnings++;
-      const p = products[w.index];
-      if (r.warnings.length < MAX_LISTED && p !== undefined) {
-        r.warnings.push({ [this.#where]: p.at, sku: typeof p.product.sku === 'string' ? p.product.sku : null, pointer: splitPointer(w.pointer)[1], message: w.message });
-      }
-    }
-    r.counts.valid += v.valid.length;
-    // A sku twice in one chunk: the later row wins (one feed must not write a product twice).
-    const last = new Map<string, (typeof v.valid)[number]>();
-    for (const x of v.valid) {
-      const before = last.get(x.product.sku);
-      if (before !== undefined) {
-        const p = products[before.index]!;
-        r.counts.warnings++;
-        if (r.warnings.length < MAX_LISTED) r.warnings.push({ [this.#where]: p.at, sku: x.product.sku, pointer: '/sku', message: `sku repeated at ${this.#where} ${products[x.index]!.at}; the later one is used` });
-      }
-      last.delete(x.product.sku);
-      last.set(x.product.sku, x);
-    }
-    const unique = [...last.values()];
-    const shopPk = this.#ctx.shopPk!;
-    const changed = await this.#ctx.delta.changed(shopPk, unique.map((x) => ({ sku: x.product.sku, product: x.product })));
-    r.counts.unchanged += unique.length - changed.length;
-    this.#ctx.report.count('products_unchanged', unique.length - changed.length);
-    if (changed.length === 0) return;
-    const feed = await this.#ctx.services.feeds.submit({ shopPk, type: 'product_create', items: changed.map((c) => c.product), source: `connector:${this.#ctx.name}`, baseUrl: this.#ctx.baseUrl });
-    // Hashes only after the feed exists: a crash in between re-sends these products, never skips them.
-    await this.#ctx.delta.remember(shopPk, changed.map(({ sku, hash }) => ({ sku, hash })));
-    r.counts.sent += changed.length;
-    r.feeds.push({ pk: String(feed.pk), url: feedUrl(this.#ctx.baseUrl, feed.pk), items: changed.length });
-    this.#ctx.report.feed(feed.pk);
-    this.#ctx.report.count('products_sent', changed.length);
-  }
-
-  /** A product that could not be validated at all (a variation row without its product). */
-  entry(at: number, sku: string | undefined, errors: FieldError[]): void {
-    this.#report.counts.invalid++;
-    this.#push({ [this.#where]: at, sku: sku ?? null, errors });
-  }
-
-  #entry(p: FileProduct | undefined, errors: (FieldError & { line?: number })[]): void {
-    if (p === undefined) return;
-    this.#push({ [this.#where]: p.at, sku: typeof p.product.sku === 'string' ? p.product.sku : null, errors });
-  }
-
-  #push(entry: ReportEntry): void {
-    if (this.#report.errors.length < MAX_LISTED) this.#report.errors.push(entry);
-  }
+/** Adds a chunk to the report and sends its changed products as one feed. */
+async function sendChunk(ctx: Ctx, report: FileReport, chunk: PreparedChunk): Promise<void> {
+  const c = report.counts;
+  c.products += chunk.counts.products;
+  c.variations += chunk.counts.variations;
+  c.valid += chunk.counts.valid;
+  c.invalid += chunk.counts.invalid;
+  c.warnings += chunk.counts.warnings;
+  report.errors.push(...chunk.errors.slice(0, Math.max(0, MAX_LISTED - report.errors.length)));
+  report.warnings.push(...chunk.warnings.slice(0, Math.max(0, MAX_LISTED - report.warnings.length)));
+  if (chunk.items.length === 0) return;
+  const shopPk = ctx.shopPk!;
+  const changed = await ctx.delta.changed(shopPk, chunk.items);
+  c.unchanged += chunk.items.length - changed.length;
+  ctx.report.count('products_unchanged', chunk.items.length - changed.length);
+  if (changed.length === 0) return;
+  const feed = await ctx.services.feeds.submit({ shopPk, type: 'product_create', items: changed.map((x) => x.product), source: `connector:${ctx.name}`, baseUrl: ctx.baseUrl });
+  // Hashes only after the feed exists: a crash in between re-sends these products, never skips them.
+  await ctx.delta.remember(shopPk, changed.map(({ sku, hash }) => ({ sku, hash })));
+  c.sent += changed.length;
+  report.feeds.push({ pk: String(feed.pk), url: feedUrl(ctx.baseUrl, feed.pk), items: changed.length });
+  ctx.report.feed(feed.pk);
+  ctx.report.count('products_sent', changed.length);
 }
 
-async function parseAndSend(ctx: Ctx, file: string, sender: ChunkSender, report: FileReport): Promise<void> {
+/**
+ * Reads the file in a worker thread and sends its chunks as they come (up to IN_FLIGHT at
+ * once: feed workers process feeds in parallel anyway, so sending in order buys nothing).
+ * Resolves with the rows read once every feed is written; rejects with the first failure (a
+ * user error for bad input), after the chunks already handed over are written.
+ */
+function readAndSend(ctx: Ctx, file: string, report: FileReport): Promise<number> {
   const o = ctx.options;
-  if (o.format === 'csv') {
-    const grouper = new CsvGrouper();
-    for await (const row of readCsv(file, o.columns ?? {}, ctx.signal)) {
-      report.counts.rows++;
-      // Flush only before a product row, so a product's variation rows stay with it.
-      if ((row.record.parent_sku ?? '').trim() === '' && grouper.order.length >= CHUNK) await sender.send(grouper.take());
-      const r = grouper.add(row.record, row.line);
-      if (r.error !== undefined) sender.entry(row.line, r.sku, [{ pointer: '/parent_sku', code: 'not_found', message: r.error }]);
-    }
-    await sender.send(grouper.take());
-    return;
-  }
-  const products = o.format === 'json' ? await readJson(file) : await readXml(file, o.columns ?? {});
-  report.counts.rows = products.length;
-  for (let i = 0; i < products.length; i += CHUNK) await sender.send(products.slice(i, i + CHUNK));
+  const input: WorkerInput = { file, format: o.format, columns: o.columns ?? {} };
+  const worker = new Worker(new URL('./parse-worker.ts', import.meta.url), { workerData: input });
+  return new Promise<number>((resolve, reject) => {
+    const sending = new Set<Promise<void>>();
+    let settled = false;
+    // Never move the file while one of its feeds is still being written.
+    const drained = (): Promise<unknown> => Promise.allSettled([...sending]);
+    const fail = (error: unknown): void => {
+      if (settled) return;
+      settled = true;
+      void worker.terminate();
+      void drained().then(() => reject(error));
+    };
+    const onAbort = (): void => fail(ctx.signal.reason ?? new Error('aborted'));
+    ctx.signal.addEventListener('abort', onAbort, { once: true });
+    worker.on('message', (m: WorkerMessage) => {
+      if (m.kind === 'chunk') {
+        const p = sendChunk(ctx, report, m.chunk).then(() => {
+          sending.delete(p);
+          if (!settled) worker.postMessage('ack');
+        }, fail);
+        sending.add(p);
+      } else if (m.kind === 'end') {
+        void Promise.all([...sending]).then(() => {
+          if (settled) return;
+          settled = true;
+          ctx.signal.removeEventListener('abort', onAbort);
+          resolve(m.rows);
+        }, fail);
+      } else {
+        fail(m.user ? userError(m.message) : new Error(m.message));
+      }
+    });
+    worker.on('error', fail);
+    worker.on('exit', (code) => {
+      if (code !== 0) fail(new Error(`the file reader stopped (exit code ${code})`));
+    });
+  });
 }
 
 /** Processes one file in .processing/; returns its report. Transient errors are thrown (the file stays for the retry). */
@@ -180,7 +120,7 @@ export async function processFile(ctx: Ctx, file: string, name: string): Promise
       report.reason = `The file is byte-identical to ${seen.label}, done at ${seen.at}: nothing to do.`;
       return report;
     }
-    await parseAndSend(ctx, file, new ChunkSender(ctx, report), report);
+    report.counts.rows = await readAndSend(ctx, file, report);
     if (report.counts.products === 0 && report.counts.invalid === 0) throw userError('The file has a header row but no product rows.');
     if (report.counts.valid === 0) throw userError(`None of the file's ${report.counts.products} products is valid; each one's errors are listed in this report.`);
     await ctx.processed.remember(report.sha256, name);

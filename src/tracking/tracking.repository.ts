@@ -30,18 +30,23 @@ function trackedBase(db: Executor, carriers: string[], shopPk: number | null) {
   let q = db
     .selectFrom('shipments as s')
     .leftJoin('tracking_shipments as t', 't.shipment_id', 's.id')
-    .innerJoin(
+    // The shipment's current items, read per shipment through the order's items index (a
+    // re-shipped item points at its newer shipment; cancelled items are not tracked).
+    .innerJoinLateral(
       (eb) => eb.selectFrom('order_items as i')
-        .select(['i.shipment_id',
-          sql<string[]>`array_agg(i.item_pk order by i.position)`.as('item_pks'),
-          sql<boolean>`bool_or(i.status = 'delivered')`.as('items_delivered')])
+        .select([
+          sql<string[] | null>`array_agg(i.item_pk order by i.position)`.as('item_pks'),
+          sql<boolean>`coalesce(bool_or(i.status = 'delivered'), false)`.as('items_delivered'),
+        ])
+        .whereRef('i.order_id', '=', 's.order_id')
+        .whereRef('i.shipment_id', '=', 's.id')
         .where('i.status', '<>', 'cancelled')
-        .groupBy('i.shipment_id')
         .as('items'),
-      (join) => join.onRef('items.shipment_id', '=', 's.id'),
+      (join) => join.onTrue(),
     )
     .select(['s.id', 's.shop_pk', 's.marketplace_pk', 's.order_pk', 's.carrier', 's.tracking_code', 'items.item_pks', 'items.items_delivered', 't.last_action'])
     .where('s.tracking_code', 'is not', null)
+    .where('items.item_pks', 'is not', null)
     .where(sql<string>`lower(s.carrier)`, 'in', lowered);
   if (shopPk !== null) q = q.where('s.shop_pk', '=', shopPk);
   return q;

@@ -235,7 +235,7 @@ export class ConnectorService {
     const name = inst.name;
     const delta: DeltaStore = {
       async changed(shopPk, items) {
-        const hashed = items.map((i) => ({ ...i, hash: contentHash(i.product) }));
+        const hashed = items.map((i) => ({ ...i, hash: i.hash ?? contentHash(i.product) }));
         const known = new Map((await repo.findHashes(db, shopPk, hashed.map((i) => i.sku))).map((r) => [r.sku, r.hash]));
         return hashed.filter((i) => known.get(i.sku) !== i.hash);
       },

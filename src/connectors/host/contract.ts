@@ -24,6 +24,8 @@ export interface RunReport {
 export interface DeltaItem<T> {
   sku: string;
   product: T;
+  /** The product's content hash when already computed (contentHash of run-context.ts). */
+  hash?: string;
 }
 
 /**

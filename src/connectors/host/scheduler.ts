@@ -52,7 +52,7 @@ export function startConnectorScheduler(connectors: ConnectorService, logger: Lo
 }
 
 /** How long file events settle before a run is asked for, ms (a copy fires many events). */
-const WATCH_DEBOUNCE_MS = 300;
+const WATCH_DEBOUNCE_MS = 100;
 
 /**
  * Watches the folders connectors name (watchPaths) and queues a run when something changes in

@@ -1,0 +1,46 @@
+// Worker thread of catalog-file: the CPU-heavy reading of one file (chunk.ts) runs here, off
+// the daemon's event loop, so requests and feed processing keep their thread. At most
+// IN_FLIGHT chunks wait in the main thread (each acknowledged once its feed is written).
+import { parentPort, workerData } from 'node:worker_threads';
+import { AppError } from '../../src/errors.ts';
+import { readChunks, type PreparedChunk } from './chunk.ts';
+
+/** Chunks handed to the main thread and not yet written (memory: this many x 1,000 products). */
+export const IN_FLIGHT = 3;
+
+export interface WorkerInput {
+  file: string;
+  format: 'csv' | 'json' | 'xml';
+  columns: Record<string, string>;
+}
+
+export type WorkerMessage =
+  | { kind: 'chunk'; chunk: PreparedChunk }
+  | { kind: 'end'; rows: number }
+  /** user: bad input (the file goes to .error/ with this message as its reason). */
+  | { kind: 'error'; message: string; user: boolean };
+
+if (parentPort !== null) {
+  const port = parentPort;
+  const input = workerData as WorkerInput;
+  let credits = IN_FLIGHT;
+  let wake: (() => void) | null = null;
+  port.on('message', (m: unknown) => {
+    if (m !== 'ack') return;
+    credits++;
+    wake?.();
+    wake = null;
+  });
+  try {
+    const rows = await readChunks(input.file, input.format, input.columns, async (chunk) => {
+      while (credits === 0) await new Promise<void>((resolve) => (wake = resolve));
+      credits--;
+      port.postMessage({ kind: 'chunk', chunk } satisfies WorkerMessage);
+    });
+    port.postMessage({ kind: 'end', rows } satisfies WorkerMessage);
+  } catch (error) {
+    const user = error instanceof AppError && error.code === 'connector_input';
+    port.postMessage({ kind: 'error', message: error instanceof Error ? error.message : String(error), user } satisfies WorkerMessage);
+  }
+  port.close();
+}
