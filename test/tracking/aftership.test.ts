@@ -130,6 +130,10 @@ describe('webhooks', () => {
     const bad = JSON.stringify({ event: 'tracking_update' });
     expect((await webhook(bad, sign(bad))).statusCode).toBe(400);
     expect((await inject(daemon, { method: 'GET', url: '/webhooks/carriers/aftership/' })).statusCode).toBe(405);
+    // `waybill connectors list` names the webhook address.
+    expect((await daemon.services.connectors.get('aftership')).receivers).toEqual(['/webhooks/carriers/aftership/']);
+    const openapi = (await inject(daemon, { url: '/openapi.json' })).json() as { paths: Record<string, Record<string, unknown>> };
+    expect(Object.keys(openapi.paths['/webhooks/carriers/{name}/'] ?? {})).toContain('post');
   });
 
   it('a signed but malformed update answers 400 or is applied without events, never 500 (found by the API fuzzer)', async () => {
