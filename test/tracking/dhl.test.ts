@@ -20,6 +20,7 @@ const daemon = await useTestDaemon({
       dhl('dhl-shop', ['DHL-SHOP'], {}, { shop_pk: 1 }),
       dhl('dhl-slow', ['DHL-SLOW'], { max_run_seconds: 1, concurrency: 1 }),
       dhl('dhl-rate', ['DHL-RATE'], { requests_per_second: 10, concurrency: 10 }),
+      dhl('dhl-interval', ['DHL-INTERVAL'], { min_interval_seconds: 3600 }),
     ]),
   },
 });
@@ -162,6 +163,17 @@ describe('selection', () => {
     await runConnector(daemon, 'dhl-slow');
     // Never-checked shipments first: each of them has been checked now.
     for (const id of unchecked) expect(await tracking.get(id)).not.toBeNull();
+  });
+
+  it('min_interval_seconds: a shipment checked within the interval waits; a new one is checked', async () => {
+    await shop.shipped('DHL-INTERVAL', 'INT-1');
+    answer('INT-1', 'transit.json');
+    expect((await runConnector(daemon, 'dhl-interval')).counts).toEqual({ checked: 1, events_new: 2 });
+    await shop.shipped('DHL-INTERVAL', 'INT-2');
+    const scope = answer('INT-2', 'transit.json');
+    expect((await runConnector(daemon, 'dhl-interval')).counts).toEqual({ checked: 1, events_new: 2 });
+    expect(scope.isDone()).toBe(true);
+    expect((await runConnector(daemon, 'dhl-interval')).counts).toEqual({});
   });
 
   it('requests per second: 10 shipments at 10/s take about a second, never more than 10 starts in a second', async () => {
