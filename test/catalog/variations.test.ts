@@ -144,3 +144,29 @@ describe('/shops/{shop}/products/{product}/variations/{variation}/images/', () =
     expect(res.headers.allow).toBe(allow);
   });
 });
+
+describe('every catalog write answers 201 with Location, Content-Type, Allow and the feed', () => {
+  it('on each write endpoint', async () => {
+    const p = await seed('H1');
+    const images = `${p.url}${p.va}/images/`;
+    const cases: [string, string, unknown, string, string][] = [
+      ['POST', PRODUCTS, [product('H1-new')], 'GET, POST, PUT, DELETE, OPTIONS', 'product_create'],
+      ['PUT', PRODUCTS, [{ sku: 'H1', stock: 1 }], 'GET, POST, PUT, DELETE, OPTIONS', 'product_update'],
+      ['DELETE', PRODUCTS, [{ sku: 'H1-new' }], 'GET, POST, PUT, DELETE, OPTIONS', 'product_delete'],
+      ['PUT', p.url, [{ pk: p.va, stock: 2 }], VARIATIONS_ALLOW, 'variation_update'],
+      ['POST', p.url, [{ sku: 'H1-c' }], VARIATIONS_ALLOW, 'variation_create'],
+      ['DELETE', p.url, [{ pk: p.vb }], VARIATIONS_ALLOW, 'variation_delete'],
+      ['POST', images, [{ pk: p.images[0] }], IMAGES_ALLOW, 'image_replace'],
+      ['DELETE', images, [{ pk: p.images[0] }], IMAGES_ALLOW, 'image_delete'],
+    ];
+    for (const [method, url, payload, allow, type] of cases) {
+      const res = await app.inject({ method: method as 'POST', url, headers: auth, payload: payload as object });
+      expect([method, url, res.statusCode, res.headers.allow]).toEqual([method, url, 201, allow]);
+      expect(res.headers['content-type']).toMatch(/^application\/json/);
+      const feed = res.json() as { pk: string; type: string; url: string; status: string };
+      expect(res.headers.location).toBe(`http://localhost:80/feeds/${feed.pk}/`);
+      expect(feed).toMatchObject({ type, url: res.headers.location, status: 'Wait' });
+      expect((await waitFeed(app, auth, res.headers.location)).counts.failed).toBe(0);
+    }
+  });
+});
