@@ -68,9 +68,10 @@ export class TrackingService {
       shipment_id: shipment.id, occurred_at: e.occurredAt, status: e.status, carrier_code: e.carrierCode, carrier_text: e.carrierText,
       location: e.location, warning: null, source, dedupe_key: eventKey(e),
     }));
+    const final = isFinal(result.status, result.finalFailure, o.followDeliveredDays);
     const newEvents = await repo.saveCheck(this.#db, {
       shipment_id: shipment.id, connector: o.connector, status: result.status, carrier_status: result.carrierStatus,
-      final: isFinal(result.status, result.finalFailure, o.followDeliveredDays), delivered: result.status === 'delivered',
+      final, delivered: result.status === 'delivered',
     }, dedupeRows(events));
     const deliveredBefore = shipment.itemsDelivered || result.events.some((e) => e.status === 'delivered');
     const action = actionFor(result, deliveredBefore);
@@ -94,7 +95,9 @@ export class TrackingService {
         break;
       }
     }
-    await repo.setLastAction(this.#db, shipment.id, action);
+    // A final shipment is never polled again, so nothing can loop on it: no need to remember
+    // (a pushed repeat re-applies a no-op, or a refusal whose warning is already stored).
+    if (!final) await repo.setLastAction(this.#db, shipment.id, action);
     return { newEvents, action, applied: !refused, refused };
   }
 
