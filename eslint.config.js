@@ -9,7 +9,7 @@ const restrict = (files, patterns, message) => ({
 });
 
 export default tseslint.config(
-  { ignores: ['node_modules/**', 'data/**', 'coverage/**', 'test-artifacts/**', 'bench/results/**'] },
+  { ignores: ['node_modules/**', 'data/**', 'scratch/**', 'coverage/**', 'test-artifacts/**', 'bench/results/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
