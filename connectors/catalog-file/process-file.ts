@@ -23,6 +23,15 @@ const sha256Of = async (file: string): Promise<string> => {
 
 const mb = (n: number): string => `${(n / 1024 / 1024).toFixed(n < 10 * 1024 * 1024 ? 1 : 0)} MB`;
 
+/**
+ * The reader's heap, MB: a CSV streams (a few chunks in hand), so its heap stays small whatever
+ * the file's size; JSON and XML are documents read whole and get room for their tree.
+ */
+const heapLimits = (format: string, bytes: number): { maxOldGenerationSizeMb: number; maxYoungGenerationSizeMb: number } => ({
+  maxOldGenerationSizeMb: format === 'csv' ? 128 : 128 + Math.ceil((bytes / 1024 / 1024) * 10),
+  maxYoungGenerationSizeMb: 48,
+});
+
 /** Adds a chunk to the report and sends its changed products as one feed. */
 async function sendChunk(ctx: Ctx, report: FileReport, chunk: PreparedChunk): Promise<void> {
   const c = report.counts;
@@ -57,7 +66,7 @@ async function sendChunk(ctx: Ctx, report: FileReport, chunk: PreparedChunk): Pr
 function readAndSend(ctx: Ctx, file: string, report: FileReport): Promise<number> {
   const o = ctx.options;
   const input: WorkerInput = { file, format: o.format, columns: o.columns ?? {} };
-  const worker = new Worker(new URL('./parse-worker.ts', import.meta.url), { workerData: input });
+  const worker = new Worker(new URL('./parse-worker.ts', import.meta.url), { workerData: input, resourceLimits: heapLimits(o.format, report.bytes ?? 0) });
   return new Promise<number>((resolve, reject) => {
     const sending = new Set<Promise<void>>();
     let settled = false;
@@ -89,7 +98,8 @@ function readAndSend(ctx: Ctx, file: string, report: FileReport): Promise<number
         fail(m.user ? userError(m.message) : new Error(m.message));
       }
     });
-    worker.on('error', fail);
+    worker.on('error', (error: Error & { code?: string }) =>
+      fail(error.code === 'ERR_WORKER_OUT_OF_MEMORY' ? userError(`Reading the file needs more memory than this connector allows (${mb((report.bytes ?? 0))} ${o.format.toUpperCase()}); split it, or send CSV.`) : error));
     worker.on('exit', (code) => {
       if (code !== 0) fail(new Error(`the file reader stopped (exit code ${code})`));
     });

@@ -20,9 +20,22 @@ export function createReport(): RunReport {
 /** JSON with object keys sorted at every level (undefined members dropped): one text per content. */
 export function canonicalJson(value: unknown): string {
   if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null';
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  const entries = Object.entries(value as Record<string, unknown>).filter(([, v]) => v !== undefined).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-  return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
+  // Plain loops and += (no intermediate arrays): this runs once per product of every file.
+  if (Array.isArray(value)) {
+    let s = '[';
+    for (let i = 0; i < value.length; i++) s += (i === 0 ? '' : ',') + canonicalJson(value[i]);
+    return `${s}]`;
+  }
+  const o = value as Record<string, unknown>;
+  let s = '{';
+  let first = true;
+  for (const k of Object.keys(o).sort()) {
+    const v = o[k];
+    if (v === undefined) continue;
+    s += `${first ? '' : ','}${JSON.stringify(k)}:${canonicalJson(v)}`;
+    first = false;
+  }
+  return `${s}}`;
 }
 
 /** sha256 hex of a product's normalized content. */
