@@ -1,13 +1,14 @@
 // Path traversal through a catalog-file inbox: files named like escapes (`..%2fx.csv`,
 // `..x.csv`, `..\x.csv`), with newlines, control and bidi characters, odd unicode, a symbolic
 // link to a file outside, and a folder named `..x`. After a run, nothing outside the inbox was
-// created, changed or removed, and every dropped file is inside the inbox (.done or .error).
+// created, changed or removed, and every dropped file is inside the inbox (.done or .error)
+// once the daemon (its inbox watcher, or a run asked through the admin API) has filed them.
 // A name with a slash (`../x.csv`) cannot exist in a folder on POSIX: the symbolic link and
 // the `..` look-alikes are what a hostile drop can really do.
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { runCli, type Target } from '../harness.ts';
-import type { World } from '../fuzz/world.ts';
+import { until, type Target } from '../harness.ts';
+import { ADMIN_TOKEN, type World } from '../fuzz/world.ts';
 import type { CheckResult } from './auth.ts';
 
 const CSV = 'sku,name,price,stock\nINBOX-1,From the inbox,1,1\n';
@@ -55,8 +56,16 @@ export async function checkInbox(world: World, target: Target): Promise<CheckRes
   const before = await snapshot(world.dir, inbox);
   const outsideBefore = await fs.readFile(outsideFile, 'utf8');
 
-  const run = await runCli(['connectors', 'run', 'erp-main', '--json'], world.cliEnv);
-  if (run.code !== 0) problems.push(`connectors run exited ${run.code}: ${run.stderr.slice(0, 500)}`);
+  // The daemon watches the inbox and runs the connector on its own; ask for a run too, in case
+  // the last drop came after the watcher's run started, and wait until every file is filed.
+  const list = (d: string): Promise<string[]> => fs.readdir(path.join(inbox, d)).catch(() => []);
+  const filedNow = async (): Promise<string[]> => [...(await list('.done')), ...(await list('.error'))].filter((n) => !n.endsWith('.report.json'));
+  const expected = dropped.length + 2;
+  await until('every dropped file to be filed', async () => {
+    if ((await filedNow()).length >= expected) return true;
+    await fetch(`${world.daemon.url}/admin/api/connectors/erp-main/run`, { method: 'POST', headers: { authorization: `Bearer ${ADMIN_TOKEN}` } }).then((r) => r.text(), () => '');
+    return false;
+  }, 60_000, 500).catch(() => undefined);
 
   const after = await snapshot(world.dir, inbox);
   for (const [p, size] of after) if (before.get(p) !== size) problems.push(`outside the inbox, ${p} was created or changed`);
@@ -68,8 +77,7 @@ export async function checkInbox(world: World, target: Target): Promise<CheckRes
   const top = (await fs.readdir(inbox)).filter((n) => !n.startsWith('.') || n.startsWith('..'));
   const leftover = top.filter((n) => n !== '..x');
   if (leftover.length > 0) problems.push(`left at the top of the inbox: ${leftover.map((n) => JSON.stringify(n)).join(', ')}`);
-  const list = (d: string): Promise<string[]> => fs.readdir(path.join(inbox, d)).catch(() => []);
-  const filed = [...(await list('.done')), ...(await list('.error'))].filter((n) => !n.endsWith('.report.json'));
-  if (filed.length !== dropped.length + 2) problems.push(`${filed.length} files filed in .done/.error, ${dropped.length + 2} dropped`);
-  return { figures: { inbox_files: dropped.length + 2, inbox_filed: filed.length }, problems };
+  const filed = await filedNow();
+  if (filed.length !== expected) problems.push(`${filed.length} files filed in .done/.error, ${expected} dropped`);
+  return { figures: { inbox_files: expected, inbox_filed: filed.length }, problems };
 }
