@@ -92,24 +92,39 @@ export function lineOf(p: FileProduct, pointer: string): number {
 export class CsvGrouper {
   readonly open = new Map<string, FileProduct>();
   readonly order: FileProduct[] = [];
+  /** Per column of the header (known from the first row): its kind as a product and as a variation field. */
+  #plan: { field: string; product: Kind | undefined; variation: Kind | undefined }[] | null = null;
 
   add(row: Record<string, string>, line: number): { error?: string; sku?: string } {
+    // Rows all have the header's keys: decide each column's conversion once.
+    const plan = (this.#plan ??= Object.keys(row).filter((f) => f !== 'parent_sku').map((field) => ({ field, product: productKinds.get(field), variation: variationKinds.get(field) })));
     const parent = row.parent_sku?.trim() ?? '';
-    const { parent_sku: _p, ...fields } = row;
-    if (parent === '') {
-      const product = recordToObject(fields, productKinds, true);
-      const fp: FileProduct = { product, at: line, variationsAt: [] };
+    const isProduct = parent === '';
+    const out: Record<string, unknown> = {};
+    for (const { field, product, variation } of plan) {
+      const text = row[field];
+      if (text === undefined || text === '') continue;
+      const kind = isProduct ? product : variation;
+      // Product rows keep unknown columns (the API warns); variation rows keep variation fields only.
+      if (kind === undefined) {
+        if (isProduct && text.trim() !== '') out[field] = text.trim();
+        continue;
+      }
+      const v = coerce(kind, text);
+      if (v !== '') out[field] = v;
+    }
+    if (isProduct) {
+      const fp: FileProduct = { product: out, at: line, variationsAt: [] };
       this.order.push(fp);
-      if (typeof product.sku === 'string') this.open.set(product.sku, fp);
+      if (typeof out.sku === 'string') this.open.set(out.sku, fp);
       return {};
     }
     const owner = this.open.get(parent);
-    const variation = recordToObject(fields, variationKinds, false);
     if (owner === undefined) {
-      return { sku: typeof variation.sku === 'string' ? variation.sku : undefined, error: `parent_sku "${parent}" is not a product row above this one (variation rows must follow their product, within 1,000 products)` };
+      return { sku: typeof out.sku === 'string' ? out.sku : undefined, error: `parent_sku "${parent}" is not a product row above this one (variation rows must follow their product, within 1,000 products)` };
     }
     const list = (owner.product.variations ??= []) as unknown[];
-    list.push(variation);
+    list.push(out);
     owner.variationsAt.push(line);
     return {};
   }
