@@ -36,7 +36,8 @@ afterAll(async () => {
   await fs.rm(dataDir, { recursive: true, force: true });
 });
 
-describe('embedded Postgres', () => {
+// Each step starts real processes; on a loaded 2-core machine a start can take 20 s.
+describe('embedded Postgres', { timeout: 120_000 }, () => {
   let daemon: DaemonProcess;
 
   it('starts with no DATABASE_URL and serves /healthz and /readyz', async () => {
