@@ -2,6 +2,7 @@
 // the daemon's event loop, so requests and feed processing keep their thread. At most
 // IN_FLIGHT chunks wait in the main thread (each acknowledged once its feed is written).
 import { parentPort, workerData } from 'node:worker_threads';
+import { validateProducts } from '../../src/catalog/product-validation.ts';
 import { AppError } from '../../src/errors.ts';
 import { readChunks, type PreparedChunk } from './chunk.ts';
 
@@ -25,12 +26,18 @@ if (parentPort !== null) {
   const input = workerData as WorkerInput;
   let credits = IN_FLIGHT;
   let wake: (() => void) | null = null;
+  let start: (() => void) | null = null;
+  const started = new Promise<void>((resolve) => (start = resolve));
   port.on('message', (m: unknown) => {
+    if (m === 'start') start?.();
     if (m !== 'ack') return;
     credits++;
     wake?.();
     wake = null;
   });
+  // Compile the API's product schema while the main thread hashes the file, then wait for it.
+  validateProducts([{}]);
+  await started;
   try {
     const rows = await readChunks(input.file, input.format, input.columns, async (chunk) => {
       while (credits === 0) await new Promise<void>((resolve) => (wake = resolve));

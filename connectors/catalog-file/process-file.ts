@@ -63,10 +63,23 @@ async function sendChunk(ctx: Ctx, report: FileReport, chunk: PreparedChunk): Pr
  * Resolves with the rows read once every feed is written; rejects with the first failure (a
  * user error for bad input), after the chunks already handed over are written.
  */
-function readAndSend(ctx: Ctx, file: string, report: FileReport): Promise<number> {
+function startReader(ctx: Ctx, file: string, report: FileReport): { go(): Promise<number>; cancel(): void } {
   const o = ctx.options;
   const input: WorkerInput = { file, format: o.format, columns: o.columns ?? {} };
+  // Started early: it loads and compiles while the file is hashed; reading begins on go().
   const worker = new Worker(new URL('./parse-worker.ts', import.meta.url), { workerData: input, resourceLimits: heapLimits(o.format, report.bytes ?? 0) });
+  // Whatever happens to it before go() (a crash while loading) is kept for go() to report.
+  let early: Error | null = null;
+  worker.on('error', (error) => (early ??= error));
+  worker.once('exit', (code) => (early ??= new Error(`the file reader stopped (exit code ${code})`)));
+  return {
+    go: () => (early !== null ? Promise.reject(early) : readAndSend(ctx, worker, report)),
+    cancel: () => void worker.terminate(),
+  };
+}
+
+function readAndSend(ctx: Ctx, worker: Worker, report: FileReport): Promise<number> {
+  const o = ctx.options;
   return new Promise<number>((resolve, reject) => {
     const sending = new Set<Promise<void>>();
     let settled = false;
@@ -103,6 +116,7 @@ function readAndSend(ctx: Ctx, file: string, report: FileReport): Promise<number
     worker.on('exit', (code) => {
       if (code !== 0) fail(new Error(`the file reader stopped (exit code ${code})`));
     });
+    worker.postMessage('start');
   });
 }
 
@@ -123,14 +137,22 @@ export async function processFile(ctx: Ctx, file: string, name: string): Promise
     if (o.format !== 'csv' && size > o.max_document_bytes) {
       throw userError(`The file is ${mb(size)}: ${o.format.toUpperCase()} files are read whole and the limit is ${mb(o.max_document_bytes)} (option max_document_bytes); split it or send CSV.`);
     }
-    report.sha256 = await sha256Of(file);
-    const seen = await ctx.processed.seen(report.sha256);
+    const reader = startReader(ctx, file, report);
+    let seen: Awaited<ReturnType<typeof ctx.processed.seen>>;
+    try {
+      report.sha256 = await sha256Of(file);
+      seen = await ctx.processed.seen(report.sha256);
+    } catch (error) {
+      reader.cancel();
+      throw error;
+    }
     if (seen !== null) {
+      reader.cancel();
       report.outcome = 'skipped';
       report.reason = `The file is byte-identical to ${seen.label}, done at ${seen.at}: nothing to do.`;
       return report;
     }
-    report.counts.rows = await readAndSend(ctx, file, report);
+    report.counts.rows = await reader.go();
     if (report.counts.products === 0 && report.counts.invalid === 0) throw userError('The file has a header row but no product rows.');
     if (report.counts.valid === 0) throw userError(`None of the file's ${report.counts.products} products is valid; each one's errors are listed in this report.`);
     await ctx.processed.remember(report.sha256, name);
