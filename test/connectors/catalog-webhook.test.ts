@@ -83,6 +83,17 @@ describe('duplicates', () => {
     expect(runs).toHaveLength(1);
   });
 
+  it('five copies delivered at once all get the first reply (none a 409), one feed', async () => {
+    const body = products('W-5');
+    const h = signed(body, 'msg_dup_parallel');
+    const replies = await Promise.all(Array.from({ length: 5 }, () => post(body, h)));
+    expect(replies.map((r) => r.statusCode)).toEqual([202, 202, 202, 202, 202]);
+    expect(new Set(replies.map((r) => r.headers.location)).size).toBe(1);
+    const pk = (replies[0]!.json() as { pk: string }).pk;
+    const runs = (await daemon.services.connectors.runs('pim')).filter((r) => r.feed_pks.includes(pk));
+    expect(runs).toHaveLength(1);
+  });
+
   it('a refused body is not remembered: the fixed delivery with the same id is applied', async () => {
     const bad = JSON.stringify([{ sku: 'W-5', name: 'x', stock: -1 }]);
     const res = await post(bad, signed(bad, 'msg_fix'));

@@ -205,12 +205,18 @@ export class ConnectorService {
 
   async #once(connector: string, key: string, fn: () => Promise<ReceiverResponse>): Promise<ReceiverResponse> {
     const db = this.#deps.db;
-    if (!(await repo.claimReceipt(db, connector, key))) {
+    // A duplicate that arrives while the first delivery is still being handled waits for it
+    // (up to 30 s) and answers the same reply; if the first failed, this one takes over.
+    const deadline = Date.now() + 30_000;
+    for (let delay = 20; !(await repo.claimReceipt(db, connector, key)); delay = Math.min(delay * 2, 500)) {
       const first = await repo.getReceipt(db, connector, key);
-      if (first === undefined || first.status === null) {
+      if (first !== undefined && first.status !== null) {
+        return { status: first.status, headers: { ...first.headers, 'idempotent-replayed': 'true' }, body: first.body ?? undefined };
+      }
+      if (Date.now() > deadline) {
         throw new AppError('delivery_in_progress', 409, `Delivery ${key} is being handled; retry shortly.`, { headers: { 'retry-after': '5' } });
       }
-      return { status: first.status, headers: { ...first.headers, 'idempotent-replayed': 'true' }, body: first.body ?? undefined };
+      await new Promise((r) => setTimeout(r, delay));
     }
     try {
       const reply = await fn();
