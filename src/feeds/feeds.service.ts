@@ -8,6 +8,7 @@ import type { CatalogWriter } from '../catalog/catalog-writer.service.ts';
 import type { ChunkOutcome } from '../catalog/catalog-items.ts';
 import { validateItems, type ItemKind, type ItemWarning } from '../catalog/product-validation.ts';
 import type { Config } from '../config.ts';
+import { metrics } from '../metrics/metrics.ts';
 import { inTransaction, type Db, type Executor } from '../db/database.ts';
 import { AppError, badRequest, conflict, notFound, unavailable } from '../errors.ts';
 import type { JobSender } from '../jobs/job-map.ts';
@@ -200,6 +201,7 @@ export class FeedService {
     let last: repo.FeedRow | undefined;
     for (let finished = false; !finished;) {
       if (options.signal?.aborted === true) throw unavailable(`Feed ${feedPk} was interrupted (shutdown); it resumes on retry.`);
+      let applied = { succeeded: 0, failed: 0 };
       finished = await inTransaction(db, async (trx) => {
         const cur = await repo.lockFeed(trx, feedPk);
         if (cur === undefined || cur.state === 'done' || cur.state === 'failed') return true;
@@ -216,10 +218,14 @@ export class FeedService {
         const processed = offset + chunk.length;
         const done = processed >= feed.total;
         const row = await repo.advance(trx, feedPk, { processed, succeeded: outcome.success.length, failed: outcome.errors.length, warnings, done });
+        applied = { succeeded: outcome.success.length, failed: outcome.errors.length };
         if (done) await this.#emit(trx, row, hasWebhook);
         if (done) last = row;
         return done;
       });
+      // Counted once the chunk is committed (a rolled-back chunk is applied again later).
+      metrics.feedItems(type, 'succeeded', applied.succeeded);
+      metrics.feedItems(type, 'failed', applied.failed);
     }
     const after = last ?? (await repo.findFeed(db, feedPk));
     return after === undefined ? null : toFeed(after);

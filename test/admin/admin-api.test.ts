@@ -176,4 +176,18 @@ describe('/metrics', () => {
     expect(res.body).toContain('# TYPE waybill_connector_runs_total counter');
     expect(res.body).toContain('# TYPE waybill_feed_items_total counter');
   });
+
+  it('counts feed items as their chunks commit, by type and outcome', async () => {
+    const shop = await daemon.shopWithKey({ name: 'Metrics' });
+    const post = await app.inject({
+      method: 'POST', url: `/shops/${shop.shopPk}/products/`, headers: { ...shop.auth, 'content-type': 'application/json' },
+      payload: [{ sku: 'M-1', name: 'One', price: 1, stock: 1 }, { sku: 'M-2', name: 'Two', price: 2, stock: 2 }],
+    });
+    expect(post.statusCode).toBe(201);
+    const path = new URL(post.headers.location as string).pathname;
+    await until(async () => ((await app.inject({ url: path, headers: shop.auth })).json<{ state: string }>().state === 'done' ? true : undefined), 'the feed done');
+    const body = (await app.inject({ url: '/metrics' })).body;
+    const m = /waybill_feed_items_total\{type="product_create",outcome="succeeded",service="waybill"\} (\d+)/.exec(body);
+    expect(Number(m?.[1])).toBeGreaterThanOrEqual(2);
+  });
 });
