@@ -7,13 +7,11 @@
 //    log buffer as an extra stream. Target: the buffer costs < 2x.
 // Database: DATABASE_URL (a scratch database on that server, dropped after), else an embedded
 // Postgres in a temp folder.
-import { randomBytes } from 'node:crypto';
-import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { Writable } from 'node:stream';
 import { performance } from 'node:perf_hooks';
-import pg from 'pg';
+import { benchTarget } from './bench-target.ts';
 import { LogBuffer } from '../src/admin/log-buffer.ts';
 import { loadConfig } from '../src/config.ts';
 import { createLogger } from '../src/logger.ts';
@@ -24,31 +22,11 @@ type Autocannon = (opts: Record<string, unknown>) => Promise<Result>;
 const { default: autocannon } = (await import('autocannon' as string)) as { default: Autocannon };
 
 const TOKEN = 'bench-admin-token-0123456789';
-const FEEDS = 1_000;
-const tag = randomBytes(4).toString('hex');
-let dropDatabase = async (): Promise<void> => undefined;
-let tmpDir: string | null = null;
-const env: Record<string, string> = { PORT: '0', LOG_LEVEL: 'warn', WAYBILL_ADMIN_TOKEN: TOKEN, WAYBILL_CONNECTORS: path.join(os.tmpdir(), `none-${tag}.json`) };
-if (process.env.DATABASE_URL) {
-  const adminUrl = process.env.DATABASE_URL;
-  const name = `wb_bench_admin_${tag}`;
-  const admin = new pg.Client({ connectionString: adminUrl });
-  await admin.connect();
-  await admin.query(`create database ${name}`);
-  await admin.end();
-  const url = new URL(adminUrl);
-  url.pathname = `/${name}`;
-  env.DATABASE_URL = url.toString();
-  dropDatabase = async () => {
-    const c = new pg.Client({ connectionString: adminUrl });
-    await c.connect();
-    await c.query(`drop database if exists ${name} with (force)`);
-    await c.end();
-  };
-} else {
-  tmpDir = await fs.mkdtemp(path.join(os.tmpdir(), 'waybill-bench-admin-'));
-  env.WAYBILL_DATA_DIR = tmpDir;
-}
+// FEEDS (a multiple of 50), SECONDS per HTTP measurement and LINES for the logger: shorter runs.
+const FEEDS = Number(process.env.FEEDS ?? 1_000);
+const SECONDS = Number(process.env.SECONDS ?? 5);
+const target = await benchTarget('admin');
+const env: Record<string, string> = { PORT: '0', LOG_LEVEL: 'warn', WAYBILL_ADMIN_TOKEN: TOKEN, WAYBILL_CONNECTORS: path.join(os.tmpdir(), `none-${target.tag}.json`), ...target.env };
 
 const config = loadConfig(env);
 const logs = new LogBuffer();
@@ -66,7 +44,7 @@ try {
 
   const headers = { authorization: `Bearer ${TOKEN}`, accept: 'text/html' };
   const run = async (p: string, h: Record<string, string> = headers) => {
-    const r = await autocannon({ url: `${daemon.url}${p}`, connections: 10, duration: 5, headers: h });
+    const r = await autocannon({ url: `${daemon.url}${p}`, connections: 10, duration: SECONDS, headers: h });
     if (r.non2xx > 0 || r.errors > 0) throw new Error(`${p}: ${r.non2xx} non-2xx, ${r.errors} errors`);
     return r;
   };
@@ -78,12 +56,11 @@ try {
   }
 } finally {
   await daemon.stop();
-  await dropDatabase();
-  if (tmpDir !== null) await fs.rm(tmpDir, { recursive: true, force: true });
+  await target.cleanup();
 }
 
 // Logger throughput: the daemon's logger (JSON, redaction) into a sink that drops the bytes.
-const LINES = 200_000;
+const LINES = Number(process.env.LINES ?? 200_000);
 const sink = () => new Writable({ write(_c, _e, cb) { cb(); } });
 const measure = (withBuffer: boolean): number => {
   const streams = [{ level: 'trace' as const, stream: sink() }, ...(withBuffer ? [{ level: 'trace' as const, stream: new LogBuffer() }] : [])];

@@ -7,16 +7,14 @@
 //  (d) single-product feed latency, POST -> done as a client sees it, p50/p99 over 200 feeds.
 //      Target p50 <= 100 ms.
 // Database: DATABASE_URL (a scratch database is made on that server and dropped after), else
-// an embedded Postgres in a temp folder. PRODUCTS=20000 for a shorter run.
+// an embedded Postgres in a temp folder. PRODUCTS=20000 (and SECONDS=2) for a shorter run.
 import { spawn } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
-import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import Fastify from 'fastify';
-import pg from 'pg';
+import { benchTarget } from './bench-target.ts';
 import { oneOrMany, Product } from '../src/catalog/catalog.schemas.ts';
 import { loadConfig } from '../src/config.ts';
 import { validatorCompiler } from '../src/http/validation.ts';
@@ -27,33 +25,11 @@ const PRODUCTS = Number(process.env.PRODUCTS ?? 100_000);
 const PER_REQUEST = 1_000;
 const IN_FLIGHT = 4; // POSTs of (a) in flight at once
 const CONNECTIONS = 50;
-const SECONDS = 10;
+const SECONDS = Number(process.env.SECONDS ?? 10); // of each autocannon run in (c)
 const LATENCY_FEEDS = 200;
 
-const tag = randomBytes(4).toString('hex');
-let dropDatabase = async (): Promise<void> => undefined;
-let tmpDir: string | null = null;
-const env: Record<string, string> = { PORT: '0', LOG_LEVEL: 'warn', WAYBILL_CONNECTORS: path.join(os.tmpdir(), `none-${tag}.json`) };
-if (process.env.DATABASE_URL) {
-  const adminUrl = process.env.DATABASE_URL;
-  const name = `wb_bench_catalog_${tag}`;
-  const admin = new pg.Client({ connectionString: adminUrl });
-  await admin.connect();
-  await admin.query(`create database ${name}`);
-  await admin.end();
-  const url = new URL(adminUrl);
-  url.pathname = `/${name}`;
-  env.DATABASE_URL = url.toString();
-  dropDatabase = async () => {
-    const c = new pg.Client({ connectionString: adminUrl });
-    await c.connect();
-    await c.query(`drop database if exists ${name} with (force)`);
-    await c.end();
-  };
-} else {
-  tmpDir = await fs.mkdtemp(path.join(os.tmpdir(), 'waybill-bench-catalog-'));
-  env.WAYBILL_DATA_DIR = tmpDir;
-}
+const target = await benchTarget('catalog');
+const env: Record<string, string> = { PORT: '0', LOG_LEVEL: 'warn', WAYBILL_CONNECTORS: path.join(os.tmpdir(), `none-${target.tag}.json`), ...target.env };
 
 const config = loadConfig(env);
 const daemon = await startDaemon({ config, logger: createLogger({ level: 'warn', pretty: false }), role: 'all' });
@@ -215,6 +191,5 @@ try {
 } finally {
   await bare.close();
   await daemon.stop();
-  await dropDatabase();
-  if (tmpDir !== null) await fs.rm(tmpDir, { recursive: true, force: true });
+  await target.cleanup();
 }

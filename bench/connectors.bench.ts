@@ -5,46 +5,26 @@
 // requests of 1,000, until their feeds are done (target: connector >= 0.8 x API).
 // Database: DATABASE_URL (a scratch database on that server, dropped after), else embedded.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
-import pg from 'pg';
+import { benchTarget } from './bench-target.ts';
 import { loadConfig } from '../src/config.ts';
 import { connect } from '../src/db/connect.ts';
 import { createLogger } from '../src/logger.ts';
 import { ShopService } from '../src/shops/shops.service.ts';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const SIZES = [10_000, 100_000];
-const tag = randomBytes(4).toString('hex');
+// SIZES=1000,3000 (CSV rows, comma-separated, ascending) for a shorter run.
+const SIZES = (process.env.SIZES ?? '10000,100000').split(',').map(Number);
 const work = fs.mkdtempSync(path.join(os.tmpdir(), 'waybill-bench-connectors-'));
 // The embedded server runs as the "postgres" user, who must traverse this folder.
 fs.chmodSync(work, 0o711);
-const env: Record<string, string> = { LOG_LEVEL: 'warn' };
-let dropDatabase = async (): Promise<void> => undefined;
-if (process.env.DATABASE_URL) {
-  const adminUrl = process.env.DATABASE_URL;
-  const name = `wb_bench_conn_${tag}`;
-  const admin = new pg.Client({ connectionString: adminUrl });
-  await admin.connect();
-  await admin.query(`create database ${name}`);
-  await admin.end();
-  const url = new URL(adminUrl);
-  url.pathname = `/${name}`;
-  env.DATABASE_URL = url.toString();
-  dropDatabase = async () => {
-    const c = new pg.Client({ connectionString: adminUrl });
-    await c.connect();
-    await c.query(`drop database if exists ${name} with (force)`);
-    await c.end();
-  };
-} else {
-  env.WAYBILL_DATA_DIR = path.join(work, 'data');
-}
+const target = await benchTarget('connectors', { dataDir: path.join(work, 'data') });
+const env: Record<string, string> = { LOG_LEVEL: 'warn', ...target.env };
 const logger = createLogger({ level: 'warn', pretty: false });
 const connection = await connect(loadConfig({ ...env, WAYBILL_CONNECTORS: path.join(work, 'none.json') }), logger);
 const shops = new ShopService(connection.db);
@@ -210,10 +190,11 @@ try {
       + (line.api_s === undefined ? '' : `; API bulk ${fmt(line.api_s as number, 1)} s (POSTs answered after ${fmt(line.api_post_s as number, 1)} s) = ${fmt(line.api_rows_per_s as number)} rows/s; ratio connector/API ${fmt(line.ratio as number, 2)} (target >= 0.8)`));
   }
   const [small, big] = results as { daemon_peak_rss_mb: number }[];
-  console.log(`peak RSS 10k -> 100k rows: ${fmt(small!.daemon_peak_rss_mb)} MB -> ${fmt(big!.daemon_peak_rss_mb)} MB (target < 400 MB, flat)`);
+  const k = (n: number): string => (n % 1000 === 0 ? `${n / 1000}k` : String(n));
+  console.log(`peak RSS ${k(SIZES[0]!)} -> ${k(SIZES.at(-1)!)} rows: ${fmt(small!.daemon_peak_rss_mb)} MB -> ${fmt(big!.daemon_peak_rss_mb)} MB (target < 400 MB, flat)`);
   console.log(JSON.stringify({ bench: 'connectors', results }));
 } finally {
   await connection.close();
-  await dropDatabase();
+  await target.cleanup();
   fs.rmSync(work, { recursive: true, force: true });
 }

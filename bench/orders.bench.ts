@@ -3,21 +3,21 @@
 // doing the same auth (ShopService.authenticate) and one indexed UPDATE of the order row.
 // Target: actions >= 0.5 x the baseline's req/s. Database: DATABASE_URL (a scratch database is
 // made on that server and dropped after), else an embedded Postgres in a temp folder.
-import { randomBytes } from 'node:crypto';
-import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import Fastify from 'fastify';
 import { performance } from 'node:perf_hooks';
-import pg from 'pg';
+import { benchTarget } from './bench-target.ts';
 import { loadConfig } from '../src/config.ts';
 import { createLogger } from '../src/logger.ts';
 import { startDaemon } from '../src/main.ts';
 
 const CONNECTIONS = 50;
-const ORDERS = 1_000;
-const WARMUP_ORDERS = 200;
-const ROUNDS = 5;
+// ORDERS (at most 100,000: rounds use blocks of order numbers that far apart), WARMUP_ORDERS
+// and ROUNDS in the environment make a shorter run.
+const ORDERS = Number(process.env.ORDERS ?? 1_000);
+const WARMUP_ORDERS = Number(process.env.WARMUP_ORDERS ?? 200);
+const ROUNDS = Number(process.env.ROUNDS ?? 5);
 
 interface Result {
   duration: number;
@@ -31,30 +31,8 @@ interface Req { method: string; path: string; headers: Record<string, string>; b
 type Autocannon = (opts: Record<string, unknown>) => Promise<Result> & { on(event: 'response', listener: () => void): void };
 const { default: autocannon } = (await import('autocannon' as string)) as { default: Autocannon };
 
-const tag = randomBytes(4).toString('hex');
-let dropDatabase = async (): Promise<void> => undefined;
-let tmpDir: string | null = null;
-const env: Record<string, string> = { PORT: '0', LOG_LEVEL: 'warn', WAYBILL_CONNECTORS: path.join(os.tmpdir(), `none-${tag}.json`) };
-if (process.env.DATABASE_URL) {
-  const adminUrl = process.env.DATABASE_URL;
-  const name = `wb_bench_orders_${tag}`;
-  const admin = new pg.Client({ connectionString: adminUrl });
-  await admin.connect();
-  await admin.query(`create database ${name}`);
-  await admin.end();
-  const url = new URL(adminUrl);
-  url.pathname = `/${name}`;
-  env.DATABASE_URL = url.toString();
-  dropDatabase = async () => {
-    const c = new pg.Client({ connectionString: adminUrl });
-    await c.connect();
-    await c.query(`drop database if exists ${name} with (force)`);
-    await c.end();
-  };
-} else {
-  tmpDir = await fs.mkdtemp(path.join(os.tmpdir(), 'waybill-bench-orders-'));
-  env.WAYBILL_DATA_DIR = tmpDir;
-}
+const target = await benchTarget('orders');
+const env: Record<string, string> = { PORT: '0', LOG_LEVEL: 'warn', WAYBILL_CONNECTORS: path.join(os.tmpdir(), `none-${target.tag}.json`), ...target.env };
 
 const config = loadConfig(env);
 const logger = createLogger({ level: 'warn', pretty: false });
@@ -163,6 +141,5 @@ try {
 } finally {
   await bare.close();
   await daemon.stop();
-  await dropDatabase();
-  if (tmpDir !== null) await fs.rm(tmpDir, { recursive: true, force: true });
+  await target.cleanup();
 }

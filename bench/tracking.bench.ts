@@ -7,14 +7,12 @@
 // carrier's latency allows. Database: DATABASE_URL (a scratch database on that server, dropped
 // after), else an embedded Postgres in a temp folder.
 import { fork } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
-import fsp from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
-import pg from 'pg';
+import { benchTarget } from './bench-target.ts';
 import { loadConfig } from '../src/config.ts';
 import { createLogger } from '../src/logger.ts';
 import { startDaemon } from '../src/main.ts';
@@ -63,37 +61,15 @@ async function baseline(): Promise<number> {
 }
 
 // --- the daemon, its database and 10,000 shipped orders ---
-const tag = randomBytes(4).toString('hex');
-let dropDatabase = async (): Promise<void> => undefined;
-let tmpDir: string | null = null;
-const connectorsFile = path.join(os.tmpdir(), `wb-bench-tracking-${tag}.json`);
+const target = await benchTarget('tracking');
+const connectorsFile = path.join(os.tmpdir(), `wb-bench-tracking-${target.tag}.json`);
 process.env.WB_BENCH_DHL_KEY = 'bench';
 const entry = (name: string, carrier: string, limit: number) => ({
   name, type: 'tracking-dhl',
   options: { base_url: base, carriers: [carrier], api_key_env: 'WB_BENCH_DHL_KEY', concurrency: CONCURRENCY, requests_per_second: limit, batch_size: 500, max_run_seconds: 900, min_interval_seconds: 0 },
 });
 fs.writeFileSync(connectorsFile, JSON.stringify({ connectors: [entry('dhl-bench', 'DHL', RATE_LIMIT), entry('dhl-tight', 'DHL-TIGHT', TIGHT_LIMIT)] }));
-const env: Record<string, string> = { PORT: '0', LOG_LEVEL: 'warn', WAYBILL_CONNECTORS: connectorsFile };
-if (process.env.DATABASE_URL) {
-  const adminUrl = process.env.DATABASE_URL;
-  const name = `wb_bench_tracking_${tag}`;
-  const admin = new pg.Client({ connectionString: adminUrl });
-  await admin.connect();
-  await admin.query(`create database ${name}`);
-  await admin.end();
-  const url = new URL(adminUrl);
-  url.pathname = `/${name}`;
-  env.DATABASE_URL = url.toString();
-  dropDatabase = async () => {
-    const c = new pg.Client({ connectionString: adminUrl });
-    await c.connect();
-    await c.query(`drop database if exists ${name} with (force)`);
-    await c.end();
-  };
-} else {
-  tmpDir = await fsp.mkdtemp(path.join(os.tmpdir(), 'waybill-bench-tracking-'));
-  env.WAYBILL_DATA_DIR = tmpDir;
-}
+const env: Record<string, string> = { PORT: '0', LOG_LEVEL: 'warn', WAYBILL_CONNECTORS: connectorsFile, ...target.env };
 
 const daemon = await startDaemon({ config: loadConfig(env), logger: createLogger({ level: 'warn', pretty: false }), role: 'api' });
 const { services } = daemon;
@@ -141,8 +117,7 @@ try {
   if (!ok || !tight) process.exitCode = 1;
 } finally {
   await daemon.stop();
-  await dropDatabase();
-  if (tmpDir !== null) await fsp.rm(tmpDir, { recursive: true, force: true });
+  await target.cleanup();
   fs.rmSync(connectorsFile, { force: true });
   mock.send('stop');
 }
