@@ -119,10 +119,16 @@ const load: Scenario = {
       figures.accepted_while_stopping = acceptedDuringStop.length;
       if (code !== 0) problems.push(`exit code ${code} on SIGTERM`);
       daemon = await spawnDaemon(target.env);
+      // The API accepts feeds faster than two workers apply them: the backlog left by the load
+      // drains after it (its size and drain time are reported).
+      const backlog = (await target.query<{ n: number }>(`select count(*)::int n from feeds where state in ('queued', 'processing')`))[0]?.n ?? 0;
+      const drainStarted = Date.now();
       await until('every feed done', async () => {
         const r = await target.query<{ n: number }>(`select count(*)::int n from feeds where state in ('queued', 'processing')`);
         return r[0]?.n === 0;
-      }, 300_000, 1_000);
+      }, Number(process.env.LOAD_DRAIN_SECONDS ?? 3600) * 1000, 2_000);
+      figures.backlog_feeds_after_load = backlog;
+      figures.backlog_drain_s = ((Date.now() - drainStarted) / 1000).toFixed(0);
       const stored = new Set((await target.query<{ sku: string }>(`select sku from products where shop_pk = $1`, [shop.shopPk])).map((r) => r.sku));
       const lost = [...accepted, ...acceptedDuringStop].filter((s) => !stored.has(s));
       figures.accepted_products = accepted.length + acceptedDuringStop.length;
