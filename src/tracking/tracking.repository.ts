@@ -1,6 +1,6 @@
 // All Kysely code of carrier tracking: selecting the shipments to check (reading the orders
 // area's shipments and items), the per-shipment tracking state, and the deduplicated events.
-import { sql, type OnConflictBuilder } from 'kysely';
+import { sql, type OnConflictBuilder, type Selectable } from 'kysely';
 import type { Database, Executor } from '../db/database.ts';
 
 export interface TrackedRow {
@@ -77,17 +77,8 @@ export async function byTrackingCode(db: Executor, carriers: string[], shopPk: n
   return rows as TrackedRow[];
 }
 
-export interface EventRow {
-  shipment_id: number;
-  occurred_at: Date;
-  status: string;
-  carrier_code: string | null;
-  carrier_text: string | null;
-  location: string | null;
-  warning: string | null;
-  source: string;
-  dedupe_key: string;
-}
+/** A tracking event as written: the table's row less what the database fills in. */
+export type EventRow = Omit<Selectable<Database['tracking_events']>, 'id' | 'recorded_at'>;
 
 /** Inserts the events not stored yet; returns how many were new. */
 export async function insertEvents(db: Executor, rows: EventRow[]): Promise<number> {
