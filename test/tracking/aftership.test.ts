@@ -3,9 +3,9 @@
 // applied once, a forged one refused with 401, a return after delivery -> returned.
 import { createHmac } from 'node:crypto';
 import nock from 'nock';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { useTestDaemon } from '../helpers/daemon.ts';
-import { connectorsFile, fixture, inject, runConnector, shopClient } from './helpers.ts';
+import { connectorsFile, fixture, inject, runConnector, shopClient, onlyNockedNetwork } from './helpers.ts';
 
 process.env.WB_TEST_AS_KEY = 'as-test-key';
 process.env.WB_TEST_AS_SECRET = 'as-webhook-secret';
@@ -23,12 +23,7 @@ const daemon = await useTestDaemon({
 });
 const shop = await shopClient(daemon);
 
-beforeAll(() => {
-  nock.disableNetConnect();
-  nock.enableNetConnect(/127\.0\.0\.1|localhost/);
-});
-afterEach(() => nock.cleanAll());
-afterAll(() => nock.enableNetConnect());
+onlyNockedNetwork();
 
 const sign = (body: string, secret = 'as-webhook-secret') => createHmac('sha256', secret).update(body).digest('base64');
 const webhook = (body: string, signature: string | null, name = 'aftership') =>

@@ -2,9 +2,9 @@
 // run of the connector against DHL's API (nock, answers shaped like DHL's documentation), and
 // the order as the shop reads it afterwards. Plus deduplication, selection and refused moves.
 import nock from 'nock';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { useTestDaemon } from '../helpers/daemon.ts';
-import { connectorsFile, fixture, runConnector, shopClient } from './helpers.ts';
+import { connectorsFile, fixture, runConnector, shopClient, onlyNockedNetwork } from './helpers.ts';
 
 process.env.WB_TEST_DHL_KEY = 'dhl-test-key';
 const DHL = 'https://api-eu.dhl.test';
@@ -27,12 +27,7 @@ const daemon = await useTestDaemon({
 const shop = await shopClient(daemon);
 const tracking = daemon.services.tracking;
 
-beforeAll(() => {
-  nock.disableNetConnect();
-  nock.enableNetConnect(/127\.0\.0\.1|localhost/);
-});
-afterEach(() => nock.cleanAll());
-afterAll(() => nock.enableNetConnect());
+onlyNockedNetwork();
 
 /** DHL answers for one tracking number (the documented fixture with that number). */
 const answer = (trackingNumber: string, name: string, times = 1) =>

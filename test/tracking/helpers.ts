@@ -5,7 +5,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { InjectOptions, Response } from 'light-my-request';
-import { expect } from 'vitest';
+import nock from 'nock';
+import { afterAll, afterEach, beforeAll, expect } from 'vitest';
 import type { TestDaemon } from '../helpers/daemon.ts';
 
 /**
@@ -84,4 +85,14 @@ export async function runConnector(daemon: TestDaemon, name: string) {
   const r = await daemon.services.connectors.execute({ name, trigger: 'manual' });
   if (r.status !== 'done') throw new Error(`connector ${name}: ${r.status}`);
   return r.run;
+}
+
+/** Third-party HTTP only through nock: real connections to anything but this machine fail. */
+export function onlyNockedNetwork(): void {
+  beforeAll(() => {
+    nock.disableNetConnect();
+    nock.enableNetConnect(/127\.0\.0\.1|localhost/);
+  });
+  afterEach(() => nock.cleanAll());
+  afterAll(() => nock.enableNetConnect());
 }

@@ -4,9 +4,9 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import nock from 'nock';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { useTestDaemon } from '../helpers/daemon.ts';
-import { connectorsFile, fixture, inject, runConnector, shopClient } from './helpers.ts';
+import { connectorsFile, fixture, inject, runConnector, shopClient, onlyNockedNetwork } from './helpers.ts';
 
 process.env.WB_TEST_DHL_KEY2 = 'dhl-key-2';
 // A carrier that answers after a second (a local server: the client's time-out must cut a real socket).
@@ -34,13 +34,8 @@ const daemon = await useTestDaemon({
 const shop = await shopClient(daemon);
 const tracking = daemon.services.tracking;
 
-beforeAll(() => {
-  nock.disableNetConnect();
-  nock.enableNetConnect(/127\.0\.0\.1|localhost/);
-});
-afterEach(() => nock.cleanAll());
+onlyNockedNetwork();
 afterAll(() => {
-  nock.enableNetConnect();
   slow.closeAllConnections();
   slow.close();
 });

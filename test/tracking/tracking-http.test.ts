@@ -2,11 +2,11 @@
 // paths, status map), from shipped order to delivered order; and a bad configuration named
 // at start-up.
 import nock from 'nock';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { parseConnectorsConfig } from '../../src/connectors/host/config-file.ts';
 import { connectorTypes } from '../../connectors/registry.ts';
 import { useTestDaemon } from '../helpers/daemon.ts';
-import { connectorsFile, fixture, runConnector, shopClient } from './helpers.ts';
+import { connectorsFile, fixture, runConnector, shopClient, onlyNockedNetwork } from './helpers.ts';
 
 process.env.WB_TEST_COLIS_KEY = 'colis-key';
 const API = 'https://api.colis-regional.test';
@@ -30,12 +30,7 @@ const colis = {
 const daemon = await useTestDaemon({ env: { WAYBILL_CONNECTORS: connectorsFile([colis]) } });
 const shop = await shopClient(daemon);
 
-beforeAll(() => {
-  nock.disableNetConnect();
-  nock.enableNetConnect(/127\.0\.0\.1|localhost/);
-});
-afterEach(() => nock.cleanAll());
-afterAll(() => nock.enableNetConnect());
+onlyNockedNetwork();
 
 describe('a carrier by configuration alone', () => {
   it('shipped order -> delivered, with the carrier events stored', async () => {
