@@ -18,14 +18,16 @@ export interface CliContext {
 export async function withServices<T>(ctx: CliContext, fn: (services: Services) => Promise<T>): Promise<T> {
   const connection = await connect(ctx.config, ctx.logger, { applicationName: 'waybill-cli' });
   let queue: JobQueue | null = null;
+  let starting: Promise<JobQueue> | null = null;
+  // Memoized: two sends at once start one queue.
+  const started = (): Promise<JobQueue> => (starting ??= (async () => {
+    queue = new JobQueue({ connectionString: connection.connectionString, logger: ctx.logger, supervise: false, max: 2 });
+    await queue.start();
+    return queue;
+  })());
   const lazyJobs: JobSender & { ready(): Promise<boolean> } = {
-    async send(db, name, data, options) {
-      if (queue === null) {
-        queue = new JobQueue({ connectionString: connection.connectionString, logger: ctx.logger, supervise: false, max: 2 });
-        await queue.start();
-      }
-      return queue.send(db, name, data, options);
-    },
+    send: async (db, name, data, options) => (await started()).send(db, name, data, options),
+    sendMany: async (db, name, data) => (await started()).sendMany(db, name, data),
     ready: async () => true,
   };
   try {

@@ -14,14 +14,32 @@ export interface NewFeed {
   total: number;
 }
 
-/** The feed and its payload in one statement (one round trip less on every catalog write). */
-export const insertFeed = async (db: Executor, feed: NewFeed, payload: { items: string; warnings: string; skus: string[] }) => {
-  const r = await db
-    .with('f', (qb) => qb.insertInto('feeds').values(feed).returningAll())
-    .with('p', (qb) => qb.insertInto('feed_payloads').values({ feed_pk: feed.pk, ...payload }).returning('feed_pk'))
-    .selectFrom('f').selectAll('f')
-    .executeTakeFirstOrThrow();
-  return r;
+export interface NewPayload {
+  items: unknown[];
+  warnings: unknown[];
+  skus: string[];
+}
+
+/**
+ * Feeds and their payloads, many at once, in one statement (group commit: one round trip for
+ * the batch). Rows come back in the order given.
+ */
+export const insertFeeds = async (db: Executor, feeds: (NewFeed & NewPayload)[]): Promise<FeedRow[]> => {
+  const r = await sql<FeedRow>`
+    with x as (
+      select * from json_to_recordset(${JSON.stringify(feeds)}::json) as x(
+        pk uuid, shop_pk bigint, type text, source text, product_pk bigint, variation_pk bigint,
+        base_url text, total integer, items jsonb, warnings jsonb, skus text[])
+    ),
+    f as (
+      insert into feeds (pk, shop_pk, type, source, product_pk, variation_pk, base_url, total)
+      select pk, shop_pk, type, source, product_pk, variation_pk, base_url, total from x
+      returning *
+    ),
+    p as (insert into feed_payloads (feed_pk, items, warnings, skus) select pk, items, warnings, skus from x)
+    select * from f`.execute(db);
+  const byPk = new Map(r.rows.map((row) => [row.pk, row]));
+  return feeds.map((f) => byPk.get(f.pk)!);
 };
 
 export const findFeed = (db: Executor, pk: string) => db.selectFrom('feeds').selectAll().where('pk', '=', pk).executeTakeFirst();
@@ -36,6 +54,58 @@ export const findForProcessing = (db: Executor, pk: string) =>
     .select(['feed_payloads.items as payload_items', 'feed_payloads.warnings as payload_warnings', sql<boolean>`shops.webhook_url is not null`.as('has_webhook')])
     .where('feeds.pk', '=', pk)
     .executeTakeFirst();
+
+/**
+ * Those of the given feeds with at most `small` items left, with their payloads, locked for
+ * processing together (NOWAIT: a feed another worker is in fails the batch fast, as
+ * transient). Rows in no particular order.
+ */
+export const lockSmallForProcessing = (db: Executor, pks: string[], small: number) =>
+  db.selectFrom('feeds')
+    .innerJoin('feed_payloads', 'feed_payloads.feed_pk', 'feeds.pk')
+    .innerJoin('shops', 'shops.pk', 'feeds.shop_pk')
+    .selectAll('feeds')
+    .select(['feed_payloads.items as payload_items', 'feed_payloads.warnings as payload_warnings', sql<boolean>`shops.webhook_url is not null`.as('has_webhook')])
+    .where('feeds.pk', 'in', pks)
+    .where(sql<boolean>`feeds.total - feeds.processed <= ${small}`)
+    .forUpdate('feeds').noWait()
+    .execute();
+export type ProcessingRow = Awaited<ReturnType<typeof lockSmallForProcessing>>[number];
+
+export interface FinishedChunk {
+  pk: string;
+  offset: number;
+  processed: number;
+  success: unknown[];
+  errors: unknown[];
+  succeeded: number;
+  failed: number;
+  warnings: number;
+}
+
+/**
+ * The last chunk of several feeds at once: their results written and each feed marked done
+ * with its counts, in one statement. Returns the finished feeds.
+ */
+export const finishMany = async (db: Executor, chunks: FinishedChunk[]): Promise<FeedRow[]> => {
+  if (chunks.length === 0) return [];
+  const r = await sql<FeedRow>`
+    with x as (
+      select * from json_to_recordset(${JSON.stringify(chunks)}::json) as x(
+        pk uuid, "offset" integer, processed integer, success jsonb, errors jsonb, succeeded integer, failed integer, warnings integer)
+    ),
+    r as (
+      insert into feed_results (feed_pk, "offset", success, errors) select pk, "offset", success, errors from x
+      on conflict (feed_pk, "offset") do nothing
+    )
+    update feeds f set
+      processed = x.processed, succeeded = f.succeeded + x.succeeded, failed = f.failed + x.failed,
+      warnings = f.warnings + x.warnings, state = 'done', started_at = coalesce(f.started_at, now()),
+      finished_at = now(), leased_until = null
+    from x where f.pk = x.pk
+    returning f.*`.execute(db);
+  return r.rows;
+};
 
 /** Locks the feed for one chunk. NOWAIT: a feed another worker is in fails fast (transient, retried). */
 export const lockFeed = (db: Executor, pk: string) =>

@@ -32,6 +32,11 @@ export interface QueueSettings {
   policy: 'standard' | 'singleton' | 'stately' | 'exclusive';
   /** Work a backlog continuously: fetch `concurrency` jobs at a time, again at once while batches come back full. */
   drain?: boolean;
+  /**
+   * Drain queues: jobs fetched (and handed to their handlers) at once, when more than
+   * `concurrency`; the service behind the handler bounds its own work.
+   */
+  fetch?: number;
 }
 
 export const queueSettings: { [K in JobName]: QueueSettings } = {
@@ -43,8 +48,9 @@ export const queueSettings: { [K in JobName]: QueueSettings } = {
   // expireInSeconds bounds one run (a dead worker's feed is re-queued by feed.recover). No
   // NOTIFY: its lock at commit serialized every feed-creating transaction (measured: commits
   // waiting on Lock:object); the accepting process wakes its own worker (JobQueue.wake), other
-  // replicas poll every 2 s.
-  'feed.process': { retryLimit: 8, retryDelay: 1, retryBackoff: true, expireInSeconds: 900, concurrency: 2, notify: false, policy: 'standard', drain: true },
+  // replicas poll every 2 s. 100 jobs fetched at once: small feeds share transactions, larger
+  // ones are applied `concurrency` at a time (FeedService).
+  'feed.process': { retryLimit: 8, retryDelay: 1, retryBackoff: true, expireInSeconds: 900, concurrency: 2, notify: false, policy: 'standard', drain: true, fetch: 100 },
   'feed.prune': { retryLimit: 3, retryDelay: 60, retryBackoff: true, expireInSeconds: 600, concurrency: 1, notify: false, policy: 'standard' },
   'feed.recover': { retryLimit: 0, retryDelay: 0, retryBackoff: false, expireInSeconds: 60, concurrency: 1, notify: false, policy: 'standard' },
 };
@@ -62,6 +68,8 @@ export interface SendOptions {
 /** What services use to enqueue: inside their transaction (pass the trx) or alone (pass the pool). */
 export interface JobSender {
   send<K extends JobName>(db: Executor, name: K, data: JobMap[K], options?: SendOptions): Promise<string | null>;
+  /** One job per payload, all in one statement (a group-committed batch). */
+  sendMany<K extends JobName>(db: Executor, name: K, data: JobMap[K][]): Promise<void>;
   /** Wakes this process's workers of a queue (after the send's transaction committed). */
   wake?(name: JobName): void;
 }

@@ -110,6 +110,10 @@ export class JobQueue implements JobSender, QueueInspector {
     return this.boss.send(name, data as object, { ...options, db: fromKysely(db) });
   }
 
+  async sendMany<K extends JobName>(db: Executor, name: K, data: JobMap[K][]): Promise<void> {
+    if (data.length > 0) await this.boss.insert(name, data.map((d) => ({ data: d as object })), { db: fromKysely(db) });
+  }
+
   /**
    * Registers one handler per queue. A missing handler (or one for an unknown queue) fails
    * start-up: a job nobody works would wait forever.
@@ -127,11 +131,12 @@ export class JobQueue implements JobSender, QueueInspector {
       // pg-boss waits the polling interval after every fetch unless it comes back full with
       // batchSize > 1; a `drain` queue fetches `concurrency` jobs at once so a backlog is worked
       // continuously instead of `concurrency` jobs per interval.
-      const drain = queueSettings[name].drain === true && concurrency > 1;
+      const fetch = Math.max(concurrency, queueSettings[name].fetch ?? 1);
+      const drain = queueSettings[name].drain === true && fetch > 1;
       const workerId = await this.boss.work(
         name,
         {
-          batchSize: drain ? concurrency : 1,
+          batchSize: drain ? fetch : 1,
           localConcurrency: drain ? 1 : concurrency,
           burstWhenBatchFull: drain,
           pollingIntervalSeconds: 2,
