@@ -1,6 +1,7 @@
 // Kysely over pg. `Db` is what services pass to repositories: the pool or a transaction.
+import { createHash } from 'node:crypto';
 import pg from 'pg';
-import { Kysely, PostgresDialect, type Transaction } from 'kysely';
+import { CompiledQuery, Kysely, PostgresDialect, type Transaction } from 'kysely';
 import type { ShopTables } from './tables/shops.ts';
 import type { CatalogTables } from './tables/catalog.ts';
 import type { FeedTables } from './tables/feeds.ts';
@@ -28,8 +29,44 @@ export interface DbOptions {
   applicationName?: string;
 }
 
+/**
+ * SQL texts that run as named prepared statements (text -> statement name): each connection
+ * parses and plans them once, then only binds and executes (Postgres keeps a generic plan
+ * once it costs no more than the custom ones). For the few hot statements whose planning
+ * costs more than running them: the order action's read and write (measured: 0.4 and 0.25 ms
+ * of planning against 0.06 and 0.35 ms of execution, every time). Bounded: every connection
+ * keeps each statement it ran.
+ */
+const preparedNames = new Map<string, string>();
+const MAX_PREPARED = 50;
+
+/** A pg client that runs the texts of preparedNames as named prepared statements. */
+class PreparingClient extends pg.Client {
+  // pg's overloads (text, config object, submittable; callback or promise) stay as they are;
+  // only a plain text that was marked prepared gets a name.
+  override query(...args: unknown[]): never {
+    const [text, values, callback] = args;
+    const name = typeof text === 'string' ? preparedNames.get(text) : undefined;
+    const call = super.query as (...a: unknown[]) => never;
+    if (name === undefined || typeof values === 'function') return call.apply(this, args);
+    return call.call(this, { name, text, values }, callback);
+  }
+}
+
+/**
+ * Runs a statement as a named prepared statement (see preparedNames). `text` must be one of a
+ * fixed few, a constant: values go in `parameters`, never into the text.
+ */
+export async function queryPrepared<R>(db: Executor, text: string, parameters: readonly unknown[]): Promise<R[]> {
+  if (!preparedNames.has(text) && preparedNames.size < MAX_PREPARED) {
+    preparedNames.set(text, `wb_${createHash('sha256').update(text).digest('hex').slice(0, 32)}`);
+  }
+  return (await db.executeQuery<R>(CompiledQuery.raw(text, [...parameters]))).rows;
+}
+
 export function createPool(options: DbOptions): pg.Pool {
   const pool = new pg.Pool({
+    Client: PreparingClient,
     connectionString: options.connectionString,
     max: options.max ?? 10,
     application_name: options.applicationName ?? 'waybill',

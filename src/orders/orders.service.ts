@@ -1,10 +1,12 @@
 // The rules of orders, used alike by the API and by connectors (order intake, carrier
-// tracking): intake is create-once, and each action is one transaction on the locked order
-// row, decided by the state table (order-state.ts), recorded in the append-only history.
+// tracking): intake is create-once, and each action is one atomic write, applied only if the
+// order is still as read (else read and planned again), decided by the state table
+// (order-state.ts), recorded in the append-only history.
 import { Value } from 'typebox/value';
-import { inTransaction, type Db, type Trx } from '../db/database.ts';
+import { inTransaction, type Db, type Executor, type Trx } from '../db/database.ts';
 import { AppError, badRequest, notFound, type FieldError } from '../errors.ts';
 import type { MarketplaceService } from '../marketplaces/marketplaces.service.ts';
+import { metrics } from '../metrics/metrics.ts';
 import type { WebhookService } from '../webhooks/webhooks.service.ts';
 import { namedItemErrors, refusalMessage, refusedOf, targetsOf, movesOf, type PlanItem } from './order-plan.ts';
 import { STATE_TABLE, orderStatusOf, type ItemStatus, type OrderAction, type OrderStatus } from './order-state.ts';
@@ -31,14 +33,30 @@ export interface ListOptions {
   pageSize: number;
 }
 
-type Item = PlanItem & repo.LockedItemRow & { status: ItemStatus };
+type Item = PlanItem & repo.OrderItemRow & { status: ItemStatus };
 interface Change {
   item_pk: number;
   from: ItemStatus;
   to: ItemStatus;
 }
 /** What an action writes (see repo.applyChanges), and the moves for the webhook. */
-type Outcome = Omit<repo.ActionWrite, 'orderId' | 'orderStatus'> & { changes: Change[] };
+type Outcome = Omit<repo.ActionWrite, 'orderId' | 'version' | 'orderStatus'> & { changes: Change[] };
+/** An action decided from one read of the order: the write, and what the webhook tells. */
+interface Plan {
+  order: Item;
+  status: OrderStatus;
+  changes: Change[];
+  write: repo.ActionWrite;
+}
+
+export interface OrderServiceOptions {
+  /**
+   * Tries of an action without a lock (each a read and a write that applies only if the order
+   * is still as read) before it takes the order row's lock; default 2. Only concurrent actions
+   * on the same order lose a try. 0: every action locks (tests of that path).
+   */
+  optimisticAttempts?: number;
+}
 
 const SHIPPING_FIELDS = ['carrier', 'tracking_code', 'delivery_time', 'comments'] as const;
 
@@ -67,11 +85,13 @@ export class OrderService {
   readonly #db: Db;
   readonly #marketplaces: MarketplaceService;
   readonly #webhooks: WebhookService;
+  readonly #optimisticAttempts: number;
 
-  constructor(db: Db, marketplaces: MarketplaceService, webhooks: WebhookService) {
+  constructor(db: Db, marketplaces: MarketplaceService, webhooks: WebhookService, options: OrderServiceOptions = {}) {
     this.#db = db;
     this.#marketplaces = marketplaces;
     this.#webhooks = webhooks;
+    this.#optimisticAttempts = options.optimisticAttempts ?? 2;
   }
 
   /**
@@ -135,33 +155,69 @@ export class OrderService {
   }
 
   /**
-   * Applies one action atomically on the locked order. 404: no such order here; 400: an
-   * item_pk not in the order or named twice; 409: an item the state table does not let move
-   * (nothing changes). A repeat changes nothing: `{ changed: false }`, no history row.
+   * Applies one action atomically. 404: no such order here; 400: an item_pk not in the order or
+   * named twice; 409: an item the state table does not let move (nothing changes). A repeat
+   * changes nothing: `{ changed: false }`, no history row.
+   *
+   * Optimistic: the order is read without a lock, the action planned from that read, and the
+   * plan written in one statement that applies only if the order's version is still the one
+   * read (repo.applyChanges): two round trips, where a locking transaction takes four. An
+   * action that lost that race to another action on the same order plans again from a fresh
+   * read; after `optimisticAttempts` it takes the order row's lock first and then cannot lose,
+   * so a busy order is never refused, only served in turn.
    */
   async applyAction(input: ActionInput): Promise<{ changed: boolean }> {
+    for (let attempt = 1; attempt <= this.#optimisticAttempts; attempt++) {
+      const plan = this.#plan(input, await repo.readOrderItems(this.#db, input.shopPk, input.marketplacePk, input.orderPk) as Item[]);
+      if (plan === null) return { changed: false };
+      if (await this.#write(this.#db, input, plan)) return { changed: true };
+      metrics.orderActionRace(attempt < this.#optimisticAttempts ? 'replanned' : 'locked');
+    }
     return inTransaction(this.#db, async (trx) => {
-      const items = (await repo.lockOrderItems(trx, input.shopPk, input.marketplacePk, input.orderPk)) as Item[];
-      const order = items[0];
-      if (order === undefined) throw notFound(`Order ${input.orderPk}`);
-      if (input.items !== undefined) {
-        const errors = namedItemErrors(items, input.items);
-        if (errors.length > 0) throw badRequest(`The request names ${errors.length} item${errors.length === 1 ? '' : 's'} it cannot.`, errors);
-      }
-      const targets = targetsOf(input.action, items, input.items);
-      const refused = targets.length === 0 ? items : refusedOf(input.action, targets);
-      if (targets.length === 0 || refused.length > 0) {
-        throw new AppError('invalid_transition', 409, refusalMessage(input.action, targets.length === 0 ? [] : refused), {
-          extra: { action: input.action, items: refused.map((i) => ({ item_pk: i.item_pk, status: i.status })) },
-        });
-      }
-      const outcome = input.action === 'ship' ? await this.#ship(trx, input, targets, items) : this.#move(input, targets);
-      if (outcome.history.length === 0) return { changed: false };
-      const moved = new Map(outcome.items.map((u) => [u.id, u.status as ItemStatus]));
-      const status = orderStatusOf(items.map((i) => moved.get(i.id) ?? i.status));
-      await repo.applyChanges(trx, { orderId: order.order_id, orderStatus: status, ...outcome });
-      if (outcome.changes.length > 0) await this.#notify(trx, order, input, status, outcome.changes);
+      await repo.lockOrder(trx, input.shopPk, input.marketplacePk, input.orderPk);
+      const plan = this.#plan(input, await repo.readOrderItems(trx, input.shopPk, input.marketplacePk, input.orderPk) as Item[]);
+      if (plan === null) return { changed: false };
+      if (!(await this.#write(trx, input, plan))) throw new Error(`order ${input.orderPk} changed while its row was locked`);
       return { changed: true };
+    });
+  }
+
+  /**
+   * What the action does to the items read: throws 404/400/409 as applyAction says; null when
+   * it changes nothing (a repeat).
+   */
+  #plan(input: ActionInput, items: Item[]): Plan | null {
+    const order = items[0];
+    if (order === undefined) throw notFound(`Order ${input.orderPk}`);
+    if (input.items !== undefined) {
+      const errors = namedItemErrors(items, input.items);
+      if (errors.length > 0) throw badRequest(`The request names ${errors.length} item${errors.length === 1 ? '' : 's'} it cannot.`, errors);
+    }
+    const targets = targetsOf(input.action, items, input.items);
+    const refused = targets.length === 0 ? items : refusedOf(input.action, targets);
+    if (targets.length === 0 || refused.length > 0) {
+      throw new AppError('invalid_transition', 409, refusalMessage(input.action, targets.length === 0 ? [] : refused), {
+        extra: { action: input.action, items: refused.map((i) => ({ item_pk: i.item_pk, status: i.status })) },
+      });
+    }
+    const outcome = input.action === 'ship' ? this.#ship(input, targets, items) : this.#move(input, targets);
+    if (outcome.history.length === 0) return null;
+    const moved = new Map(outcome.items.map((u) => [u.id, u.status as ItemStatus]));
+    const status = orderStatusOf(items.map((i) => moved.get(i.id) ?? i.status));
+    const { changes, ...write } = outcome;
+    return { order, status, changes, write: { ...write, orderId: order.order_id, version: order.version, orderStatus: status } };
+  }
+
+  /**
+   * Writes the plan if the order is still as read (false: it is not, nothing written). With a
+   * webhook to notify, the write and the event's job commit in one transaction.
+   */
+  async #write(db: Executor, input: ActionInput, plan: Plan): Promise<boolean> {
+    if (!plan.order.has_webhook || plan.changes.length === 0) return repo.applyChanges(db, plan.write);
+    return inTransaction(db, async (trx) => {
+      const applied = await repo.applyChanges(trx, plan.write);
+      if (applied) await this.#notify(trx, input, plan);
+      return applied;
     });
   }
 
@@ -176,6 +232,7 @@ export class OrderService {
         source: input.source, shipment_id: null, new_shipment: false, details: null,
       })),
       shipment: null,
+      shipmentUpdates: [],
       changes: groups.flatMap((g) => g.items.map((i) => ({ item_pk: i.item_pk, from: g.from, to }))),
     };
   }
@@ -185,42 +242,38 @@ export class OrderService {
    * into one new shipment with the data sent; items already shipped get the data sent written
    * over their shipment's (the package: every item in it). Nothing new: a no-op.
    */
-  async #ship(trx: Trx, input: ActionInput, targets: Item[], items: Item[]): Promise<Outcome> {
+  #ship(input: ActionInput, targets: Item[], items: Item[]): Outcome {
     const given = givenShipping(input.shipping);
     const groups = movesOf('ship', targets);
-    const out: Outcome = { items: [], history: [], shipment: null, changes: [] };
+    const out: Outcome = { items: [], history: [], shipment: null, shipmentUpdates: [], changes: [] };
     const base = { action: 'ship', source: input.source };
     if (groups.length > 0) {
       const data: repo.ShipmentData = { carrier: null, tracking_code: null, delivery_time: null, comments: null, ...given };
-      out.shipment = {
-        ...data, shop_pk: input.shopPk, marketplace_pk: input.marketplacePk, order_pk: input.orderPk,
-        item_pks: groups.flatMap((g) => g.items.map((i) => i.item_pk)),
-      };
+      out.shipment = { ...data, item_pks: groups.flatMap((g) => g.items.map((i) => i.item_pk)) };
       for (const g of groups) {
         out.items.push(...g.items.map((i) => ({ id: i.id, status: 'shipped', new_shipment: true })));
         out.history.push({ ...base, item_pks: g.items.map((i) => i.item_pk), from_status: g.from, to_status: 'shipped', shipment_id: null, new_shipment: true, details: { ...data } });
         out.changes.push(...g.items.map((i) => ({ item_pk: i.item_pk, from: g.from, to: 'shipped' as const })));
       }
     }
-    // Items already shipped: their shipment's data, when the request sends any (an already
-    // shipped item always has a shipment: only ship puts items in shipped).
-    const staying = [...new Set(targets.filter((t) => t.status === 'shipped' && t.shipment_id !== null).map((t) => t.shipment_id!))];
-    if (staying.length === 0 || Object.keys(given).length === 0) return out;
-    for (const current of await repo.findShipments(trx, staying)) {
+    if (Object.keys(given).length === 0) return out;
+    // Items already shipped: their shipment's data (read with the item), when the request
+    // sends any (an already shipped item always has a shipment: only ship puts items in shipped).
+    const staying = new Map(targets.filter((t) => t.status === 'shipped' && t.shipment_id !== null).map((t) => [t.shipment_id!, t]));
+    for (const [id, current] of staying) {
       const updated: repo.ShipmentData = {
         carrier: current.carrier, tracking_code: current.tracking_code, delivery_time: current.delivery_time, comments: current.comments, ...given,
       };
       if (SHIPPING_FIELDS.every((f) => updated[f] === current[f])) continue;
-      await repo.updateShipment(trx, current.id, updated);
-      const inPackage = items.filter((i) => i.shipment_id === current.id && i.status === 'shipped').map((i) => i.item_pk);
-      out.history.push({ ...base, item_pks: inPackage, from_status: 'shipped', to_status: 'shipped', shipment_id: current.id, new_shipment: false, details: { ...given } });
+      out.shipmentUpdates.push({ id, ...updated });
+      const inPackage = items.filter((i) => i.shipment_id === id && i.status === 'shipped').map((i) => i.item_pk);
+      out.history.push({ ...base, item_pks: inPackage, from_status: 'shipped', to_status: 'shipped', shipment_id: id, new_shipment: false, details: { ...given } });
     }
     return out;
   }
 
-  /** order.status_changed to the shop's webhook, enqueued in this transaction. */
-  async #notify(trx: Trx, order: Item, input: ActionInput, status: OrderStatus, changes: Change[]): Promise<void> {
-    if (!order.has_webhook) return;
+  /** order.status_changed to the shop's webhook, enqueued in the action's transaction. */
+  async #notify(trx: Trx, input: ActionInput, { order, status, changes }: Plan): Promise<void> {
     await this.#webhooks.emit(trx, input.shopPk, 'order.status_changed', {
       shop_pk: input.shopPk,
       marketplace_pk: input.marketplacePk,
@@ -232,7 +285,7 @@ export class OrderService {
       items: changes,
       source: input.source,
       at: new Date().toISOString(),
-    }, true);
+    }, order.has_webhook);
   }
 
   async #full(rows: repo.OrderRow[]): Promise<Order[]> {

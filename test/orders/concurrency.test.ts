@@ -1,8 +1,11 @@
 // Concurrent actions on one order, over real HTTP: they serialize on the order row, none is
-// lost, and the history is one consistent chain.
+// lost, and the history is one consistent chain. An action reads the order without a lock and
+// writes only if no other action wrote since; one that lost that race reads again (or, after
+// losing twice, takes the order's lock), so it applies on top of the winner's result.
 import { describe, expect, it } from 'vitest';
+import { OrderService } from '../../src/orders/orders.service.ts';
 import { useTestDaemon } from '../helpers/daemon.ts';
-import { orderClient } from './helpers.ts';
+import { holdOrderLock, orderClient, orderRaces } from './helpers.ts';
 
 const daemon = await useTestDaemon();
 const c = await orderClient(daemon);
@@ -49,6 +52,53 @@ describe('20 concurrent actions on one order', () => {
     expect(status).toBe('cancelled');
     // Refusals only after the cancel: 409s are exactly the moves that found the item cancelled.
     expect(statuses.filter((s) => s === 204).length).toBeGreaterThanOrEqual(history.length);
+  });
+
+  it('two actions that read the order at once: the one that loses the race reads again and applies on top of the other', async () => {
+    const o = await c.intake(4, 2);
+    const before = await orderRaces(daemon);
+    const hold = await holdOrderLock(daemon, c, o);
+    const replies = Promise.all([
+      post(o, 'ship', { items: [{ item_pk: 1 }], carrier: 'DHL', tracking_code: 'A1' }),
+      post(o, 'ship', { items: [{ item_pk: 2 }], carrier: 'UPS', tracking_code: 'B2' }),
+    ]);
+    // Both have read the order (pending, pending) and wait to write.
+    await hold.waiting(2);
+    await hold.release();
+    expect((await replies).map((r) => r.status)).toEqual([204, 204]);
+    const order = await c.order(o);
+    // Planned from the first read alone, the second write would leave the order `partial`.
+    expect(order.status).toBe('shipped');
+    expect(order.items.map((i) => [i.status, i.shipment?.tracking_code])).toEqual([['shipped', 'A1'], ['shipped', 'B2']]);
+    expect(order.shipments).toHaveLength(2);
+    expect(order.history.slice(1).map((h) => [h.action, h.item_pks.length, h.from, h.to])).toEqual([
+      ['ship', 1, 'pending', 'shipped'], ['ship', 1, 'pending', 'shipped'],
+    ]);
+    const after = await orderRaces(daemon);
+    expect(after.replanned - before.replanned).toBe(1);
+    expect(after.locked - before.locked).toBe(0);
+  });
+
+  it('with every action taking the lock first (the path of an action that lost twice): the same outcomes', async () => {
+    const locking = new OrderService(daemon.connection.db, daemon.services.marketplaces, daemon.services.webhooks, { optimisticAttempts: 0 });
+    const ship = (orderPk: number, item: number) => locking.applyAction({
+      shopPk: c.shopPk, marketplacePk: c.mp, orderPk, action: 'ship', items: [item], shipping: { tracking_code: `L${item}` }, source: 'connector:test',
+    });
+    const o = await c.intake(5, 10);
+    const hold = await holdOrderLock(daemon, c, o);
+    const results = Promise.all(Array.from({ length: 10 }, (_, i) => ship(o, i + 1)));
+    await hold.waiting(10);
+    await hold.release();
+    expect(await results).toEqual(Array(10).fill({ changed: true }));
+    const order = await c.order(o);
+    expect(order.status).toBe('shipped');
+    expect(order.items.map((i) => i.shipment?.tracking_code)).toEqual(Array.from({ length: 10 }, (_, i) => `L${i + 1}`));
+    expect(order.history.slice(1).map((h) => h.from)).toEqual(Array(10).fill('pending'));
+    // A repeat, a refusal and an unknown order behave as on the optimistic path.
+    expect(await ship(o, 1)).toEqual({ changed: false });
+    await expect(locking.applyAction({ shopPk: c.shopPk, marketplacePk: c.mp, orderPk: o, action: 'pending', source: 'connector:test' }))
+      .rejects.toMatchObject({ status: 409, code: 'invalid_transition' });
+    await expect(ship(999, 1)).rejects.toMatchObject({ status: 404 });
   });
 
   it('the same order taken in 10 times at once: one 201, nine 200, one order', async () => {

@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, describe, expect, it } from 'vitest';
 import { verify } from '../../src/webhooks/signature.ts';
 import { useTestDaemon } from '../helpers/daemon.ts';
-import { items, orderClient } from './helpers.ts';
+import { holdOrderLock, items, orderClient } from './helpers.ts';
 
 interface Received {
   headers: http.IncomingHttpHeaders;
@@ -68,5 +68,22 @@ describe('order.status_changed', () => {
     await waitFor(3);
     expect(received).toHaveLength(3);
     expect(JSON.parse(received[2]!.body)).toMatchObject({ order_pk: o, action: 'delivered', status: 'partial' });
+  });
+
+  it('two actions racing on one order: each event tells the move it made, the second from where the first left the order', async () => {
+    const first = received.length;
+    const o = await c.intake(12, 2);
+    const hold = await holdOrderLock(daemon, c, o);
+    const replies = Promise.all([c.act(o, 'ship', items(1)), c.act(o, 'cancel', items(2))]);
+    await hold.waiting(2);
+    await hold.release();
+    expect((await replies).map((r) => r.statusCode)).toEqual([204, 204]);
+    await waitFor(first + 2);
+    const events = received.slice(first).map((r) => JSON.parse(r.body) as Record<string, unknown>);
+    // Whichever won, the loser planned again from the winner's result: it left `partial`.
+    expect(events.map((e) => e.previous_status).sort()).toEqual(['partial', 'pending']);
+    expect(events.map((e) => e.status)).toEqual(['partial', 'partial']);
+    expect(events.map((e) => e.action).sort()).toEqual(['cancel', 'ship']);
+    expect((await c.order(o)).history.slice(1).map((h) => h.to).sort()).toEqual(['cancelled', 'shipped']);
   });
 });

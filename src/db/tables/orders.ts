@@ -23,6 +23,8 @@ export interface OrderTables {
     status: string;
     /** Who brought the order in: "key:<prefix>" or "connector:<name>". */
     source: string;
+    /** Bumped by every action that writes to the order: the optimistic check of applyChanges (migration 20261121T1400). */
+    version: Generated<number>;
     created_at: Timestamp;
     updated_at: Timestamp;
   };
