@@ -1,8 +1,9 @@
 // npm run bench -- connectors: a catalog CSV (products with 2 variation rows each) dropped into
 // a catalog-file inbox, timed from the drop until every feed it created is done: rows/s, and the
 // daemon's peak RSS (VmHWM of the daemon process) at 10k and 100k rows (target < 400 MB and flat).
-// Baseline in the same run, same daemon: the same products through the API's bulk POST in
-// requests of 1,000, until their feeds are done (target: connector >= 0.8 x API).
+// Baseline in the same run: the same products through the API's bulk POST in requests of 1,000,
+// until their feeds are done (target: connector >= 0.8 x API). Each phase gets a daemon of its
+// own (cold, like the other), their order alternates by round, and the figures are medians.
 // Database: DATABASE_URL (a scratch database on that server, dropped after), else embedded.
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
@@ -18,8 +19,9 @@ import { createLogger } from '../src/logger.ts';
 import { ShopService } from '../src/shops/shops.service.ts';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-// SIZES=1000,3000 (CSV rows, comma-separated, ascending) for a shorter run.
+// SIZES=1000,3000 (CSV rows, comma-separated, ascending) and ROUNDS=1 for a shorter run.
 const SIZES = (process.env.SIZES ?? '10000,100000').split(',').map(Number);
+const ROUNDS = Number(process.env.ROUNDS ?? 3);
 const work = fs.mkdtempSync(path.join(os.tmpdir(), 'waybill-bench-connectors-'));
 // The embedded server runs as the "postgres" user, who must traverse this folder.
 fs.chmodSync(work, 0o711);
@@ -103,96 +105,173 @@ async function startDaemon(connectorsFile: string): Promise<Daemon> {
   };
 }
 
-async function waitFeedsDone(url: string, key: string, pks: string[]): Promise<void> {
-  for (const pk of pks) {
-    for (;;) {
-      const feed = (await (await fetch(`${url}/feeds/${pk}/`, { headers: { authorization: `Token ${key}` } })).json()) as { state: string };
-      if (feed.state === 'done') break;
-      if (feed.state === 'failed') throw new Error(`feed ${pk} failed`);
-      await sleep(50);
+interface FeedSummary { pk: string; state: string; counts: { total: number; succeeded: number; failed: number } }
+
+/**
+ * Waits until every feed in `pks` is done, reading the shop's feed list (summaries, without
+ * per-item results: polling each feed's full results would load the daemon with work of the
+ * benchmark's own). Returns the products the feeds applied; throws on a failed feed.
+ */
+async function waitFeedsDone(url: string, shopPk: number, key: string, pks: string[]): Promise<number> {
+  const wanted = new Set(pks);
+  for (;;) {
+    const seen: FeedSummary[] = [];
+    for (let page = 1; ; page++) {
+      const res = await fetch(`${url}/shops/${shopPk}/feeds/?page_size=1000&page=${page}`, { headers: { authorization: `Token ${key}` } });
+      const body = (await res.json()) as { results: FeedSummary[]; next: string | null };
+      seen.push(...body.results.filter((f) => wanted.has(f.pk)));
+      if (body.next === null) break;
     }
+    const failed = seen.find((f) => f.state === 'failed');
+    if (failed !== undefined) throw new Error(`feed ${failed.pk} failed`);
+    if (seen.length === wanted.size && seen.every((f) => f.state === 'done')) {
+      const bad = seen.reduce((n, f) => n + f.counts.failed, 0);
+      if (bad > 0) throw new Error(`${bad} products failed`);
+      return seen.reduce((n, f) => n + f.counts.succeeded, 0);
+    }
+    await sleep(50);
   }
 }
 
-/** Drop -> all feeds done through the connector; returns rows/s and the daemon's peak RSS. */
 /** Fresh planner statistics before each timed phase (autovacuum would catch up on its own, later). */
 const analyze = async (): Promise<void> => void (await connection.pool.query('analyze'));
 
-async function viaConnector(rows: number): Promise<{ seconds: number; submitted: number; rowsPerSecond: number; peakRssMb: number; feeds: number; daemon: Daemon; shopPk: number; key: string }> {
-  const shop = await shops.create({ name: `bench ${rows}` });
-  const { key } = await shops.createKey(shop.pk);
-  const inbox = path.join(work, `inbox-${rows}`);
-  fs.mkdirSync(inbox);
-  const file = path.join(work, `connectors-${rows}.json`);
-  fs.writeFileSync(file, JSON.stringify({ connectors: [{ name: 'bench', type: 'catalog-file', shop_pk: shop.pk, schedule: '* * * * * *', options: { inbox, format: 'csv', settle_ms: 200 } }] }));
-  const daemon = await startDaemon(file);
-  const staged = path.join(work, `products-${rows}.csv`);
-  writeCsv(staged, rows, `C${rows}`);
-  await analyze();
-  const started = performance.now();
-  fs.renameSync(staged, path.join(inbox, 'products.csv'));
-  const reportFile = path.join(inbox, '.done', 'products.csv.report.json');
-  const read = (f: string): unknown => {
-    try {
-      return JSON.parse(fs.readFileSync(f, 'utf8'));
-    } catch {
-      return undefined; // not there yet, or being written
-    }
-  };
-  let report: { feeds: { pk: string }[]; counts: { rows: number; sent: number } } | undefined;
-  while ((report = read(reportFile) as typeof report) === undefined) {
-    const refused = read(path.join(inbox, '.error', 'products.csv.report.json'));
-    if (refused !== undefined) throw new Error(JSON.stringify(refused));
-    await sleep(50);
-  }
-  const submitted = (performance.now() - started) / 1000;
-  await waitFeedsDone(daemon.url, key, report.feeds.map((f) => f.pk));
-  const seconds = (performance.now() - started) / 1000;
-  if (report.counts.rows !== rows) throw new Error(`read ${report.counts.rows} rows of ${rows}`);
-  return { seconds, submitted, rowsPerSecond: rows / seconds, peakRssMb: daemon.peakRssMb(), feeds: report.feeds.length, daemon, shopPk: shop.pk, key };
+/** CPU seconds (user + system, every thread) the process has used. */
+const cpuSeconds = (pid: number): number => {
+  const f = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return (Number(f[11]) + Number(f[12])) / 100;
+};
+
+interface Phase {
+  /** Drop (or first POST) -> every feed done. */
+  seconds: number;
+  /** Until the file's report was written (every feed submitted) / the last POST answered. */
+  submitted: number;
+  rowsPerSecond: number;
+  peakRssMb: number;
+  /** CPU seconds of the daemon process during the phase (not Postgres's). */
+  cpu: number;
+  feeds: number;
 }
 
-/** The same products through POST /shops/{shop}/products/ in requests of 1,000, until their feeds are done. */
-async function viaApi(daemon: Daemon, rows: number): Promise<{ seconds: number; rowsPerSecond: number; postSeconds: number }> {
-  const shop = await shops.create({ name: `bench api ${rows}` });
+/** Drop -> all feeds done through the connector, in a daemon of its own. */
+async function viaConnector(rows: number, tag: string): Promise<Phase> {
+  const shop = await shops.create({ name: `bench connector ${tag}` });
   const { key } = await shops.createKey(shop.pk);
-  const all = [...products(rows, `A${rows}`)];
-  const pks: string[] = [];
-  await analyze();
-  const started = performance.now();
-  for (let i = 0; i < all.length; i += 1000) {
-    const res = await fetch(`${daemon.url}/shops/${shop.pk}/products/`, {
-      method: 'POST', headers: { authorization: `Token ${key}`, 'content-type': 'application/json', accept: 'application/json' }, body: JSON.stringify(all.slice(i, i + 1000)),
-    });
-    if (res.status !== 201) throw new Error(`POST answered ${res.status}: ${await res.text()}`);
-    pks.push(((await res.json()) as { pk: string }).pk);
+  const inbox = path.join(work, `inbox-${tag}`);
+  fs.mkdirSync(inbox);
+  const file = path.join(work, `connectors-${tag}.json`);
+  fs.writeFileSync(file, JSON.stringify({ connectors: [{ name: 'bench', type: 'catalog-file', shop_pk: shop.pk, schedule: '* * * * * *', options: { inbox, format: 'csv', settle_ms: 200 } }] }));
+  const daemon = await startDaemon(file);
+  try {
+    const staged = path.join(work, `products-${tag}.csv`);
+    writeCsv(staged, rows, `C${tag}`);
+    await analyze();
+    const cpu0 = cpuSeconds(daemon.child.pid!);
+    const started = performance.now();
+    fs.renameSync(staged, path.join(inbox, 'products.csv'));
+    const reportFile = path.join(inbox, '.done', 'products.csv.report.json');
+    const read = (f: string): unknown => {
+      try {
+        return JSON.parse(fs.readFileSync(f, 'utf8'));
+      } catch {
+        return undefined; // not there yet, or being written
+      }
+    };
+    let report: { feeds: { pk: string }[]; counts: { rows: number; sent: number } } | undefined;
+    while ((report = read(reportFile) as typeof report) === undefined) {
+      const refused = read(path.join(inbox, '.error', 'products.csv.report.json'));
+      if (refused !== undefined) throw new Error(JSON.stringify(refused));
+      await sleep(20);
+    }
+    const submitted = (performance.now() - started) / 1000;
+    const applied = await waitFeedsDone(daemon.url, shop.pk, key, report.feeds.map((f) => f.pk));
+    const seconds = (performance.now() - started) / 1000;
+    const cpu = cpuSeconds(daemon.child.pid!) - cpu0;
+    if (report.counts.rows !== rows) throw new Error(`read ${report.counts.rows} rows of ${rows}`);
+    if (applied !== Math.ceil(rows / 3)) throw new Error(`applied ${applied} products of ${Math.ceil(rows / 3)}`);
+    return { seconds, submitted, rowsPerSecond: rows / seconds, peakRssMb: daemon.peakRssMb(), cpu, feeds: report.feeds.length };
+  } finally {
+    await daemon.stop();
   }
-  const posted = (performance.now() - started) / 1000;
-  await waitFeedsDone(daemon.url, key, pks);
-  const seconds = (performance.now() - started) / 1000;
-  return { seconds, rowsPerSecond: rows / seconds, postSeconds: posted };
+}
+
+/** The same products through POST /shops/{shop}/products/ in requests of 1,000 until their feeds are done, in a daemon of its own. */
+async function viaApi(rows: number, tag: string): Promise<Phase> {
+  const file = path.join(work, `connectors-api-${tag}.json`);
+  fs.writeFileSync(file, JSON.stringify({ connectors: [] }));
+  const daemon = await startDaemon(file);
+  try {
+    const shop = await shops.create({ name: `bench api ${tag}` });
+    const { key } = await shops.createKey(shop.pk);
+    const all = [...products(rows, `A${tag}`)];
+    const pks: string[] = [];
+    await analyze();
+    const cpu0 = cpuSeconds(daemon.child.pid!);
+    const started = performance.now();
+    for (let i = 0; i < all.length; i += 1000) {
+      const res = await fetch(`${daemon.url}/shops/${shop.pk}/products/`, {
+        method: 'POST', headers: { authorization: `Token ${key}`, 'content-type': 'application/json', accept: 'application/json' }, body: JSON.stringify(all.slice(i, i + 1000)),
+      });
+      if (res.status !== 201) throw new Error(`POST answered ${res.status}: ${await res.text()}`);
+      pks.push(((await res.json()) as { pk: string }).pk);
+    }
+    const submitted = (performance.now() - started) / 1000;
+    const applied = await waitFeedsDone(daemon.url, shop.pk, key, pks);
+    const seconds = (performance.now() - started) / 1000;
+    const cpu = cpuSeconds(daemon.child.pid!) - cpu0;
+    if (applied !== all.length) throw new Error(`applied ${applied} products of ${all.length}`);
+    return { seconds, submitted, rowsPerSecond: rows / seconds, peakRssMb: daemon.peakRssMb(), cpu, feeds: pks.length };
+  } finally {
+    await daemon.stop();
+  }
 }
 
 const fmt = (n: number, d = 0): string => n.toLocaleString('en-US', { maximumFractionDigits: d, minimumFractionDigits: d });
-const results: Record<string, unknown>[] = [];
+const median = (xs: number[]): number => {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = Math.floor(s.length / 2);
+  return s.length % 2 === 1 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
+};
+/** "median (min-max)" of a figure over the rounds. */
+const spread = (xs: number[], d = 0): string => (xs.length === 1 ? fmt(xs[0]!, d) : `${fmt(median(xs), d)} (${fmt(Math.min(...xs), d)}-${fmt(Math.max(...xs), d)})`);
+const k = (n: number): string => (n % 1000 === 0 ? `${n / 1000}k` : String(n));
+
+interface Round { round: number; rows: number; connector: Phase; api: Phase; ratio: number }
+const rounds: Round[] = [];
+console.log(`connectors: sizes ${SIZES.map(k).join(', ')} rows, ${ROUNDS} rounds, a fresh daemon per phase (connector and API alternate which goes first), database ${target.env.DATABASE_URL === undefined ? 'embedded' : 'DATABASE_URL'}, ${os.cpus().length} CPUs, load average ${os.loadavg()[0]!.toFixed(1)}`);
 try {
-  for (const rows of SIZES) {
-    const c = await viaConnector(rows);
-    const connectorPeak = c.peakRssMb;
-    const line: Record<string, unknown> = { rows, products: Math.ceil(rows / 3), connector_submitted_s: c.submitted, connector_s: c.seconds, connector_rows_per_s: c.rowsPerSecond, feeds: c.feeds, daemon_peak_rss_mb: connectorPeak };
-    if (rows === SIZES.at(-1)) {
-      const api = await viaApi(c.daemon, rows);
-      Object.assign(line, { api_post_s: api.postSeconds, api_s: api.seconds, api_rows_per_s: api.rowsPerSecond, ratio: c.rowsPerSecond / api.rowsPerSecond, daemon_peak_rss_after_api_mb: c.daemon.peakRssMb() });
+  for (let round = 1; round <= ROUNDS; round++) {
+    for (const rows of SIZES) {
+      const tag = `${round}x${rows}`;
+      // Alternate the order: the second phase meets fuller tables (and a warmer disk cache).
+      let connector: Phase;
+      let api: Phase;
+      if (round % 2 === 1) {
+        connector = await viaConnector(rows, tag);
+        api = await viaApi(rows, tag);
+      } else {
+        api = await viaApi(rows, tag);
+        connector = await viaConnector(rows, tag);
+      }
+      const r: Round = { round, rows, connector, api, ratio: connector.rowsPerSecond / api.rowsPerSecond };
+      rounds.push(r);
+      console.log(`round ${round}, ${fmt(rows)} rows (${fmt(Math.ceil(rows / 3))} products + variations, ${connector.feeds} feeds): `
+        + `connector ${fmt(connector.seconds, 2)} s (all feeds submitted at ${fmt(connector.submitted, 2)} s) = ${fmt(connector.rowsPerSecond)} rows/s, daemon CPU ${fmt(connector.cpu, 1)} s, peak RSS ${fmt(connector.peakRssMb)} MB; `
+        + `API ${fmt(api.seconds, 2)} s (POSTs answered at ${fmt(api.submitted, 2)} s) = ${fmt(api.rowsPerSecond)} rows/s, daemon CPU ${fmt(api.cpu, 1)} s, peak RSS ${fmt(api.peakRssMb)} MB; ratio ${fmt(r.ratio, 2)}`);
     }
-    await c.daemon.stop();
-    results.push(line);
-    console.log(`${fmt(rows)} rows (${fmt(Math.ceil(rows / 3))} products + variations): connector ${fmt(c.seconds, 1)} s (file read and feeds submitted after ${fmt(c.submitted, 1)} s) = ${fmt(c.rowsPerSecond)} rows/s, ${c.feeds} feeds, daemon peak RSS ${fmt(connectorPeak)} MB`
-      + (line.api_s === undefined ? '' : `; API bulk ${fmt(line.api_s as number, 1)} s (POSTs answered after ${fmt(line.api_post_s as number, 1)} s) = ${fmt(line.api_rows_per_s as number)} rows/s; ratio connector/API ${fmt(line.ratio as number, 2)} (target >= 0.8)`));
   }
-  const [small, big] = results as { daemon_peak_rss_mb: number }[];
-  const k = (n: number): string => (n % 1000 === 0 ? `${n / 1000}k` : String(n));
-  console.log(`peak RSS ${k(SIZES[0]!)} -> ${k(SIZES.at(-1)!)} rows: ${fmt(small!.daemon_peak_rss_mb)} MB -> ${fmt(big!.daemon_peak_rss_mb)} MB (target < 400 MB, flat)`);
-  console.log(JSON.stringify({ bench: 'connectors', results }));
+  console.log(`\nmedian (range) over ${ROUNDS} round${ROUNDS === 1 ? '' : 's'}:`);
+  for (const rows of SIZES) {
+    const of = rounds.filter((r) => r.rows === rows);
+    console.log(`${k(rows)} rows: connector ${spread(of.map((r) => r.connector.rowsPerSecond))} rows/s (${spread(of.map((r) => r.connector.seconds), 2)} s), peak RSS ${spread(of.map((r) => r.connector.peakRssMb))} MB; `
+      + `API ${spread(of.map((r) => r.api.rowsPerSecond))} rows/s (${spread(of.map((r) => r.api.seconds), 2)} s), peak RSS ${spread(of.map((r) => r.api.peakRssMb))} MB; ratio connector/API ${spread(of.map((r) => r.ratio), 2)}`);
+  }
+  const peak = (rows: number, phase: 'connector' | 'api'): number => median(rounds.filter((r) => r.rows === rows).map((r) => r[phase].peakRssMb));
+  const [first, last] = [SIZES[0]!, SIZES.at(-1)!];
+  console.log(`connector peak RSS ${k(first)} -> ${k(last)} rows: ${fmt(peak(first, 'connector'))} -> ${fmt(peak(last, 'connector'))} MB (${fmt((peak(last, 'connector') / peak(first, 'connector') - 1) * 100)}%; target < 400 MB, flat); `
+    + `API ${fmt(peak(first, 'api'))} -> ${fmt(peak(last, 'api'))} MB; ratio at ${k(last)}: ${fmt(median(rounds.filter((r) => r.rows === last).map((r) => r.ratio)), 2)} (target >= 0.8)`);
+  console.log(JSON.stringify({ bench: 'connectors', rounds }));
 } finally {
   await connection.close();
   await target.cleanup();
