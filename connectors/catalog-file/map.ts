@@ -83,6 +83,26 @@ export function lineOf(p: FileProduct, pointer: string): number {
   return m === null ? p.at : (p.variationsAt[Number(m[1])] ?? p.at);
 }
 
+/** `o` (keys in sorted order) with `key` added in its sorted place; `o` itself when the key goes last. */
+function withSortedKey(o: Record<string, unknown>, key: string, value: unknown): Record<string, unknown> {
+  const keys = Object.keys(o);
+  if (keys.length === 0 || keys.at(-1)! < key) {
+    o[key] = value;
+    return o;
+  }
+  const out: Record<string, unknown> = {};
+  let placed = false;
+  for (const k of keys) {
+    if (!placed && key < k) {
+      out[key] = value;
+      placed = true;
+    }
+    out[k] = o[k];
+  }
+  if (!placed) out[key] = value;
+  return out;
+}
+
 /**
  * CSV rows in file order -> products. A row with `parent_sku` is a variation of that product
  * (variation fields only: an ERP repeats the parent's name and so on in child rows). Products
@@ -96,8 +116,9 @@ export class CsvGrouper {
   #plan: { field: string; product: Kind | undefined; variation: Kind | undefined }[] | null = null;
 
   add(row: Record<string, string>, line: number): { error?: string; sku?: string } {
-    // Rows all have the header's keys: decide each column's conversion once.
-    const plan = (this.#plan ??= Object.keys(row).filter((f) => f !== 'parent_sku').map((field) => ({ field, product: productKinds.get(field), variation: variationKinds.get(field) })));
+    // Rows all have the header's keys: decide each column's conversion once. Fields in sorted
+    // order: products come out canonical (contentHash then skips sorting their keys).
+    const plan = (this.#plan ??= Object.keys(row).filter((f) => f !== 'parent_sku').sort().map((field) => ({ field, product: productKinds.get(field), variation: variationKinds.get(field) })));
     const parent = row.parent_sku?.trim() ?? '';
     const isProduct = parent === '';
     const out: Record<string, unknown> = {};
@@ -123,8 +144,8 @@ export class CsvGrouper {
     if (owner === undefined) {
       return { sku: typeof out.sku === 'string' ? out.sku : undefined, error: `parent_sku "${parent}" is not a product row above this one (variation rows must follow their product, within 1,000 products)` };
     }
-    const list = (owner.product.variations ??= []) as unknown[];
-    list.push(out);
+    if (owner.product.variations === undefined) owner.product = withSortedKey(owner.product, 'variations', []);
+    (owner.product.variations as unknown[]).push(out);
     owner.variationsAt.push(line);
     return {};
   }

@@ -101,6 +101,15 @@ describe('CSV', () => {
     expect(await messageOf(drain(path.join(dir, 'fields.csv')))).toMatch(/^The row at line 2 has a different number of fields than the header/);
   });
 
+  it('builds products with their fields in sorted order, variations in their place (canonical: delta hashing skips sorting)', () => {
+    const g = new CsvGrouper();
+    g.add({ sku: 'P-1', parent_sku: '', weight: '2', name: 'P', brand: 'B' }, 2);
+    g.add({ sku: 'P-1-S', parent_sku: 'P-1', weight: '', name: '', brand: '' }, 3);
+    const [p] = g.take();
+    expect(Object.keys(p!.product)).toEqual(['brand', 'name', 'sku', 'variations', 'weight']);
+    expect(p!.product).toEqual({ brand: 'B', name: 'P', sku: 'P-1', weight: 2, variations: [{ sku: 'P-1-S' }] });
+  });
+
   it('a variation row without its product above is an error of that row', () => {
     const g = new CsvGrouper();
     expect(g.add({ sku: 'V-1', parent_sku: 'P-1', size: 'S' }, 2).error).toMatch(/parent_sku "P-1" is not a product row above this one/);
