@@ -15,7 +15,6 @@ import { AppError, badRequest, conflict, notFound, unavailable } from '../errors
 import type { JobSender } from '../jobs/job-map.ts';
 import type { ShopService } from '../shops/shops.service.ts';
 import type { WebhookService } from '../webhooks/webhooks.service.ts';
-import { Limiter } from '../platform/limiter.ts';
 import * as repo from './feeds.repository.ts';
 import type { Feed, FeedCritical, FeedFilter, FeedJson, FeedState, FeedSummaryJson, FeedType } from './feeds.schemas.ts';
 
@@ -40,7 +39,7 @@ export interface FeedServiceDeps {
   writer: CatalogWriter;
   shops: ShopService;
   webhooks: WebhookService;
-  config: Pick<Config, 'publicUrl' | 'host' | 'port' | 'workerConcurrency'>;
+  config: Pick<Config, 'publicUrl' | 'host' | 'port'>;
 }
 
 const kindOf: Record<FeedType, ItemKind> = {
@@ -57,6 +56,9 @@ export const CHUNK_SIZE = 1_000;
  * are applied as one chunk.
  */
 export const SMALL_FEED = 100;
+const FEED_QUEUES = ['feed.process', 'feed.process.small'] as const;
+/** The queue of a feed with `left` items to apply. */
+const queueOf = (left: number): (typeof FEED_QUEUES)[number] => (left <= SMALL_FEED ? 'feed.process.small' : 'feed.process');
 const chunkSizeOf = (type: FeedType, total: number): number => (type === 'image_replace' || type === 'image_delete' ? Math.max(total, 1) : CHUNK_SIZE);
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -112,17 +114,17 @@ export class FeedService {
   readonly #commits: GroupCommit<repo.NewFeed & repo.NewPayload, repo.FeedRow>;
   /** Small feeds being processed share transactions (see SMALL_FEED). */
   readonly #small: GroupCommit<string, SmallOutcome>;
-  /** Feeds of several chunks processed at once by this process (WAYBILL_WORKER_CONCURRENCY). */
-  readonly #large: Limiter;
   constructor(deps: FeedServiceDeps) {
     this.#d = deps;
     this.#small = new GroupCommit({ db: deps.db, write: (trx, pks) => this.#applySmall(trx, pks), maxBatch: 100 });
-    this.#large = new Limiter(deps.config.workerConcurrency);
     this.#commits = new GroupCommit({
       db: deps.db,
       write: async (trx, feeds) => {
         const rows = await repo.insertFeeds(trx, feeds);
-        await deps.jobs.sendMany(trx, 'feed.process', feeds.map((f) => ({ feedPk: f.pk })));
+        for (const queue of FEED_QUEUES) {
+          const mine = feeds.filter((f) => queueOf(f.total) === queue);
+          if (mine.length > 0) await deps.jobs.sendMany(trx, queue, mine.map((f) => ({ feedPk: f.pk })));
+        }
         return rows;
       },
     });
@@ -161,7 +163,7 @@ export class FeedService {
       items, warnings,
       skus: type.startsWith('product_') ? items.flatMap((i) => (typeof i.sku === 'string' ? [i.sku] : [])) : [],
     });
-    this.#d.jobs.wake?.('feed.process');
+    this.#d.jobs.wake?.(queueOf(row.total));
     return { ...toFeed(row), result: { success: [], errors: [], criticals: [] } };
   }
 
@@ -205,17 +207,17 @@ export class FeedService {
     if (row.state === 'done') throw conflict(`Feed ${feedPk} is done; there is nothing to retry.`);
     const updated = await inTransaction(this.#d.db, async (trx) => {
       const r = await repo.requeue(trx, feedPk);
-      await this.#d.jobs.send(trx, 'feed.process', { feedPk });
+      await this.#d.jobs.send(trx, queueOf(row.total - row.processed), { feedPk });
       return r;
     });
-    this.#d.jobs.wake?.('feed.process');
+    this.#d.jobs.wake?.(queueOf(row.total - row.processed));
     return toFeed(updated ?? row);
   }
 
   /**
    * Applies a feed's items, resuming after the last committed chunk. A finished feed is left as
    * it is. Small feeds share a transaction with the other small feeds being processed at the
-   * time; larger ones go a chunk per transaction, WAYBILL_WORKER_CONCURRENCY at once.
+   * time; larger ones go a chunk per transaction.
    */
   async process(feedPk: string, options: { signal?: AbortSignal } = {}): Promise<Feed | null> {
     const small = await this.#small.submit(feedPk);
@@ -224,7 +226,7 @@ export class FeedService {
       metrics.feedItems(small.row.type as FeedType, 'failed', small.failed);
       return toFeed(small.row);
     }
-    return this.#large.run(() => this.#processChunks(feedPk, options));
+    return this.#processChunks(feedPk, options);
   }
 
   /**

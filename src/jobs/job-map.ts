@@ -10,6 +10,8 @@ export interface JobMap {
   'connector.run': { name: string; trigger: 'schedule' | 'manual'; scheduledFor: string | null };
   /** Apply a feed's items (catalog writes); resumes after the last committed chunk. */
   'feed.process': { feedPk: string };
+  /** The same for a feed of at most 100 items: fetched 100 at a time, applied in shared transactions. */
+  'feed.process.small': { feedPk: string };
   /** Daily: drop feeds older than 30 days and idempotency keys older than 24 h. */
   'feed.prune': Record<string, never>;
   /** Every minute: queue again the feeds whose worker died mid-way (kill -9, lost host). */
@@ -48,9 +50,12 @@ export const queueSettings: { [K in JobName]: QueueSettings } = {
   // expireInSeconds bounds one run (a dead worker's feed is re-queued by feed.recover). No
   // NOTIFY: its lock at commit serialized every feed-creating transaction (measured: commits
   // waiting on Lock:object); the accepting process wakes its own worker (JobQueue.wake), other
-  // replicas poll every 2 s. 100 jobs fetched at once: small feeds share transactions, larger
-  // ones are applied `concurrency` at a time (FeedService).
-  'feed.process': { retryLimit: 8, retryDelay: 1, retryBackoff: true, expireInSeconds: 900, concurrency: 2, notify: false, policy: 'standard', drain: true, fetch: 100 },
+  // replicas poll every 2 s.
+  'feed.process': { retryLimit: 8, retryDelay: 1, retryBackoff: true, expireInSeconds: 900, concurrency: 2, notify: false, policy: 'standard', drain: true },
+  // Small feeds: 100 fetched at once and applied in shared transactions (FeedService), so a
+  // burst of one-product writes is not applied one transaction each. Their own queue, so a
+  // worker never takes 100 large feeds away from other replicas.
+  'feed.process.small': { retryLimit: 8, retryDelay: 1, retryBackoff: true, expireInSeconds: 300, concurrency: 2, notify: false, policy: 'standard', drain: true, fetch: 100 },
   'feed.prune': { retryLimit: 3, retryDelay: 60, retryBackoff: true, expireInSeconds: 600, concurrency: 1, notify: false, policy: 'standard' },
   'feed.recover': { retryLimit: 0, retryDelay: 0, retryBackoff: false, expireInSeconds: 60, concurrency: 1, notify: false, policy: 'standard' },
 };

@@ -117,7 +117,7 @@ export const pgRestart: Scenario = {
       if (!settled) {
         const stuck = await target.query<{ pk: string; state: string; leased_until: string | null; created_at: string }>(
           `select pk::text, state, leased_until::text, created_at::text from feeds where state in ('queued', 'processing') order by created_at limit 5`);
-        const jobs = await target.query<{ state: string; n: number }>(`select state, count(*)::int n from pgboss.job where name = 'feed.process' group by 1`);
+        const jobs = await target.query<{ state: string; n: number }>(`select state, count(*)::int n from pgboss.job where name like 'feed.process%' group by 1`);
         problems.push(`feeds stuck: ${JSON.stringify(stuck)}; feed.process jobs by state: ${JSON.stringify(jobs)}`);
       }
       const stored = new Set((await target.query<{ sku: string }>(`select sku from products where shop_pk = $1`, [shop.shopPk])).map((r) => r.sku));

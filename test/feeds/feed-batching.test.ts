@@ -35,7 +35,7 @@ describe('40 concurrent one-product writes, then one worker', () => {
     expect(new Set(accepted.map((f) => f.pk)).size).toBe(40);
     for (const f of accepted) expect(f).toMatchObject({ state: 'queued', status: 'Wait' });
     const rows = (await sql.query(
-      `select f.pk, f.created_at, (select count(*)::int from pgboss.job j where j.name = 'feed.process' and j.data->>'feedPk' = f.pk::text) as jobs
+      `select f.pk, f.created_at, (select count(*)::int from pgboss.job j where j.name = 'feed.process.small' and j.data->>'feedPk' = f.pk::text) as jobs
        from feeds f where f.pk = any($1::uuid[])`, [accepted.map((f) => f.pk)])).rows as { created_at: Date; jobs: number }[];
     expect(rows).toHaveLength(40);
     expect(rows.every((r) => r.jobs === 1)).toBe(true);
@@ -65,7 +65,7 @@ describe('40 concurrent one-product writes, then one worker', () => {
       expect(twin.results[0]!.variations.map((v) => v.sku).sort()).toEqual(['GC-TWIN-a', 'GC-TWIN-b']);
       const stored = (await sql.query(`select count(*)::int as n, count(distinct sku)::int as d from products where sku like 'GC-%'`)).rows[0];
       expect(stored).toEqual({ n: 38, d: 38 });
-      const jobs = (await sql.query(`select state, count(*)::int as n from pgboss.job where name = 'feed.process' group by state`)).rows;
+      const jobs = (await sql.query(`select state, count(*)::int as n from pgboss.job where name = 'feed.process.small' group by state`)).rows;
       expect(jobs).toEqual([{ state: 'completed', n: 40 }]);
     } finally {
       await worker.stop();

@@ -18,7 +18,7 @@ const { shopPk, auth } = await api.shopWithKey();
 const PRODUCTS = `/shops/${shopPk}/products/`;
 
 const jobsOf = async (feedPk: string) =>
-  (await sql.query(`select state, retry_count from pgboss.job where name = 'feed.process' and data->>'feedPk' = $1 order by created_on`, [feedPk])).rows as { state: string; retry_count: number }[];
+  (await sql.query(`select state, retry_count from pgboss.job where name like 'feed.process%' and data->>'feedPk' = $1 order by created_on`, [feedPk])).rows as { state: string; retry_count: number }[];
 
 async function until<T>(what: string, fn: () => Promise<T | undefined | false>, timeoutMs = 10_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;

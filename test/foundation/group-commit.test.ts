@@ -1,11 +1,10 @@
-// GroupCommit and Limiter: concurrent callers share transactions, each gets its own answer;
+// GroupCommit: concurrent callers share transactions, each gets its own answer;
 // one bad input fails only its caller; the database going away fails the whole batch.
 import { sql } from 'kysely';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createDb } from '../../src/db/database.ts';
 import { GroupCommit } from '../../src/db/group-commit.ts';
 import { unavailable, type AppError } from '../../src/errors.ts';
-import { Limiter } from '../../src/platform/limiter.ts';
 import { createTestDatabase } from '../helpers/db.ts';
 
 const database = await createTestDatabase();
@@ -70,31 +69,5 @@ describe('GroupCommit', () => {
     expect(results.every((r) => r.status === 'rejected' && (r.reason as AppError).status === 503)).toBe(true);
     expect(calls).toBeLessThan(10); // not retried one by one
     expect(await stored()).toEqual([]);
-  });
-});
-
-describe('Limiter', () => {
-  it('runs at most max at once, every call to its end, first come first served', async () => {
-    const limiter = new Limiter(2);
-    let active = 0;
-    let peak = 0;
-    const order: number[] = [];
-    const results = await Promise.all(Array.from({ length: 8 }, (_, i) => limiter.run(async () => {
-      active++;
-      peak = Math.max(peak, active);
-      order.push(i);
-      await new Promise((r) => setTimeout(r, 5));
-      active--;
-      return i * 10;
-    })));
-    expect(results).toEqual([0, 10, 20, 30, 40, 50, 60, 70]);
-    expect(peak).toBe(2);
-    expect(order).toEqual([0, 1, 2, 3, 4, 5, 6, 7]);
-  });
-
-  it('frees the slot of a call that throws', async () => {
-    const limiter = new Limiter(1);
-    await expect(limiter.run(async () => { throw new Error('boom'); })).rejects.toThrow('boom');
-    expect(await limiter.run(async () => 'next')).toBe('next');
   });
 });

@@ -5,12 +5,12 @@ import { AppError, isTransient } from '../../errors.ts';
 import type { Services } from '../../services.ts';
 import { queueSettings, type JobHandler } from '../job-map.ts';
 
-export const feedProcess = (services: Services): JobHandler<'feed.process'> => async (data, ctx) => {
+export const feedProcess = (services: Services, queue: 'feed.process' | 'feed.process.small'): JobHandler<typeof queue> => async (data, ctx) => {
   try {
     const feed = await services.feeds.process(data.feedPk, { signal: ctx.signal });
     ctx.log.info({ feedPk: data.feedPk, state: feed?.state, counts: feed?.counts }, 'feed processed');
   } catch (error) {
-    const exhausted = ctx.retryCount >= queueSettings['feed.process'].retryLimit;
+    const exhausted = ctx.retryCount >= queueSettings[queue].retryLimit;
     if (!isTransient(error) || exhausted) {
       // What the shop reads: an AppError's own words, never a database's internals.
       const message = error instanceof AppError && error.status < 500

@@ -11,7 +11,8 @@ import { webhookDeliver } from './webhook-deliver.job.ts';
 export const buildHandlers = (services: Services): JobHandlers => ({
   'webhook.deliver': webhookDeliver(services),
   'connector.run': connectorRun(services),
-  'feed.process': feedProcess(services),
+  'feed.process': feedProcess(services, 'feed.process'),
+  'feed.process.small': feedProcess(services, 'feed.process.small'),
   'feed.prune': feedPrune(services),
   'feed.recover': feedRecover(services),
 });
