@@ -6,7 +6,7 @@ import path from 'node:path';
 import { defineConnector, userError, type ConnectorContext } from '../../src/connectors/host/contract.ts';
 import { DONE, ERROR, PROCESSING, ensureFolders, inside, moveInto, safeName, scan, settled } from './inbox.ts';
 import { CatalogFileOptions } from './options.ts';
-import { processFile, type FileReport } from './process-file.ts';
+import { processFile, Readers, type FileReport } from './process-file.ts';
 
 type Ctx = ConnectorContext<CatalogFileOptions>;
 
@@ -15,8 +15,8 @@ async function writeReport(dir: string, fileName: string, report: FileReport | R
 }
 
 /** Processes one file of .processing/ and files it under .done/ or .error/ with its report. */
-async function handle(ctx: Ctx, inbox: string, name: string): Promise<void> {
-  const report = await processFile(ctx, inside(path.join(inbox, PROCESSING), name), name);
+async function handle(ctx: Ctx, inbox: string, name: string, readers: Readers): Promise<void> {
+  const report = await processFile(ctx, inside(path.join(inbox, PROCESSING), name), name, readers);
   const dir = path.join(inbox, report.outcome === 'error' ? ERROR : DONE);
   const final = await moveInto(inside(path.join(inbox, PROCESSING), name), dir, name);
   report.file = final;
@@ -26,6 +26,45 @@ async function handle(ctx: Ctx, inbox: string, name: string): Promise<void> {
   const log = { file: final, outcome: report.outcome, counts: report.counts, feeds: report.feeds.length };
   if (report.outcome === 'error') ctx.log.warn({ ...log, reason: report.reason }, 'catalog file refused');
   else ctx.log.info(log, 'catalog file processed');
+}
+
+/** The files of one run: those a crash left in .processing/, then the inbox's settled ones. */
+async function processInbox(ctx: Ctx, inbox: string, readers: Readers): Promise<void> {
+  // A crash (or shutdown) mid-file left it in .processing/: process it again. Delta
+  // detection makes that idempotent: products already sent are unchanged now.
+  for (const d of await fs.readdir(path.join(inbox, PROCESSING), { withFileTypes: true })) {
+    if (ctx.signal.aborted) return;
+    if (d.isFile()) {
+      ctx.log.info({ file: d.name }, 'resuming a file left in .processing');
+      await handle(ctx, inbox, d.name, readers);
+    }
+  }
+
+  const entries = await scan(inbox, ctx.options.format);
+  for (const e of entries) {
+    if (e.kind !== 'refused') continue;
+    const final = await moveInto(inside(inbox, e.name), path.join(inbox, ERROR), safeName(e.name));
+    await writeReport(path.join(inbox, ERROR), final, { file: final, original_name: e.name, connector: ctx.name, run_id: ctx.runId, outcome: 'error', reason: e.reason });
+    ctx.report.count('files_error');
+    ctx.log.warn({ file: e.name, reason: e.reason }, 'catalog file refused');
+  }
+  const files = entries.filter((e) => e.kind === 'file');
+  // A reader loads while the files settle.
+  if (files.length > 0) readers.warm();
+  const { ready, waiting } = await settled(inbox, files, ctx.options.settle_ms, ctx.signal);
+  if (waiting.length > 0) {
+    ctx.report.count('files_waiting', waiting.length);
+    ctx.log.info({ files: waiting }, 'files still being written: left for the next run');
+  }
+  for (const name of ready) {
+    if (ctx.signal.aborted) return;
+    const taken = await moveInto(inside(inbox, name), path.join(inbox, PROCESSING), name).catch((error: unknown) => {
+      // Gone meanwhile (the ERP replaced it): the next run sees the new one.
+      if ((error as { code?: string }).code === 'ENOENT') return null;
+      throw error;
+    });
+    if (taken !== null) await handle(ctx, inbox, taken, readers);
+  }
 }
 
 export const catalogFile = defineConnector({
@@ -42,38 +81,11 @@ export const catalogFile = defineConnector({
     if (!(await ctx.services.shops.exists(ctx.shopPk!))) throw userError(`Shop ${ctx.shopPk} (shop_pk) does not exist; create it or fix the connector's entry.`);
     await ensureFolders(inbox);
 
-    // A crash (or shutdown) mid-file left it in .processing/: process it again. Delta
-    // detection makes that idempotent: products already sent are unchanged now.
-    for (const d of await fs.readdir(path.join(inbox, PROCESSING), { withFileTypes: true })) {
-      if (ctx.signal.aborted) return;
-      if (d.isFile()) {
-        ctx.log.info({ file: d.name }, 'resuming a file left in .processing');
-        await handle(ctx, inbox, d.name);
-      }
-    }
-
-    const entries = await scan(inbox, ctx.options.format);
-    for (const e of entries) {
-      if (e.kind !== 'refused') continue;
-      const final = await moveInto(inside(inbox, e.name), path.join(inbox, ERROR), safeName(e.name));
-      await writeReport(path.join(inbox, ERROR), final, { file: final, original_name: e.name, connector: ctx.name, run_id: ctx.runId, outcome: 'error', reason: e.reason });
-      ctx.report.count('files_error');
-      ctx.log.warn({ file: e.name, reason: e.reason }, 'catalog file refused');
-    }
-    const files = entries.filter((e) => e.kind === 'file');
-    const { ready, waiting } = await settled(inbox, files, ctx.options.settle_ms, ctx.signal);
-    if (waiting.length > 0) {
-      ctx.report.count('files_waiting', waiting.length);
-      ctx.log.info({ files: waiting }, 'files still being written: left for the next run');
-    }
-    for (const name of ready) {
-      if (ctx.signal.aborted) return;
-      const taken = await moveInto(inside(inbox, name), path.join(inbox, PROCESSING), name).catch((error: unknown) => {
-        // Gone meanwhile (the ERP replaced it): the next run sees the new one.
-        if ((error as { code?: string }).code === 'ENOENT') return null;
-        throw error;
-      });
-      if (taken !== null) await handle(ctx, inbox, taken);
+    const readers = new Readers(ctx.options.format);
+    try {
+      await processInbox(ctx, inbox, readers);
+    } finally {
+      readers.close();
     }
   },
 });

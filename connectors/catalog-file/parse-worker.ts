@@ -1,7 +1,7 @@
 // Worker thread of catalog-file: the CPU-heavy reading of one file (chunk.ts) runs here, off
 // the daemon's event loop, so requests and feed processing keep their thread. At most
 // IN_FLIGHT chunks wait in the main thread (each acknowledged once its feed is written).
-import { parentPort, workerData } from 'node:worker_threads';
+import { parentPort } from 'node:worker_threads';
 import { validateProducts } from '../../src/catalog/product-validation.ts';
 import { AppError } from '../../src/errors.ts';
 import { readChunks, type PreparedChunk } from './chunk.ts';
@@ -15,6 +15,9 @@ export interface WorkerInput {
   columns: Record<string, string>;
 }
 
+/** From the main thread: the file to read (once), then an ack per chunk written. */
+export type WorkerControl = { kind: 'start'; input: WorkerInput } | 'ack';
+
 export type WorkerMessage =
   | { kind: 'chunk'; chunk: PreparedChunk }
   | { kind: 'end'; rows: number }
@@ -23,21 +26,22 @@ export type WorkerMessage =
 
 if (parentPort !== null) {
   const port = parentPort;
-  const input = workerData as WorkerInput;
   let credits = IN_FLIGHT;
   let wake: (() => void) | null = null;
-  let start: (() => void) | null = null;
-  const started = new Promise<void>((resolve) => (start = resolve));
-  port.on('message', (m: unknown) => {
-    if (m === 'start') start?.();
-    if (m !== 'ack') return;
+  let start: ((input: WorkerInput) => void) | null = null;
+  const started = new Promise<WorkerInput>((resolve) => (start = resolve));
+  port.on('message', (m: WorkerControl) => {
+    if (m !== 'ack') {
+      start?.(m.input);
+      return;
+    }
     credits++;
     wake?.();
     wake = null;
   });
-  // Compile the API's product schema while the main thread hashes the file, then wait for it.
+  // Compile the API's product schema while the run waits for its file, then wait for it.
   validateProducts([{}]);
-  await started;
+  const input = await started;
   try {
     const rows = await readChunks(input.file, input.format, input.columns, async (chunk) => {
       while (credits === 0) await new Promise<void>((resolve) => (wake = resolve));

@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { useTestDaemon } from '../helpers/daemon.ts';
-import { connectorsFile, ls, responsive, tempDir, waitFor } from './helpers.ts';
+import { connectorsFile, ls, responsive, tempDir, waitFor, workerThreads } from './helpers.ts';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- reports and products are checked field by field below
 type Report = Record<string, any>;
@@ -105,11 +105,14 @@ describe('settling', () => {
     const file = path.join(inboxes.slow, 'big.csv');
     fs.writeFileSync(file, 'sku,name,price,stock\nS-1,Half,1,1\n');
     const writer = setInterval(() => fs.appendFileSync(file, 'S-2,More,2,2\n'), 200);
+    const threads = workerThreads();
     const r = await run('slow');
     clearInterval(writer);
     expect(r.counts).toEqual({ files_waiting: 1 });
     expect(ls(inboxes.slow)).toContain('big.csv');
     expect(ls(path.join(inboxes.slow, '.processing'))).toEqual([]);
+    // The reader the run started while the file settled is stopped with the run, unused.
+    await waitFor(() => workerThreads() === threads, 5_000, 'the unused reader thread to stop');
     // Once quiet for settle_ms, the next run takes it whole.
     const later = await run('slow');
     expect(later.counts, JSON.stringify(ls(path.join(inboxes.slow, '.error')).map((f) => f.endsWith('.json') ? fs.readFileSync(path.join(inboxes.slow, '.error', f), 'utf8') : f))).toMatchObject({ files_done: 1 });

@@ -36,3 +36,13 @@ export async function responsive(app: { inject(url: string): Promise<{ statusCod
   const deadline = Date.now() + 20_000;
   while ((await app.inject('/healthz')).statusCode === 503 && Date.now() < deadline) await sleep(50);
 }
+
+/** Worker threads of this process now (Linux names them "WorkerThread"): the file readers. */
+export const workerThreads = (): number =>
+  fs.readdirSync('/proc/self/task').filter((t) => {
+    try {
+      return fs.readFileSync(`/proc/self/task/${t}/comm`, 'utf8').trim() === 'WorkerThread';
+    } catch {
+      return false; // ended meanwhile
+    }
+  }).length;
