@@ -78,19 +78,22 @@ export async function readChunks(file: string, format: 'csv' | 'json' | 'xml', c
     for (let i = 0; i < products.length; i += CHUNK) await emit(prepareChunk(products.slice(i, i + CHUNK), 'element'));
     return products.length;
   }
-  const grouper = new CsvGrouper();
+  let grouper: CsvGrouper | null = null;
   let orphans: ReportEntry[] = [];
   let rows = 0;
-  for await (const row of readCsv(file, columns)) {
-    rows++;
-    // Flush only before a product row, so a product's variation rows stay with it.
-    if ((row.record.parent_sku ?? '').trim() === '' && grouper.order.length >= CHUNK) {
-      await emit(prepareChunk(grouper.take(), 'line', orphans));
-      orphans = [];
+  for await (const batch of readCsv(file, columns)) {
+    grouper ??= new CsvGrouper(batch.fields);
+    for (const row of batch.rows) {
+      rows++;
+      // Flush only before a product row, so a product's variation rows stay with it.
+      if (grouper.order.length >= CHUNK && grouper.startsProduct(row.cells)) {
+        await emit(prepareChunk(grouper.take(), 'line', orphans));
+        orphans = [];
+      }
+      const r = grouper.add(row.cells, row.line);
+      if (r.error !== undefined) orphans.push({ line: row.line, sku: r.sku ?? null, errors: [{ pointer: '/parent_sku', code: 'not_found', message: r.error }] });
     }
-    const r = grouper.add(row.record, row.line);
-    if (r.error !== undefined) orphans.push({ line: row.line, sku: r.sku ?? null, errors: [{ pointer: '/parent_sku', code: 'not_found', message: r.error }] });
   }
-  await emit(prepareChunk(grouper.take(), 'line', orphans));
+  if (grouper !== null) await emit(prepareChunk(grouper.take(), 'line', orphans));
   return rows;
 }

@@ -107,23 +107,34 @@ function withSortedKey(o: Record<string, unknown>, key: string, value: unknown):
  * CSV rows in file order -> products. A row with `parent_sku` is a variation of that product
  * (variation fields only: an ERP repeats the parent's name and so on in child rows). Products
  * are held in `open` until the caller flushes them; a variation whose product was already
- * flushed (or never seen) is an error of its line.
+ * flushed (or never seen) is an error of its line. Rows are the cells in the header's order.
  */
 export class CsvGrouper {
   readonly open = new Map<string, FileProduct>();
   readonly order: FileProduct[] = [];
-  /** Per column of the header (known from the first row): its kind as a product and as a variation field. */
-  #plan: { field: string; product: Kind | undefined; variation: Kind | undefined }[] | null = null;
+  /** Per column: its cell, and its kind as a product and as a variation field; in field order, so products come out canonical (contentHash then skips sorting their keys). */
+  readonly #plan: { field: string; cell: number; product: Kind | undefined; variation: Kind | undefined }[];
+  readonly #parent: number;
 
-  add(row: Record<string, string>, line: number): { error?: string; sku?: string } {
-    // Rows all have the header's keys: decide each column's conversion once. Fields in sorted
-    // order: products come out canonical (contentHash then skips sorting their keys).
-    const plan = (this.#plan ??= Object.keys(row).filter((f) => f !== 'parent_sku').sort().map((field) => ({ field, product: productKinds.get(field), variation: variationKinds.get(field) })));
-    const parent = row.parent_sku?.trim() ?? '';
+  /** `fields`: the header, as Product fields (after `columns` renames). */
+  constructor(fields: string[]) {
+    this.#parent = fields.indexOf('parent_sku');
+    this.#plan = fields.map((field, cell) => ({ field, cell, product: productKinds.get(field), variation: variationKinds.get(field) }))
+      .filter((c) => c.field !== 'parent_sku')
+      .sort((a, b) => (a.field < b.field ? -1 : 1));
+  }
+
+  /** True when the row is a product row (not a variation), so a chunk may end before it. */
+  startsProduct(cells: string[]): boolean {
+    return this.#parent === -1 || (cells[this.#parent] ?? '').trim() === '';
+  }
+
+  add(cells: string[], line: number): { error?: string; sku?: string } {
+    const parent = this.#parent === -1 ? '' : (cells[this.#parent] ?? '').trim();
     const isProduct = parent === '';
     const out: Record<string, unknown> = {};
-    for (const { field, product, variation } of plan) {
-      const text = row[field];
+    for (const { field, cell, product, variation } of this.#plan) {
+      const text = cells[cell];
       if (text === undefined || text === '') continue;
       const kind = isProduct ? product : variation;
       // Product rows keep unknown columns (the API warns); variation rows keep variation fields only.

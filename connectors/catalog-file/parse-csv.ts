@@ -1,6 +1,7 @@
 // CSV, streamed: `,` or `;` (sniffed from the header line), UTF-8 with or without BOM,
 // RFC 4180 quoting. Yields one record per row with its line number; never holds the file.
 import fs from 'node:fs';
+import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { parse, CsvError, type Options } from 'csv-parse';
 import { userError } from '../../src/connectors/host/contract.ts';
@@ -10,10 +11,16 @@ import { utf8Decoder } from './utf8.ts';
 /** A record longer than this is refused (a runaway quote would otherwise swallow the file). */
 const MAX_RECORD_BYTES = 1024 * 1024;
 
+/** One data row: the 1-based line of the file where it ends, and its cells in the header's order. */
 export interface CsvRow {
-  /** 1-based line of the file where the row ends. */
   line: number;
-  record: Record<string, string>;
+  cells: string[];
+}
+
+/** Rows parsed from one read of the file, with the header (Product fields, after renames). */
+export interface CsvBatch {
+  fields: string[];
+  rows: CsvRow[];
 }
 
 /** `,` or `;`: whichever the header line (outside quotes) has more of; `,` when it has neither. */
@@ -59,9 +66,6 @@ function explain(error: CsvError): string {
   }
 }
 
-/** One parsed row: its cells, and the file's line where it ends. */
-interface Cells { line: number; cells: string[] }
-
 /** The header row -> the Product field of each column; throws a user error for a header without sku or with a field twice. */
 function headerFields(header: string[], columns: Record<string, string>): string[] {
   const fields = renameHeader(header, columns);
@@ -78,18 +82,61 @@ function headerFields(header: string[], columns: Record<string, string>): string
 }
 
 /**
- * Rows of a CSV file as records keyed by Product field (after `columns` renames). The header
- * must name `sku`; a header with no `,` or `;` that still holds tabs or pipes is a wrong
- * delimiter, said so.
+ * What an object-mode stream holds, a batch at a time: one await per read of the file rather
+ * than per row (for await over the stream, then over a generator, made two promises a row).
  */
-export async function* readCsv(file: string, columns: Record<string, string>, signal?: AbortSignal): AsyncGenerator<CsvRow> {
+async function* batches<T>(stream: Readable): AsyncGenerator<T[]> {
+  let wake: (() => void) | null = null;
+  let ended = false;
+  let closed = false;
+  let failure: unknown = null;
+  const poke = (): void => {
+    const w = wake;
+    wake = null;
+    w?.();
+  };
+  const onEnd = (): void => {
+    ended = true;
+    poke();
+  };
+  const onClose = (): void => {
+    closed = true;
+    poke();
+  };
+  const onError = (error: unknown): void => {
+    failure ??= error;
+    poke();
+  };
+  stream.on('readable', poke).on('end', onEnd).on('close', onClose).on('error', onError);
+  try {
+    for (;;) {
+      const batch: T[] = [];
+      for (let x = stream.read() as T | null; x !== null; x = stream.read() as T | null) batch.push(x);
+      if (batch.length > 0) {
+        yield batch;
+        continue;
+      }
+      if (failure !== null) throw failure;
+      if (ended) return;
+      if (closed) throw stream.errored ?? new Error('The file could not be read to its end.');
+      await new Promise<void>((resolve) => (wake = resolve));
+    }
+  } finally {
+    stream.off('readable', poke).off('end', onEnd).off('close', onClose).off('error', onError);
+  }
+}
+
+/**
+ * The rows of a CSV file, a batch at a time, with the header as Product fields (after
+ * `columns` renames). The header must name `sku`; a header with no `,` or `;` that still holds
+ * tabs or pipes is a wrong delimiter, said so. Rows stay arrays of cells (csv-parse's `columns`
+ * option built every record with Object.defineProperty, which doubled the parse's cost).
+ */
+export async function* readCsv(file: string, columns: Record<string, string>, signal?: AbortSignal): AsyncGenerator<CsvBatch> {
   const delimiter = await sniffDelimiter(file);
-  // csv-parse hands out each row as an array (its `columns` option builds every record with
-  // Object.defineProperty, which doubled the parse's cost); the records are made here, with
-  // plain assignments in header order, so they all share one shape.
   let fields: string[] | null = null;
   let rows = 0;
-  const options: Options<Cells, string[]> = {
+  const options: Options<CsvRow, string[]> = {
     delimiter,
     bom: true,
     // Only the line is wanted: `info: true` would copy the whole info object per record.
@@ -104,16 +151,11 @@ export async function* readCsv(file: string, columns: Record<string, string>, si
     parser.destroy(error as Error);
   });
   try {
-    for await (const { line, cells } of parser as AsyncIterable<Cells>) {
-      if (fields === null) {
-        fields = headerFields(cells, columns);
-        continue;
-      }
-      const record: Record<string, string> = {};
-      // csv-parse checks every row has the header's number of fields.
-      for (let i = 0; i < fields.length; i++) record[fields[i]!] = cells[i]!;
-      rows++;
-      yield { line, record };
+    // csv-parse checks that every row has the header's number of cells.
+    for await (const parsed of batches<CsvRow>(parser)) {
+      if (fields === null) fields = headerFields(parsed.shift()!.cells, columns);
+      rows += parsed.length;
+      if (parsed.length > 0) yield { fields, rows: parsed };
     }
     if (fields === null) throw userError('The file is empty (no header row).');
     if (rows === 0) throw userError('The file has a header row but no product rows.');
