@@ -45,15 +45,16 @@ export const insertFeeds = async (db: Executor, feeds: (NewFeed & NewPayload)[])
 export const findFeed = (db: Executor, pk: string) => db.selectFrom('feeds').selectAll().where('pk', '=', pk).executeTakeFirst();
 export type FeedRow = NonNullable<Awaited<ReturnType<typeof findFeed>>>;
 
-/** What a worker needs to process a feed, in one round trip. */
-export const findForProcessing = (db: Executor, pk: string) =>
+/** Feeds with what a worker needs to process them: payload and whether the shop has a webhook. */
+const withPayload = (db: Executor) =>
   db.selectFrom('feeds')
     .innerJoin('feed_payloads', 'feed_payloads.feed_pk', 'feeds.pk')
     .innerJoin('shops', 'shops.pk', 'feeds.shop_pk')
     .selectAll('feeds')
-    .select(['feed_payloads.items as payload_items', 'feed_payloads.warnings as payload_warnings', sql<boolean>`shops.webhook_url is not null`.as('has_webhook')])
-    .where('feeds.pk', '=', pk)
-    .executeTakeFirst();
+    .select(['feed_payloads.items as payload_items', 'feed_payloads.warnings as payload_warnings', sql<boolean>`shops.webhook_url is not null`.as('has_webhook')]);
+
+/** What a worker needs to process a feed, in one round trip. */
+export const findForProcessing = (db: Executor, pk: string) => withPayload(db).where('feeds.pk', '=', pk).executeTakeFirst();
 
 /**
  * Those of the given feeds with at most `small` items left, with their payloads, locked for
@@ -61,11 +62,7 @@ export const findForProcessing = (db: Executor, pk: string) =>
  * transient). Rows in no particular order.
  */
 export const lockSmallForProcessing = (db: Executor, pks: string[], small: number) =>
-  db.selectFrom('feeds')
-    .innerJoin('feed_payloads', 'feed_payloads.feed_pk', 'feeds.pk')
-    .innerJoin('shops', 'shops.pk', 'feeds.shop_pk')
-    .selectAll('feeds')
-    .select(['feed_payloads.items as payload_items', 'feed_payloads.warnings as payload_warnings', sql<boolean>`shops.webhook_url is not null`.as('has_webhook')])
+  withPayload(db)
     .where('feeds.pk', 'in', pks)
     .where(sql<boolean>`feeds.total - feeds.processed <= ${small}`)
     .forUpdate('feeds').noWait()
