@@ -5,6 +5,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { validateProducts } from '../../src/catalog/product-validation.ts';
+import { contentHash } from '../../src/connectors/host/run-context.ts';
+import { readChunks, type PreparedChunk } from './chunk.ts';
 import { CsvGrouper, coerce, renameHeader, type FileProduct } from './map.ts';
 import { readCsv, sniffDelimiter } from './parse-csv.ts';
 import { readJson } from './parse-json.ts';
@@ -111,6 +113,31 @@ describe('CSV', () => {
     const [p] = g.take();
     expect(Object.keys(p!.product)).toEqual(['brand', 'name', 'sku', 'variations', 'weight']);
     expect(p!.product).toEqual({ brand: 'B', name: 'P', sku: 'P-1', weight: 2, variations: [{ sku: 'P-1-S' }] });
+  });
+
+  it('a file read over many reads: chunks of 1,000 products end before a product row, lines and errors stay exact', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wb-csv-'));
+    const file = path.join(dir, 'big.csv');
+    // 2,500 products, each followed by 2 variation rows: 7,501 lines, about 500 KB (two reads of 256 KB).
+    let text = 'sku,parent_sku,name,price,stock,description,size\n';
+    for (let i = 0; i < 2_500; i++) {
+      text += `P-${i},,"Product ${i}, quoted",${i === 1_500 ? 'abc' : '10.5'},3,"${'long text '.repeat(15)}",\n`;
+      text += `P-${i}-S,P-${i},,,1,,S\nP-${i}-M,P-${i},,,2,,M\n`;
+    }
+    fs.writeFileSync(file, text);
+    const chunks: PreparedChunk[] = [];
+    const rows = await readChunks(file, 'csv', {}, async (c) => void chunks.push(c));
+    expect(rows).toBe(7_500);
+    expect(chunks.map((c) => c.counts)).toEqual([
+      { products: 1_000, variations: 2_000, valid: 1_000, invalid: 0, warnings: 0 },
+      { products: 1_000, variations: 2_000, valid: 999, invalid: 1, warnings: 0 },
+      { products: 500, variations: 1_000, valid: 500, invalid: 0, warnings: 0 },
+    ]);
+    // Product i is on line 2 + 3i; its price error is reported there, by the product's sku.
+    expect(chunks[1]!.errors).toEqual([{ line: 4_502, sku: 'P-1500', errors: [{ pointer: '/price', code: 'invalid_type', message: 'must be number', line: 4_502 }] }]);
+    const last = chunks[2]!.items.at(-1)!;
+    expect(last.product).toEqual({ description: 'long text '.repeat(15).trim(), name: 'Product 2499, quoted', price: 10.5, sku: 'P-2499', stock: 3, variations: [{ size: 'S', sku: 'P-2499-S', stock: 1 }, { size: 'M', sku: 'P-2499-M', stock: 2 }] });
+    expect(last.hash).toBe(contentHash(last.product));
   });
 
   it('a variation row without its product above is an error of that row', () => {
