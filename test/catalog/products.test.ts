@@ -1,5 +1,6 @@
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
+import { validateItems } from '../../src/catalog/product-validation.ts';
 import { useTestDaemon } from '../helpers/daemon.ts';
 import { expectProblem, pathOf, product, waitFeed, write, type Feed } from './catalog-helpers.ts';
 
@@ -81,6 +82,22 @@ describe('POST /shops/{shop}/products/', () => {
       { pointer: '/0/variations/0/shipping_price', message: 'unknown field, ignored' },
     ]);
     expect((await sql.query(`select attrs from products where sku = 'W-1'`)).rows[0].attrs).toEqual({});
+  });
+
+  it('a field named __proto__: refused by the API (400), and an unknown field for connectors (never a prototype)', async () => {
+    const body = '[{"sku":"PROTO-1","name":"P","price":1,"stock":1,"__proto__":{"brand":"Polluted"},"variations":[{"sku":"PROTO-1-a","__proto__":{"size":"XL"}}]}]';
+    const res = await app.inject({ method: 'POST', url: PRODUCTS, headers: { ...auth, 'content-type': 'application/json' }, payload: body });
+    expect(res.statusCode).toBe(400);
+    expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
+    // A connector's parsed file reaches the same validation without the HTTP parser's guard.
+    const v = validateItems('product', JSON.parse(body) as unknown[]);
+    expect(v.errors).toEqual([]);
+    expect(v.warnings.map((w) => w.pointer)).toEqual(['/0/__proto__', '/0/variations/0/__proto__']);
+    const item = v.valid[0]!.item as Record<string, unknown> & { variations: Record<string, unknown>[] };
+    expect(Object.getPrototypeOf(item)).toBe(Object.prototype);
+    expect(Object.getPrototypeOf(item.variations[0])).toBe(Object.prototype);
+    expect(item.brand).toBeUndefined();
+    expect(Object.keys(item)).toEqual(['sku', 'name', 'price', 'stock', 'variations']);
   });
 });
 
