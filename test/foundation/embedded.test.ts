@@ -47,6 +47,9 @@ describe('embedded Postgres', { timeout: 120_000 }, () => {
     expect((await fetch(`${daemon.url}/readyz`)).status).toBe(200);
     await until(async () => daemon.output().includes('keys create --shop 1'));
     expect(daemon.output()).toContain('shops create --name');
+    // The daemon process itself (same pid) runs with waybill's heap sizing.
+    const argv = (await fs.readFile(`/proc/${daemon.child.pid}/cmdline`, 'utf8')).split('\0');
+    expect(argv).toEqual(expect.arrayContaining(['--max-semi-space-size=16', '--max-old-space-size=1024', 'start']));
   });
 
   it('is shared with CLI commands while the daemon runs (they leave it running)', async () => {
@@ -58,8 +61,12 @@ describe('embedded Postgres', { timeout: 120_000 }, () => {
   it('comes back with the same data after kill -9 of the daemon', async () => {
     daemon.child.kill('SIGKILL');
     await daemon.exited;
-    daemon = await spawnDaemon(env);
+    // A heap flag the user gives wins over waybill's default for it.
+    daemon = await spawnDaemon({ ...env, NODE_OPTIONS: '--max-old-space-size=700' });
     running.push(daemon);
+    const argv = (await fs.readFile(`/proc/${daemon.child.pid}/cmdline`, 'utf8')).split('\0');
+    expect(argv).toContain('--max-semi-space-size=16');
+    expect(argv.some((a) => a.startsWith('--max-old-space-size'))).toBe(false);
     const list = await runCli(['shops', 'list', '--json'], env);
     expect(list.json<{ shops: { name: string }[] }>().shops.map((s) => s.name)).toEqual(['Kept']);
   });
