@@ -1,7 +1,8 @@
 // Feeds: every catalog write becomes one. submit() validates the items and writes the feed,
-// its payload and its job in one transaction; process() applies the items a chunk at a time
-// (each chunk, its report and the counts commit together, so a rerun resumes after the last
-// committed chunk and never applies or reports an item twice).
+// its payload and its job in one transaction (shared with the submits waiting at the same
+// time); process() applies the items a chunk at a time (each chunk, its report and the counts
+// commit together, so a rerun resumes after the last committed chunk and never applies or
+// reports an item twice). Small feeds are applied together, in transactions they share.
 import { randomUUID } from 'node:crypto';
 import type { CatalogService } from '../catalog/catalog.service.ts';
 import type { CatalogWriter } from '../catalog/catalog-writer.service.ts';
