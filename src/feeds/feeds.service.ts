@@ -216,18 +216,15 @@ export class FeedService {
   }
 
   /**
-   * Applies a feed's items, resuming after the last committed chunk. A finished feed is left as
-   * it is. Small feeds share a transaction with the other small feeds being processed at the
-   * time; larger ones go a chunk per transaction.
+   * Applies a small feed (queue feed.process.small) in a transaction shared with the other small
+   * feeds being processed at the time; a feed found larger than SMALL_FEED goes as process().
    */
-  async process(feedPk: string, options: { signal?: AbortSignal } = {}): Promise<Feed | null> {
+  async processSmall(feedPk: string, options: { signal?: AbortSignal } = {}): Promise<Feed | null> {
     const small = await this.#small.submit(feedPk);
-    if (small.row !== undefined) {
-      metrics.feedItems(small.row.type as FeedType, 'succeeded', small.succeeded);
-      metrics.feedItems(small.row.type as FeedType, 'failed', small.failed);
-      return toFeed(small.row);
-    }
-    return this.#processChunks(feedPk, options);
+    if (small.row === undefined) return this.process(feedPk, options);
+    metrics.feedItems(small.row.type as FeedType, 'succeeded', small.succeeded);
+    metrics.feedItems(small.row.type as FeedType, 'failed', small.failed);
+    return toFeed(small.row);
   }
 
   /**
@@ -297,8 +294,8 @@ export class FeedService {
     });
   }
 
-  /** A feed a chunk per transaction (the path of feeds larger than SMALL_FEED). */
-  async #processChunks(feedPk: string, options: { signal?: AbortSignal }): Promise<Feed | null> {
+  /** Applies a feed's items a chunk per transaction, resuming after the last committed chunk. A finished feed is left as it is. */
+  async process(feedPk: string, options: { signal?: AbortSignal } = {}): Promise<Feed | null> {
     const db = this.#d.db;
     const feed = await repo.findForProcessing(db, feedPk);
     if (feed === undefined) return null; // pruned meanwhile

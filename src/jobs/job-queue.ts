@@ -129,8 +129,8 @@ export class JobQueue implements JobSender, QueueInspector {
       const handler = handlers[name] as (data: unknown, ctx: Parameters<JobHandlers[JobName]>[1]) => Promise<void>;
       const concurrency = concurrencyOverride?.[name] ?? queueSettings[name].concurrency;
       // pg-boss waits the polling interval after every fetch unless it comes back full with
-      // batchSize > 1; a `drain` queue fetches `concurrency` jobs at once so a backlog is worked
-      // continuously instead of `concurrency` jobs per interval.
+      // batchSize > 1; a `drain` queue fetches `concurrency` jobs at once (or its `fetch`, when
+      // larger) so a backlog is worked continuously instead of a batch per interval.
       const fetch = Math.max(concurrency, queueSettings[name].fetch ?? 1);
       const drain = queueSettings[name].drain === true && fetch > 1;
       const workerId = await this.boss.work(

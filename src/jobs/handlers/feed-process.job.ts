@@ -1,13 +1,17 @@
-// feed.process: applies a feed's items. Transient errors are retried by the queue with backoff
-// (processing resumes after the last committed chunk); after the last retry, or on a permanent
-// error, the feed is marked failed with a critical saying why.
+// feed.process and feed.process.small: apply a feed's items (small ones in shared
+// transactions). Transient errors are retried by the queue with backoff (processing resumes
+// after the last committed chunk); after the last retry, or on a permanent error, the feed is
+// marked failed with a critical saying why.
 import { AppError, isTransient } from '../../errors.ts';
 import type { Services } from '../../services.ts';
 import { queueSettings, type JobHandler } from '../job-map.ts';
 
 export const feedProcess = (services: Services, queue: 'feed.process' | 'feed.process.small'): JobHandler<typeof queue> => async (data, ctx) => {
   try {
-    const feed = await services.feeds.process(data.feedPk, { signal: ctx.signal });
+    const options = { signal: ctx.signal };
+    const feed = queue === 'feed.process.small'
+      ? await services.feeds.processSmall(data.feedPk, options)
+      : await services.feeds.process(data.feedPk, options);
     ctx.log.info({ feedPk: data.feedPk, state: feed?.state, counts: feed?.counts }, 'feed processed');
   } catch (error) {
     const exhausted = ctx.retryCount >= queueSettings[queue].retryLimit;
