@@ -50,7 +50,11 @@ export async function startDaemon({ config, logger, role, logs }: DaemonOptions)
     // The connectors file is checked at every start: a bad entry stops start-up, named.
     services.connectors.load();
     // Feed jobs at once per worker process (WAYBILL_WORKER_CONCURRENCY).
-    if (has(role, 'worker')) await jobs.work(buildHandlers(services), { 'feed.process': config.workerConcurrency });
+    if (has(role, 'worker')) {
+      await jobs.work(buildHandlers(services), { 'feed.process': config.workerConcurrency });
+      // Connectors load what their first run needs (catalog-file: a CSV reader) meanwhile.
+      void services.connectors.prepare().catch((error: unknown) => logger.warn({ err: error }, 'connectors could not prepare; their runs start without it'));
+    }
     let url: string | null = null;
     if (has(role, 'api')) {
       app = await buildApp({ config, services, logger });

@@ -49,7 +49,7 @@ async function processInbox(ctx: Ctx, inbox: string, readers: Readers): Promise<
     ctx.log.warn({ file: e.name, reason: e.reason }, 'catalog file refused');
   }
   const files = entries.filter((e) => e.kind === 'file');
-  // A reader loads while the files settle.
+  // A reader loads while the files settle, unless one is kept loaded already.
   if (files.length > 0) readers.warm();
   const { ready, waiting } = await settled(inbox, files, ctx.options.settle_ms, ctx.signal);
   if (waiting.length > 0) {
@@ -74,6 +74,8 @@ export const catalogFile = defineConnector({
   needsShop: true,
   // A file dropped in the inbox starts a run now; the schedule stays the floor.
   watchPaths: (options) => [path.resolve(options.inbox)],
+  // A CSV reader is loaded when the daemon starts, not when the first file comes.
+  prepare: (options) => new Readers(options.format).warm(),
   async run(ctx) {
     const inbox = path.resolve(ctx.options.inbox);
     const st = await fs.stat(inbox).catch(() => null);
@@ -81,11 +83,6 @@ export const catalogFile = defineConnector({
     if (!(await ctx.services.shops.exists(ctx.shopPk!))) throw userError(`Shop ${ctx.shopPk} (shop_pk) does not exist; create it or fix the connector's entry.`);
     await ensureFolders(inbox);
 
-    const readers = new Readers(ctx.options.format);
-    try {
-      await processInbox(ctx, inbox, readers);
-    } finally {
-      readers.close();
-    }
+    await processInbox(ctx, inbox, new Readers(ctx.options.format));
   },
 });

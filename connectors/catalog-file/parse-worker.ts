@@ -15,7 +15,7 @@ export interface WorkerInput {
   columns: Record<string, string>;
 }
 
-/** From the main thread: the file to read (once), then an ack per chunk written. */
+/** From the main thread: a file to read, then an ack per chunk written; then maybe the next file. */
 export type WorkerControl = { kind: 'start'; input: WorkerInput } | 'ack';
 
 export type WorkerMessage =
@@ -29,7 +29,6 @@ if (parentPort !== null) {
   let credits = IN_FLIGHT;
   let wake: (() => void) | null = null;
   let start: ((input: WorkerInput) => void) | null = null;
-  const started = new Promise<WorkerInput>((resolve) => (start = resolve));
   port.on('message', (m: WorkerControl) => {
     if (m !== 'ack') {
       start?.(m.input);
@@ -39,19 +38,24 @@ if (parentPort !== null) {
     wake?.();
     wake = null;
   });
-  // Compile the API's product schema while the run waits for its file, then wait for it.
+  // Compile the API's product schema while the run waits for its file, then read files one
+  // after another (a reader is kept loaded between runs; see Readers in process-file.ts).
   validateProducts([{}]);
-  const input = await started;
-  try {
-    const rows = await readChunks(input.file, input.format, input.columns, async (chunk) => {
-      while (credits === 0) await new Promise<void>((resolve) => (wake = resolve));
-      credits--;
-      port.postMessage({ kind: 'chunk', chunk } satisfies WorkerMessage);
-    });
-    port.postMessage({ kind: 'end', rows } satisfies WorkerMessage);
-  } catch (error) {
-    const user = error instanceof AppError && error.code === 'connector_input';
-    port.postMessage({ kind: 'error', message: error instanceof Error ? error.message : String(error), user } satisfies WorkerMessage);
+  for (;;) {
+    const input = await new Promise<WorkerInput>((resolve) => (start = resolve));
+    start = null;
+    // Every ack of the previous file came before this start (one port, in order).
+    credits = IN_FLIGHT;
+    try {
+      const rows = await readChunks(input.file, input.format, input.columns, async (chunk) => {
+        while (credits === 0) await new Promise<void>((resolve) => (wake = resolve));
+        credits--;
+        port.postMessage({ kind: 'chunk', chunk } satisfies WorkerMessage);
+      });
+      port.postMessage({ kind: 'end', rows } satisfies WorkerMessage);
+    } catch (error) {
+      const user = error instanceof AppError && error.code === 'connector_input';
+      port.postMessage({ kind: 'error', message: error instanceof Error ? error.message : String(error), user } satisfies WorkerMessage);
+    }
   }
-  port.close();
 }

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { sql } from 'kysely';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startTestDaemon, useTestDaemon } from '../helpers/daemon.ts';
-import { connectorsFile, tempDir, waitFor } from './helpers.ts';
+import { connectorsFile, tempDir, waitFor, workerThreads } from './helpers.ts';
 
 const manualInbox = tempDir();
 const file = connectorsFile([
@@ -19,6 +19,12 @@ const b = await startTestDaemon({ database: a.database, env: { WAYBILL_CONNECTOR
 afterAll(() => b.stop());
 await a.shopWithKey();
 const db = a.connection.db;
+
+describe('start-up', () => {
+  it('loads one CSV reader for the catalog-file connectors before any file comes, shared by the daemons of a process', async () => {
+    await waitFor(() => workerThreads() === 1, 10_000, 'one reader thread');
+  });
+});
 
 describe('scheduled ticks with two scheduler processes', () => {
   it('run each tick once', async () => {

@@ -135,6 +135,18 @@ export class ConnectorService {
     return this.get(name);
   }
 
+  /** Lets each enabled instance load what its first run needs (ConnectorDefinition.prepare), in this process. */
+  async prepare(): Promise<void> {
+    for (const inst of this.load()) {
+      if (inst.definition.prepare === undefined || !(await this.isEnabled(inst.name))) continue;
+      try {
+        inst.definition.prepare(inst.options);
+      } catch (error) {
+        this.#log.warn({ err: error, connector: inst.name }, 'connector could not prepare; its runs start without it');
+      }
+    }
+  }
+
   /** Queues one run now (a worker runs it). Not queued when one is already queued or running. */
   async runNow(name: string): Promise<RunNowResult> {
     this.#instance(name);

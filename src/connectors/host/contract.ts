@@ -111,6 +111,12 @@ export interface ConnectorDefinition<S extends TSchema = TSchema> {
    * for speed: a missed event is picked up by the next scheduled run.
    */
   watchPaths?(options: Static<S>): string[];
+  /**
+   * Called once when a process that runs connectors (role worker) starts, for each enabled
+   * instance: load what its first run would otherwise wait for (catalog-file: a CSV reader
+   * thread). Only for speed: it must not throw, and runs work without it.
+   */
+  prepare?(options: Static<S>): void;
   /** Push receivers, by name; "webhook" is mounted at POST /connectors/{name}/webhook. */
   receivers?: Record<string, (request: ReceiverRequest, ctx: ReceiverContext<Static<S>>) => Promise<ReceiverResponse>>;
 }
