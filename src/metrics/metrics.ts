@@ -84,7 +84,7 @@ const carrierCalls = new Counter({
 
 const orderActionRaces = new Counter({
   name: 'waybill_order_action_races_total',
-  help: 'Order actions that found their order changed between their read and their write, by what they did next: replanned (read it again) or locked (took the order row lock).',
+  help: 'Order actions that found their order changed between their read (or the state this process last wrote) and their write, by what they did next: replanned (read it again) or locked (took the order row lock).',
   labelNames: ['outcome'] as const,
   registers: [registry],
 });

@@ -121,6 +121,8 @@ export interface ActionWrite {
   orderId: number;
   /** The order's version the action was planned from: the write happens only if it is still current. */
   version: number;
+  /** Whether the shop had a webhook when planned (the plan notifies or not): written only if it still has. */
+  hasWebhook: boolean;
   orderStatus: string;
   items: ItemUpdate[];
   /** Rows with new_shipment get the new shipment's id. */
@@ -131,60 +133,80 @@ export interface ActionWrite {
   shipmentUpdates: (ShipmentData & { id: number })[];
 }
 
-// applyChanges' statement: one constant text whose only parameter is the write as JSON, so it
-// is prepared once per connection (planning it costs about as much as running it). Every part
-// joins `o`, the order row updated only while its version is the one read: no row there, no
-// write anywhere.
+// applyChanges' statement: one constant text whose parameters are the writes as JSON and their
+// orders' ids, so it is prepared once per connection (planning it costs about as much as
+// running it). `o` holds the orders updated, each only while its version is the one read;
+// every other part joins `o` on the write's number `n`: no row there, nothing of that write
+// anywhere. Each table is reached through `= any($2)`, the ids, on an index: the planner takes
+// a JSON record set for 100 rows whatever it holds, and without them chose to scan the orders
+// table whole for every batch once that looked cheaper (measured: 1,335 scans of 6,000 rows).
 const APPLY_CHANGES = `
   with o as (
-    update orders set status = $1::jsonb->>'orderStatus', version = version + 1, updated_at = now()
-    where id = ($1::jsonb->>'orderId')::bigint and version = ($1::jsonb->>'version')::int
-    returning id, shop_pk, marketplace_pk, order_pk
+    update orders set status = w.order_status, version = orders.version + 1, updated_at = now()
+    from jsonb_to_recordset($1::jsonb->'orders') as w(n int, order_id bigint, version int, has_webhook boolean, order_status text)
+    where orders.id = any($2::bigint[]) and orders.id = w.order_id and orders.version = w.version
+      and (select webhook_url is not null from shops where pk = orders.shop_pk) = w.has_webhook
+    returning w.n, orders.id, orders.shop_pk, orders.marketplace_pk, orders.order_pk
   ), sh as (
     insert into shipments (order_id, shop_pk, marketplace_pk, order_pk, item_pks, carrier, tracking_code, delivery_time, comments)
     select o.id, o.shop_pk, o.marketplace_pk, o.order_pk, s.item_pks, s.carrier, s.tracking_code, s.delivery_time, s.comments
-    from o, jsonb_to_recordset($1::jsonb->'shipments')
-      as s(item_pks bigint[], carrier text, tracking_code text, delivery_time int, comments text)
-    returning id
+    from o join jsonb_to_recordset($1::jsonb->'shipments')
+      as s(n int, item_pks bigint[], carrier text, tracking_code text, delivery_time int, comments text) on s.n = o.n
+    returning id, order_id
   ), shu as (
     update shipments s
     set carrier = v.carrier, tracking_code = v.tracking_code, delivery_time = v.delivery_time, comments = v.comments, updated_at = now()
-    from o, jsonb_to_recordset($1::jsonb->'shipmentUpdates')
-      as v(id bigint, carrier text, tracking_code text, delivery_time int, comments text)
-    where s.id = v.id and s.order_id = o.id
+    from o join jsonb_to_recordset($1::jsonb->'shipmentUpdates')
+      as v(n int, id bigint, carrier text, tracking_code text, delivery_time int, comments text) on v.n = o.n
+    where s.order_id = any($2::bigint[]) and s.id = v.id and s.order_id = o.id
   ), upd as (
     update order_items i
-    set status = v.status, shipment_id = case when v.new_shipment then (select id from sh) else i.shipment_id end
-    from o, jsonb_to_recordset($1::jsonb->'items') as v(id bigint, status text, new_shipment boolean)
-    where i.id = v.id and i.order_id = o.id
+    set status = v.status, shipment_id = case when v.new_shipment then (select sh.id from sh where sh.order_id = o.id) else i.shipment_id end
+    from o join jsonb_to_recordset($1::jsonb->'items') as v(n int, id bigint, status text, new_shipment boolean) on v.n = o.n
+    where i.order_id = any($2::bigint[]) and i.id = v.id and i.order_id = o.id
   ), hist as (
     insert into order_history (order_id, action, item_pks, from_status, to_status, source, shipment_id, details)
     select o.id, h.action, h.item_pks, h.from_status, h.to_status, h.source,
-      case when h.new_shipment then (select id from sh) else h.shipment_id end, h.details
-    from o, jsonb_to_recordset($1::jsonb->'history')
-      as h(n int, action text, item_pks bigint[], from_status text, to_status text, source text, shipment_id bigint, new_shipment boolean, details jsonb)
-    order by h.n
+      case when h.new_shipment then (select sh.id from sh where sh.order_id = o.id) else h.shipment_id end, h.details
+    from o join jsonb_to_recordset($1::jsonb->'history')
+      as h(n int, k int, action text, item_pks bigint[], from_status text, to_status text, source text, shipment_id bigint, new_shipment boolean, details jsonb)
+      on h.n = o.n
+    order by h.n, h.k
   )
-  select id from o`;
+  select o.n, (select sh.id from sh where sh.order_id = o.id) as shipment_id from o`;
+
+/** What a write did: the id of the shipment it created (null when it created none). */
+export interface Applied {
+  shipmentId: number | null;
+}
 
 /**
- * Writes one action's outcome in one statement, so atomically without a transaction: the
- * order's status and version, the new shipment, the rewritten shipments, the items' new
- * statuses and the history rows (in the order given). Every part runs only if the first one
- * updated the order row, which it does only while the order's version is still `w.version`:
- * under READ COMMITTED an UPDATE that finds the row changed by a transaction committed since
- * its snapshot (or waits for one in flight) re-checks its WHERE on the newest version. That
- * row lock, held to the end of the statement (or of the caller's transaction), serializes the
- * writers of one order, and every writer of an order's items, shipments and history goes
- * through here. false: the order changed since it was read (or is gone); nothing was written.
+ * Writes the outcomes of actions on distinct orders in one statement, so atomically without a
+ * transaction: each order's status and version, its new shipment, its rewritten shipments, its
+ * items' new statuses and its history rows (in the order given). A write's parts run only if
+ * its order row was updated, which happens only while the order's version is still
+ * `w.version` (and the shop's having a webhook is still `w.hasWebhook`): under READ COMMITTED
+ * an UPDATE that finds the row changed by a transaction committed since its snapshot (or waits
+ * for one in flight) re-checks its WHERE on the newest version. That row lock, held to the end
+ * of the statement (or of the caller's transaction), serializes the writers of one order, and
+ * every writer of an order's items, shipments and history goes through here. One result per
+ * write, in order: null when its order changed since it was read (or is gone) and nothing of it
+ * was written. Two writes on one order in one call: not allowed (the caller's to prevent).
  */
-export const applyChanges = async (db: Executor, w: ActionWrite): Promise<boolean> => {
-  const json = JSON.stringify({
-    orderId: w.orderId, version: w.version, orderStatus: w.orderStatus, items: w.items,
-    shipments: w.shipment === null ? [] : [w.shipment], shipmentUpdates: w.shipmentUpdates,
-    history: w.history.map((h, n) => ({ ...h, n })),
+export const applyChanges = async (db: Executor, writes: readonly ActionWrite[]): Promise<(Applied | null)[]> => {
+  const flat = { orders: [] as unknown[], shipments: [] as unknown[], shipmentUpdates: [] as unknown[], items: [] as unknown[], history: [] as unknown[] };
+  writes.forEach((w, n) => {
+    flat.orders.push({ n, order_id: w.orderId, version: w.version, has_webhook: w.hasWebhook, order_status: w.orderStatus });
+    if (w.shipment !== null) flat.shipments.push({ n, ...w.shipment });
+    for (const u of w.shipmentUpdates) flat.shipmentUpdates.push({ n, ...u });
+    for (const i of w.items) flat.items.push({ n, ...i });
+    w.history.forEach((h, k) => flat.history.push({ n, k, ...h }));
   });
-  return (await queryPrepared<{ id: number }>(db, APPLY_CHANGES, [json])).length === 1;
+  const ids = writes.map((w) => w.orderId);
+  const rows = await queryPrepared<{ n: number; shipment_id: number | null }>(db, APPLY_CHANGES, [JSON.stringify(flat), ids]);
+  const out: (Applied | null)[] = writes.map(() => null);
+  for (const r of rows) out[r.n] = { shipmentId: r.shipment_id };
+  return out;
 };
 
 export const listOrders = (db: Executor, shopPk: number, marketplacePk: number, status: string | undefined, offset: number, limit: number) => {

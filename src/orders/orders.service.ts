@@ -3,7 +3,8 @@
 // order is still as read (else read and planned again), decided by the state table
 // (order-state.ts), recorded in the append-only history.
 import { Value } from 'typebox/value';
-import { inTransaction, type Db, type Executor, type Trx } from '../db/database.ts';
+import { inTransaction, type Db, type Trx } from '../db/database.ts';
+import { GroupCommit } from '../db/group-commit.ts';
 import { AppError, badRequest, notFound, type FieldError } from '../errors.ts';
 import type { MarketplaceService } from '../marketplaces/marketplaces.service.ts';
 import { metrics } from '../metrics/metrics.ts';
@@ -12,6 +13,7 @@ import { namedItemErrors, refusalMessage, refusedOf, targetsOf, movesOf, type Pl
 import { STATE_TABLE, orderStatusOf, type ItemStatus, type OrderAction, type OrderStatus } from './order-state.ts';
 import { byOrder, toOrder, toSummary } from './orders.mapper.ts';
 import * as repo from './orders.repository.ts';
+import { RecentOrders, afterWrite } from './recent-orders.ts';
 import { OrderIntake, type Order, type OrderSource, type OrderSummary, type ShippingData } from './orders.schemas.ts';
 
 export interface ActionInput {
@@ -40,9 +42,11 @@ interface Change {
   to: ItemStatus;
 }
 /** What an action writes (see repo.applyChanges), and the moves for the webhook. */
-type Outcome = Omit<repo.ActionWrite, 'orderId' | 'version' | 'orderStatus'> & { changes: Change[] };
+type Outcome = Omit<repo.ActionWrite, 'orderId' | 'version' | 'hasWebhook' | 'orderStatus'> & { changes: Change[] };
 /** An action decided from one read of the order: the write, and what the webhook tells. */
 interface Plan {
+  /** The rows planned from. */
+  rows: Item[];
   order: Item;
   status: OrderStatus;
   changes: Change[];
@@ -56,6 +60,8 @@ export interface OrderServiceOptions {
    * on the same order lose a try. 0: every action locks (tests of that path).
    */
   optimisticAttempts?: number;
+  /** Orders kept as this process last wrote or read them, to plan from without a read (recent-orders.ts); default 10,000, 0: none. */
+  recentOrders?: number;
 }
 
 const SHIPPING_FIELDS = ['carrier', 'tracking_code', 'delivery_time', 'comments'] as const;
@@ -86,12 +92,17 @@ export class OrderService {
   readonly #marketplaces: MarketplaceService;
   readonly #webhooks: WebhookService;
   readonly #optimisticAttempts: number;
+  readonly #recent: RecentOrders;
+  /** Concurrent actions' writes, on distinct orders, in one statement and one transaction. */
+  readonly #writes: GroupCommit<{ input: ActionInput; plan: Plan }, Item[] | null>;
 
   constructor(db: Db, marketplaces: MarketplaceService, webhooks: WebhookService, options: OrderServiceOptions = {}) {
     this.#db = db;
     this.#marketplaces = marketplaces;
     this.#webhooks = webhooks;
     this.#optimisticAttempts = options.optimisticAttempts ?? 2;
+    this.#recent = new RecentOrders(options.recentOrders ?? 10_000);
+    this.#writes = new GroupCommit({ db, write: (trx, batch) => this.#writeBatch(trx, batch), maxBatch: 100 });
   }
 
   /**
@@ -159,27 +170,63 @@ export class OrderService {
    * named twice; 409: an item the state table does not let move (nothing changes). A repeat
    * changes nothing: `{ changed: false }`, no history row.
    *
-   * Optimistic: the order is read without a lock, the action planned from that read, and the
-   * plan written in one statement that applies only if the order's version is still the one
-   * read (repo.applyChanges): two round trips, where a locking transaction takes four. An
-   * action that lost that race to another action on the same order plans again from a fresh
-   * read; after `optimisticAttempts` it takes the order row's lock first and then cannot lose,
-   * so a busy order is never refused, only served in turn.
+   * Optimistic: the action is planned from the order as this process last saw it (recent-orders.ts)
+   * or else read without a lock, and written by a statement that applies it only if the order's
+   * version is still the one planned from (repo.applyChanges). Concurrent actions share that
+   * statement and its transaction (group commit: one commit for the batch, each caller answered
+   * after it). A refusal or a no-op is
+   * only ever answered from a fresh read. An action that lost its race to another action on the
+   * same order plans again from a fresh read; after `optimisticAttempts` it takes the order
+   * row's lock first and then cannot lose, so a busy order is never refused, only served in turn.
    */
   async applyAction(input: ActionInput): Promise<{ changed: boolean }> {
+    const key = RecentOrders.key(input.shopPk, input.marketplacePk, input.orderPk);
+    const recent = this.#recent.get(key) as Item[] | undefined;
+    if (recent !== undefined) {
+      const plan = this.#planFromRecent(input, recent);
+      const written = plan === null ? null : await this.#writes.submit({ input, plan });
+      if (written !== null) {
+        this.#recent.set(key, written);
+        return { changed: true };
+      }
+      // Another process (or a concurrent action) wrote to the order since: plan from a read.
+      if (plan !== null) metrics.orderActionRace('replanned');
+      this.#recent.delete(key);
+    }
     for (let attempt = 1; attempt <= this.#optimisticAttempts; attempt++) {
-      const plan = this.#plan(input, await repo.readOrderItems(this.#db, input.shopPk, input.marketplacePk, input.orderPk) as Item[]);
+      const rows = await repo.readOrderItems(this.#db, input.shopPk, input.marketplacePk, input.orderPk) as Item[];
+      if (rows.length > 0) this.#recent.set(key, rows);
+      const plan = this.#plan(input, rows);
       if (plan === null) return { changed: false };
-      if (await this.#write(this.#db, input, plan)) return { changed: true };
+      const written = await this.#writes.submit({ input, plan });
+      if (written !== null) {
+        this.#recent.set(key, written);
+        return { changed: true };
+      }
       metrics.orderActionRace(attempt < this.#optimisticAttempts ? 'replanned' : 'locked');
     }
-    return inTransaction(this.#db, async (trx) => {
+    this.#recent.delete(key);
+    const written = await inTransaction(this.#db, async (trx) => {
       await repo.lockOrder(trx, input.shopPk, input.marketplacePk, input.orderPk);
       const plan = this.#plan(input, await repo.readOrderItems(trx, input.shopPk, input.marketplacePk, input.orderPk) as Item[]);
-      if (plan === null) return { changed: false };
-      if (!(await this.#write(trx, input, plan))) throw new Error(`order ${input.orderPk} changed while its row was locked`);
-      return { changed: true };
+      if (plan === null) return null;
+      const [rows] = await this.#writeBatch(trx, [{ input, plan }]);
+      if (rows === null || rows === undefined) throw new Error(`order ${input.orderPk} changed while its row was locked`);
+      return rows;
     });
+    // Only a committed state is remembered: an entry's version must name what the database holds.
+    if (written !== null) this.#recent.set(key, written);
+    return { changed: written !== null };
+  }
+
+  /** The plan from remembered rows; null when they would refuse the action or change nothing (a fresh read decides). */
+  #planFromRecent(input: ActionInput, rows: Item[]): Plan | null {
+    try {
+      return this.#plan(input, rows);
+    } catch (error) {
+      if (error instanceof AppError) return null;
+      throw error;
+    }
   }
 
   /**
@@ -205,20 +252,35 @@ export class OrderService {
     const moved = new Map(outcome.items.map((u) => [u.id, u.status as ItemStatus]));
     const status = orderStatusOf(items.map((i) => moved.get(i.id) ?? i.status));
     const { changes, ...write } = outcome;
-    return { order, status, changes, write: { ...write, orderId: order.order_id, version: order.version, orderStatus: status } };
+    return {
+      rows: items, order, status, changes,
+      write: { ...write, orderId: order.order_id, version: order.version, hasWebhook: order.has_webhook, orderStatus: status },
+    };
   }
 
   /**
-   * Writes the plan if the order is still as read (false: it is not, nothing written). With a
-   * webhook to notify, the write and the event's job commit in one transaction.
+   * Writes each plan whose order is still as planned from, in the caller's transaction, with the
+   * webhook event of each that has one to send; per plan, the order's rows after the write, or
+   * null when nothing of it was written (its order changed, or another plan of the batch is for
+   * the same order: it plans again from a fresh read). Written in the orders' id order, so two
+   * batches in flight lock shared orders in the same order and never deadlock.
    */
-  async #write(db: Executor, input: ActionInput, plan: Plan): Promise<boolean> {
-    if (!plan.order.has_webhook || plan.changes.length === 0) return repo.applyChanges(db, plan.write);
-    return inTransaction(db, async (trx) => {
-      const applied = await repo.applyChanges(trx, plan.write);
-      if (applied) await this.#notify(trx, input, plan);
-      return applied;
+  async #writeBatch(trx: Trx, batch: { input: ActionInput; plan: Plan }[]): Promise<(Item[] | null)[]> {
+    const byOrder = new Map<number, number>();
+    batch.forEach(({ plan }, i) => {
+      if (!byOrder.has(plan.write.orderId)) byOrder.set(plan.write.orderId, i);
     });
+    const writing = [...byOrder].sort(([a], [b]) => a - b).map(([, i]) => i);
+    const applied = await repo.applyChanges(trx, writing.map((i) => batch[i]!.plan.write));
+    const out: (Item[] | null)[] = batch.map(() => null);
+    for (const [k, i] of writing.entries()) {
+      const done = applied[k];
+      if (done === null || done === undefined) continue;
+      const { input, plan } = batch[i]!;
+      if (plan.order.has_webhook && plan.changes.length > 0) await this.#notify(trx, input, plan);
+      out[i] = afterWrite(plan.rows, { ...plan.write, shipmentId: done.shipmentId }) as Item[];
+    }
+    return out;
   }
 
   /** Status moves of every action but ship: one history row per status left. */
