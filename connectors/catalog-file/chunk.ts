@@ -1,8 +1,9 @@
 // The CPU side of a file, run in a worker thread: parse, group, validate with the API's rules,
-// keep one product per sku, hash. Yields chunks of at most 1,000 products ready to send.
-import type { ProductInput } from '../../src/catalog/catalog.schemas.ts';
+// keep one product per sku, hash. Yields chunks of at most 1,000 products ready to send, each
+// product as its canonical JSON text (the text its hash is of): the main thread hands the
+// texts to FeedService.submitValidated without building, validating or serializing them again.
 import { validateProducts } from '../../src/catalog/product-validation.ts';
-import { contentHash } from '../../src/connectors/host/run-context.ts';
+import { canonicalJson, hashOfCanonical } from '../../src/connectors/host/run-context.ts';
 import type { FieldError } from '../../src/errors.ts';
 import { CsvGrouper, lineOf, type FileProduct } from './map.ts';
 import { readCsv } from './parse-csv.ts';
@@ -18,8 +19,11 @@ export interface PreparedChunk {
   /** At most MAX_LISTED per chunk; the caller caps the report's total. */
   errors: ReportEntry[];
   warnings: WarningEntry[];
-  /** Valid products, one per sku (the later row wins), with their content hash. */
-  items: { sku: string; product: ProductInput; hash: string }[];
+  /**
+   * Valid products (validated by validateProducts: unknown fields removed and warned about),
+   * one per sku (the later row wins): canonicalJson of each, and its content hash.
+   */
+  items: { sku: string; json: string; hash: string }[];
 }
 
 /** Splits "/3/variations/0/price" into product 3 and "/variations/0/price". */
@@ -67,7 +71,10 @@ export function prepareChunk(products: FileProduct[], where: 'line' | 'element',
     last.delete(x.product.sku);
     last.set(x.product.sku, x);
   }
-  out.items = [...last.values()].map((x) => ({ sku: x.product.sku, product: x.product, hash: contentHash(x.product) }));
+  out.items = [...last.values()].map((x) => {
+    const json = canonicalJson(x.product);
+    return { sku: x.product.sku, json, hash: hashOfCanonical(json) };
+  });
   return out;
 }
 

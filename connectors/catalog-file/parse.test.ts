@@ -5,7 +5,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { validateProducts } from '../../src/catalog/product-validation.ts';
-import { contentHash } from '../../src/connectors/host/run-context.ts';
+import { canonicalJson, contentHash } from '../../src/connectors/host/run-context.ts';
 import { readChunks, type PreparedChunk } from './chunk.ts';
 import { CsvGrouper, coerce, renameHeader, type FileProduct } from './map.ts';
 import { readCsv, sniffDelimiter } from './parse-csv.ts';
@@ -136,8 +136,11 @@ describe('CSV', () => {
     // Product i is on line 2 + 3i; its price error is reported there, by the product's sku.
     expect(chunks[1]!.errors).toEqual([{ line: 4_502, sku: 'P-1500', errors: [{ pointer: '/price', code: 'invalid_type', message: 'must be number', line: 4_502 }] }]);
     const last = chunks[2]!.items.at(-1)!;
-    expect(last.product).toEqual({ description: 'long text '.repeat(15).trim(), name: 'Product 2499, quoted', price: 10.5, sku: 'P-2499', stock: 3, variations: [{ size: 'S', sku: 'P-2499-S', stock: 1 }, { size: 'M', sku: 'P-2499-M', stock: 2 }] });
-    expect(last.hash).toBe(contentHash(last.product));
+    const product = JSON.parse(last.json) as unknown;
+    expect(product).toEqual({ description: 'long text '.repeat(15).trim(), name: 'Product 2499, quoted', price: 10.5, sku: 'P-2499', stock: 3, variations: [{ size: 'S', sku: 'P-2499-S', stock: 1 }, { size: 'M', sku: 'P-2499-M', stock: 2 }] });
+    // The text is the canonical one, and the hash is the product's content hash.
+    expect(last.json).toBe(canonicalJson(product));
+    expect(last.hash).toBe(contentHash(product));
   });
 
   it('a variation row without its product above is an error of that row', () => {

@@ -111,11 +111,13 @@ async function sendChunk(ctx: Ctx, report: FileReport, chunk: PreparedChunk): Pr
   report.warnings.push(...chunk.warnings.slice(0, Math.max(0, MAX_LISTED - report.warnings.length)));
   if (chunk.items.length === 0) return;
   const shopPk = ctx.shopPk!;
-  const changed = await ctx.delta.changed(shopPk, chunk.items);
+  // The product as its JSON text: the reader thread built, validated and hashed it.
+  const changed = await ctx.delta.changed(shopPk, chunk.items.map(({ sku, json, hash }) => ({ sku, product: json, hash })));
   c.unchanged += chunk.items.length - changed.length;
   ctx.report.count('products_unchanged', chunk.items.length - changed.length);
   if (changed.length === 0) return;
-  const feed = await ctx.services.feeds.submit({ shopPk, type: 'product_create', items: changed.map((x) => x.product), source: `connector:${ctx.name}`, baseUrl: ctx.baseUrl });
+  const items = changed.map(({ sku, product }) => ({ sku, json: product }));
+  const feed = await ctx.services.feeds.submitValidated({ shopPk, type: 'product_create', items, source: `connector:${ctx.name}`, baseUrl: ctx.baseUrl });
   // Hashes only after the feed exists: a crash in between re-sends these products, never skips them.
   await ctx.delta.remember(shopPk, changed.map(({ sku, hash }) => ({ sku, hash })));
   c.sent += changed.length;

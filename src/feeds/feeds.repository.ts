@@ -15,10 +15,22 @@ export interface NewFeed {
 }
 
 export interface NewPayload {
-  items: unknown[];
+  /** The items, or each item's JSON text (written as it is). */
+  items: unknown[] | { json: string[] };
   warnings: unknown[];
   skus: string[];
 }
+
+/** The batch as one JSON array text; items given as JSON texts are spliced in unparsed. */
+const feedsJson = (feeds: (NewFeed & NewPayload)[]): string => {
+  let out = '[';
+  for (const [i, { items, ...rest }] of feeds.entries()) {
+    const head = JSON.stringify(rest);
+    const list = Array.isArray(items) ? JSON.stringify(items) : `[${items.json.join(',')}]`;
+    out += `${i === 0 ? '' : ','}${head.slice(0, -1)},"items":${list}}`;
+  }
+  return `${out}]`;
+};
 
 /**
  * Feeds and their payloads, many at once, in one statement (group commit: one round trip for
@@ -27,7 +39,7 @@ export interface NewPayload {
 export const insertFeeds = async (db: Executor, feeds: (NewFeed & NewPayload)[]): Promise<FeedRow[]> => {
   const r = await sql<FeedRow>`
     with x as (
-      select * from json_to_recordset(${JSON.stringify(feeds)}::json) as x(
+      select * from json_to_recordset(${feedsJson(feeds)}::json) as x(
         pk uuid, shop_pk bigint, type text, source text, product_pk bigint, variation_pk bigint,
         base_url text, total integer, items jsonb, warnings jsonb, skus text[])
     ),

@@ -1,6 +1,9 @@
 // Feeds: every catalog write becomes one. submit() validates the items and writes the feed,
 // its payload and its job in one transaction (shared with the submits waiting at the same
-// time); process() applies the items a chunk at a time (each chunk, its report and the counts
+// time). submitValidated() does the same for items a trusted caller in this process already
+// validated with the same rules (validateItems: the catalog-file connector's reader thread),
+// handed over as JSON text; no route calls it, so a request's items are always validated
+// here, and a caller that validates elsewhere reports its invalid items itself. process() applies the items a chunk at a time (each chunk, its report and the counts
 // commit together, so a rerun resumes after the last committed chunk and never applies or
 // reports an item twice). Small feeds are applied together, in transactions they share.
 import { randomUUID } from 'node:crypto';
@@ -31,6 +34,21 @@ export interface SubmitInput {
   baseUrl?: string;
   /** The request body was one object: 400 pointers carry no index (`/price`). */
   single?: boolean;
+}
+
+/**
+ * An item that already passed validateItems for its feed's kind (no errors; unknown fields
+ * removed, reported by the caller), as its JSON text. Built by trusted code in this process,
+ * never from a request.
+ */
+export interface ValidatedItem {
+  json: string;
+  /** The item's sku (product feeds): listed with the payload, as submit() does. */
+  sku?: string;
+}
+
+export interface ValidatedSubmitInput extends Omit<SubmitInput, 'items' | 'single'> {
+  items: ValidatedItem[];
 }
 
 export interface FeedServiceDeps {
@@ -137,6 +155,30 @@ export class FeedService {
 
   /** Validates and records a feed, and enqueues its processing, all or nothing. */
   async submit(input: SubmitInput): Promise<Feed> {
+    await this.#checkInput(input, input.items.length);
+    const v = validateItems(kindOf[input.type], input.items, input.single === true);
+    if (v.errors.length > 0) {
+      throw badRequest(`The request body has ${v.errors.length} invalid field${v.errors.length === 1 ? '' : 's'}.`, v.errors);
+    }
+    const warnings: ItemWarning[] = input.single === true ? v.warnings.map((w) => ({ ...w, pointer: `/0${w.pointer}` })) : v.warnings;
+    const items = v.valid.map((x) => x.item);
+    const skus = input.type.startsWith('product_') ? items.flatMap((i) => (typeof i.sku === 'string' ? [i.sku] : [])) : [];
+    return this.#record(input, items, warnings, skus);
+  }
+
+  /**
+   * Records a feed of items already validated by validateItems in this process (see
+   * ValidatedItem), and enqueues its processing: submit() without validating again. For
+   * trusted in-process callers only; HTTP routes use submit().
+   */
+  async submitValidated(input: ValidatedSubmitInput): Promise<Feed> {
+    await this.#checkInput(input, input.items.length);
+    const skus = input.type.startsWith('product_') ? input.items.flatMap((i) => (i.sku === undefined ? [] : [i.sku])) : [];
+    return this.#record(input, { json: input.items.map((i) => i.json) }, [], skus);
+  }
+
+  /** What a feed needs besides valid items: its product (and variation), and items. */
+  async #checkInput(input: Omit<SubmitInput, 'items'>, count: number): Promise<void> {
     const { shopPk, type } = input;
     if (type.startsWith('variation_') || type.startsWith('image_')) {
       if (input.productPk === undefined) throw new AppError('invalid_feed', 500, `A ${type} feed needs a product.`);
@@ -148,21 +190,17 @@ export class FeedService {
       }
     }
     // image_delete with no items detaches every image; any other feed needs at least one.
-    if (input.items.length === 0 && type !== 'image_delete') {
+    if (count === 0 && type !== 'image_delete') {
       throw badRequest('Send at least one item.', [{ pointer: '', code: 'too_few', message: 'must contain at least one item' }]);
     }
-    const v = validateItems(kindOf[type], input.items, input.single === true);
-    if (v.errors.length > 0) {
-      throw badRequest(`The request body has ${v.errors.length} invalid field${v.errors.length === 1 ? '' : 's'}.`, v.errors);
-    }
-    const warnings: ItemWarning[] = input.single === true ? v.warnings.map((w) => ({ ...w, pointer: `/0${w.pointer}` })) : v.warnings;
-    const items = v.valid.map((x) => x.item);
+  }
+
+  async #record(input: Omit<SubmitInput, 'items'>, items: repo.NewPayload['items'], warnings: ItemWarning[], skus: string[]): Promise<Feed> {
     const row = await this.#commits.submit({
-      pk: randomUUID(), shop_pk: shopPk, type, source: input.source,
+      pk: randomUUID(), shop_pk: input.shopPk, type: input.type, source: input.source,
       product_pk: input.productPk ?? null, variation_pk: input.variationPk ?? null,
-      base_url: input.baseUrl ?? this.defaultBaseUrl, total: items.length,
-      items, warnings,
-      skus: type.startsWith('product_') ? items.flatMap((i) => (typeof i.sku === 'string' ? [i.sku] : [])) : [],
+      base_url: input.baseUrl ?? this.defaultBaseUrl, total: Array.isArray(items) ? items.length : items.json.length,
+      items, warnings, skus,
     });
     this.#d.jobs.wake?.(queueOf(row.total));
     return { ...toFeed(row), result: { success: [], errors: [], criticals: [] } };

@@ -175,6 +175,20 @@ describe('with a worker', () => {
       .rejects.toMatchObject({ status: 400, errors: [{ pointer: '/0/name' }, { pointer: '/0/price' }, { pointer: '/0/stock' }] });
   });
 
+  it('items a trusted caller already validated (submitValidated, as JSON text) are recorded and applied like submitted ones', async () => {
+    const items = [product('PRE-1', { variations: [{ sku: 'PRE-1-a', stock: 2 }] }), product('PRE-2')];
+    const feed = await api.services.feeds.submitValidated({ shopPk, type: 'product_create', items: items.map((p) => ({ sku: p.sku, json: JSON.stringify(p) })), source: 'connector:erp-main' });
+    expect(feed).toMatchObject({ source: 'connector:erp-main', state: 'queued', counts: { total: 2 } });
+    expect((await sql.query('select skus from feed_payloads where feed_pk = $1', [feed.pk])).rows[0].skus).toEqual(['PRE-1', 'PRE-2']);
+    const done = await waitFeed(app, auth, `/feeds/${feed.pk}/`);
+    expect(done.counts).toEqual({ total: 2, processed: 2, succeeded: 2, failed: 0, warnings: 0 });
+    expect(done.result.success.map((s) => [s.index, s.sku])).toEqual([[0, 'PRE-1'], [1, 'PRE-2']]);
+    const stored = (await app.inject({ url: `${PRODUCTS}?sku=PRE-1`, headers: auth })).json() as { results: { name: string; variations: { sku: string; stock: number }[] }[] };
+    expect(stored.results[0]).toMatchObject({ name: 'Product PRE-1', variations: [{ sku: 'PRE-1-a', stock: 2 }] });
+    await expect(api.services.feeds.submitValidated({ shopPk, type: 'product_create', items: [], source: 'connector:erp-main' }))
+      .rejects.toMatchObject({ status: 400, errors: [{ pointer: '', code: 'too_few' }] });
+  });
+
   it('feed.completed goes to the shop\'s webhook, signed per Standard Webhooks, retried after a 5xx', async () => {
     const hooked = await api.services.shops.create({ name: 'Hooked', webhook_url: 'https://hooks.example.test/waybill' });
     const { key } = await api.services.shops.createKey(hooked.pk);

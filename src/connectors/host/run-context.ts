@@ -74,8 +74,11 @@ function sortedJson(value: unknown): string {
   return `${s}}`;
 }
 
+/** sha256 hex of a canonicalJson text. */
+export const hashOfCanonical = (json: string): string => hash('sha256', json, 'hex');
+
 /** sha256 hex of a product's normalized content. */
-export const contentHash = (product: unknown): string => hash('sha256', canonicalJson(product), 'hex');
+export const contentHash = (product: unknown): string => hashOfCanonical(canonicalJson(product));
 
 /**
  * A deterministic UUID for one cron tick of one connector: every replica sends the same job
