@@ -41,7 +41,8 @@ export function prepareChunk(products: FileProduct[], where: 'line' | 'element',
   };
   for (const p of products) out.counts.variations += Array.isArray(p.product.variations) ? p.product.variations.length : 0;
   if (products.length === 0) return out;
-  const v = validateProducts(products.map((p) => p.product));
+  // The products were built for this chunk: validated in place (unknown fields removed), not copied.
+  const v = validateProducts(products.map((p) => p.product), { inPlace: true });
   const byIndex = new Map<number, (FieldError & { line?: number })[]>();
   for (const e of v.errors) {
     const [i, pointer] = splitPointer(e.pointer);

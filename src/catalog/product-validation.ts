@@ -110,12 +110,16 @@ function strip(schema: TSchema, value: unknown, pointer: string, found: string[]
       if (child === undefined) {
         found.push(`${pointer}/${key.replaceAll('~', '~0').replaceAll('/', '~1')}`);
         delete value[key];
-      } else {
+      } else if (typeof value[key] === 'object' && value[key] !== null) {
+        // Objects and arrays only: a primitive has nothing to strip (no pointer built for it).
         strip(child, value[key], `${pointer}/${key}`, found);
       }
     }
   } else if (s.items !== undefined && Array.isArray(value)) {
-    value.forEach((v, i) => strip(s.items!, v, `${pointer}/${i}`, found));
+    for (let i = 0; i < value.length; i++) {
+      const v: unknown = value[i];
+      if (typeof v === 'object' && v !== null) strip(s.items, v, `${pointer}/${i}`, found);
+    }
   }
 }
 
@@ -146,20 +150,30 @@ export interface ItemsValidation<T = Record<string, unknown>> {
   warnings: ItemWarning[];
 }
 
+export interface ValidateOptions {
+  /**
+   * The items are the caller's own, built for this call (a catalog file's products): unknown
+   * fields are removed from them in place instead of from a copy. Same rules, same result.
+   */
+  inPlace?: boolean;
+}
+
 /**
  * Validates a list of items of one kind. `single`: the body was one object, so pointers do not
- * start with an index (`/price`, not `/0/price`). Items are copied; the input is not changed.
+ * start with an index (`/price`, not `/0/price`). Items are copied (unless `inPlace`); the input
+ * is not changed.
  */
-export function validateItems<T = Record<string, unknown>>(kind: ItemKind, items: unknown[], single = false): ItemsValidation<T> {
+export function validateItems<T = Record<string, unknown>>(kind: ItemKind, items: unknown[], single = false, options: ValidateOptions = {}): ItemsValidation<T> {
   const validate = validatorOf(kind);
   const out: ItemsValidation<T> = { valid: [], errors: [], warnings: [] };
+  const inPlace = options.inPlace === true;
   items.forEach((raw, index) => {
     const prefix = single ? '' : `/${index}`;
     if (!isObject(raw)) {
       out.errors.push({ pointer: prefix, code: 'invalid_type', message: 'must be object' });
       return;
     }
-    const item = copyJson(raw) as Record<string, unknown>;
+    const item = inPlace ? raw : copyJson(raw) as Record<string, unknown>;
     const unknown: string[] = [];
     strip(schemas[kind], item, prefix, unknown);
     const errors = validate(item) ? [] : toFieldErrors(validate.errors ?? [], prefix);
@@ -189,13 +203,13 @@ export function bodyItems(body: unknown): { items: unknown[]; single: boolean; e
  * The products POST's rules: `body` is one Product or an array of them. Errors point into
  * the body (`/3/variations/0/price`); unknown fields become warnings.
  */
-export function validateProducts(body: unknown): {
+export function validateProducts(body: unknown, options: ValidateOptions = {}): {
   valid: { index: number; product: ProductInput }[];
   errors: FieldError[];
   warnings: ItemWarning[];
 } {
   const { items, single, errors } = bodyItems(body);
   if (errors.length > 0) return { valid: [], errors, warnings: [] };
-  const r = validateItems<ProductInput>('product', items, single);
+  const r = validateItems<ProductInput>('product', items, single, options);
   return { valid: r.valid.map(({ index, item }) => ({ index, product: item })), errors: r.errors, warnings: r.warnings };
 }

@@ -98,6 +98,13 @@ describe('POST /shops/{shop}/products/', () => {
     expect(Object.getPrototypeOf(item.variations[0])).toBe(Object.prototype);
     expect(item.brand).toBeUndefined();
     expect(Object.keys(item)).toEqual(['sku', 'name', 'price', 'stock', 'variations']);
+    // Validated in place (catalog-file: the file's own products, not copied): the same outcome.
+    const own = JSON.parse(body) as Record<string, unknown>[];
+    const inPlace = validateItems('product', own, false, { inPlace: true });
+    expect(inPlace).toEqual(v);
+    expect(inPlace.valid[0]!.item).toBe(own[0]);
+    expect(Object.getPrototypeOf(own[0])).toBe(Object.prototype);
+    expect(Object.keys(own[0]!)).toEqual(['sku', 'name', 'price', 'stock', 'variations']);
   });
 });
 
