@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { parseConnectorsConfig } from '../../src/connectors/host/config-file.ts';
 import { defineConnector, userError } from '../../src/connectors/host/contract.ts';
 import { ConnectorService } from '../../src/connectors/host/connectors.service.ts';
+import { findHashes, upsertHashes } from '../../src/connectors/host/connectors.repository.ts';
 import { isTransient, unavailable } from '../../src/errors.ts';
 import { createLogger } from '../../src/logger.ts';
 import { useTestDaemon } from '../helpers/daemon.ts';
@@ -80,5 +81,19 @@ describe('interrupted runs', () => {
     controller.abort();
     const aborted = await service.execute({ name: 'p-user', trigger: 'manual', signal: controller.signal });
     expect(aborted.status === 'done' && isTransient(aborted.error)).toBe(true);
+  });
+});
+
+describe('delta hashes', () => {
+  it('are stored per shop and sku, and go with their shop when it is deleted', async () => {
+    const db = daemon.connection.db;
+    const [kept, gone] = [await daemon.services.shops.create({ name: 'Keeps hashes' }), await daemon.services.shops.create({ name: 'Deleted' })];
+    await upsertHashes(db, kept.pk, [{ sku: 'H-1', hash: 'a' }, { sku: 'H-2', hash: 'b' }]);
+    await upsertHashes(db, gone.pk, [{ sku: 'H-1', hash: 'c' }]);
+    await upsertHashes(db, kept.pk, [{ sku: 'H-2', hash: 'b2' }]);
+    expect(await findHashes(db, kept.pk, ['H-1', 'H-2', 'H-3'])).toEqual(expect.arrayContaining([{ sku: 'H-1', hash: 'a' }, { sku: 'H-2', hash: 'b2' }]));
+    await sql`delete from shops where pk = ${gone.pk}`.execute(db);
+    expect(await findHashes(db, gone.pk, ['H-1'])).toEqual([]);
+    expect(await findHashes(db, kept.pk, ['H-1', 'H-2'])).toHaveLength(2);
   });
 });
