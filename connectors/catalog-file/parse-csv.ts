@@ -1,12 +1,13 @@
 // CSV, streamed: `,` or `;` (sniffed from the header line), UTF-8 with or without BOM,
 // RFC 4180 quoting. Yields one record per row with its line number; never holds the file.
 import fs from 'node:fs';
-import type { Readable } from 'node:stream';
+import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { parse, CsvError, type Options } from 'csv-parse';
 import { userError } from '../../src/connectors/host/contract.ts';
+import { FastCsv, type Handover } from './csv-fast.ts';
 import { renameHeader } from './map.ts';
-import { utf8Decoder } from './utf8.ts';
+import { utf8Text } from './utf8.ts';
 
 /** A record longer than this is refused (a runaway quote would otherwise swallow the file). */
 const MAX_RECORD_BYTES = 1024 * 1024;
@@ -126,44 +127,118 @@ async function* batches<T>(stream: Readable): AsyncGenerator<T[]> {
   }
 }
 
+export interface ReadCsvOptions {
+  signal?: AbortSignal;
+  /** Bytes per read of the file (tests: records across reads). */
+  readBytes?: number;
+  /** false: csv-parse reads the whole file (tests compare the fast reading with it). */
+  fast?: boolean;
+}
+
+/** Where csv-parse starts reading: a Handover of the fast reader, or the file's start. */
+type Start = Handover & { bom: boolean };
+
 /**
- * The rows of a CSV file, a batch at a time, with the header as Product fields (after
- * `columns` renames). The header must name `sku`; a header with no `,` or `;` that still holds
- * tabs or pipes is a wrong delimiter, said so. Rows stay arrays of cells (csv-parse's `columns`
- * option built every record with Object.defineProperty, which doubled the parse's cost).
+ * csv-parse's rows from `start` on: its text, then the rest of the file. Lines are the file's
+ * (lineOffset added); the first record must be as wide as the header when one was read (csv-parse
+ * would take its width from it). Errors are csv-parse's, their lines counted from `start`.
  */
-export async function* readCsv(file: string, columns: Record<string, string>, signal?: AbortSignal): AsyncGenerator<CsvBatch> {
-  const delimiter = await sniffDelimiter(file);
-  let fields: string[] | null = null;
-  let rows = 0;
+async function* csvParseRows(start: Start, rest: AsyncIterator<Buffer>, utf8: ReturnType<typeof utf8Text>, delimiter: ',' | ';'): AsyncGenerator<CsvRow[]> {
+  let checked = start.width === null;
   const options: Options<CsvRow, string[]> = {
     delimiter,
-    bom: true,
+    bom: start.bom,
+    ...(start.recordDelimiter === null ? {} : { record_delimiter: start.recordDelimiter }),
     // Only the line is wanted: `info: true` would copy the whole info object per record.
-    on_record: (cells, context) => ({ line: context.lines, cells }),
+    on_record: (cells, context) => {
+      if (!checked) {
+        checked = true;
+        if (cells.length !== start.width) {
+          throw new CsvError('CSV_RECORD_INCONSISTENT_FIELDS_LENGTH', ['Invalid Record Length:', `expect ${start.width},`, `got ${cells.length} on line ${context.lines}`], {} as ConstructorParameters<typeof CsvError>[2], { lines: context.lines });
+        }
+      }
+      return { line: context.lines + start.lineOffset, cells };
+    },
     skip_empty_lines: true,
     max_record_size: MAX_RECORD_BYTES,
   };
+  async function* text(): AsyncGenerator<string> {
+    if (start.text !== '') yield start.text;
+    for (;;) {
+      const next = await rest.next();
+      const t = next.done === true ? utf8.end() : utf8.decode(next.value);
+      if (t !== '') yield t;
+      if (next.done === true) return;
+    }
+  }
   // (parse's typing knows no on_record that changes the record's type without `columns`.)
   const parser = parse(options as unknown as Options);
-  const source = fs.createReadStream(file, { highWaterMark: 256 * 1024 });
-  const done = pipeline(source, utf8Decoder(), parser, { signal }).catch((error: unknown) => {
+  const done = pipeline(Readable.from(text()), parser).catch((error: unknown) => {
     parser.destroy(error as Error);
   });
   try {
-    // csv-parse checks that every row has the header's number of cells.
-    for await (const parsed of batches<CsvRow>(parser)) {
-      if (fields === null) fields = headerFields(parsed.shift()!.cells, columns);
-      rows += parsed.length;
-      if (parsed.length > 0) yield { fields, rows: parsed };
+    yield* batches<CsvRow>(parser);
+  } finally {
+    parser.destroy();
+    await done;
+  }
+}
+
+/**
+ * The rows of a CSV file, a batch at a time, with the header as Product fields (after
+ * `columns` renames). The header must name `sku`; a header with no `,` or `;` that still holds
+ * tabs or pipes is a wrong delimiter, said so. Rows are read by FastCsv (csv-fast.ts) while the
+ * file is in its common form, by csv-parse from the first record that is not (the same rows,
+ * lines and errors); rows stay arrays of cells.
+ */
+export async function* readCsv(file: string, columns: Record<string, string>, options: ReadCsvOptions = {}): AsyncGenerator<CsvBatch> {
+  const delimiter = await sniffDelimiter(file);
+  const source = fs.createReadStream(file, { highWaterMark: options.readBytes ?? 256 * 1024, signal: options.signal });
+  const chunks = source[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
+  const utf8 = utf8Text();
+  let fields: string[] | null = null;
+  let rows = 0;
+  /** Rows as a batch; the first row of the file is the header. */
+  const batch = (parsed: CsvRow[]): CsvBatch | null => {
+    if (fields === null) {
+      if (parsed.length === 0) return null;
+      fields = headerFields(parsed.shift()!.cells, columns);
+    }
+    rows += parsed.length;
+    return parsed.length > 0 ? { fields, rows: parsed } : null;
+  };
+  let lineOffset = 0;
+  try {
+    let start: Start | null = options.fast === false ? { text: '', lineOffset: 0, recordDelimiter: null, width: null, bom: true } : null;
+    const fast = new FastCsv(delimiter);
+    while (start === null) {
+      const next = await chunks.next();
+      const out: CsvRow[] = [];
+      const going = fast.push(next.done === true ? utf8.end() : utf8.decode(next.value), next.done === true, out);
+      const b = batch(out);
+      if (b !== null) yield b;
+      if (!going) start = { ...fast.handover!, bom: false };
+      else if (next.done === true) break;
+    }
+    if (start !== null) {
+      lineOffset = start.lineOffset;
+      // csv-parse checks that every row has the header's number of cells.
+      for await (const parsed of csvParseRows(start, chunks, utf8, delimiter)) {
+        const b = batch(parsed);
+        if (b !== null) yield b;
+      }
     }
     if (fields === null) throw userError('The file is empty (no header row).');
     if (rows === 0) throw userError('The file has a header row but no product rows.');
   } catch (error) {
-    if (error instanceof CsvError) throw userError(explain(error), { cause: error });
+    if (error instanceof CsvError) {
+      // Lines of the file, not of the part csv-parse read.
+      const e = error as CsvError & { lines?: number };
+      if (typeof e.lines === 'number') e.lines += lineOffset;
+      throw userError(explain(error), { cause: error });
+    }
     throw error;
   } finally {
     source.destroy();
-    await done;
   }
 }

@@ -1,35 +1,32 @@
 // Strict UTF-8 for export files: a file with invalid bytes is refused whole (with where),
 // rather than read with U+FFFD in product names.
-import { Transform } from 'node:stream';
 import { userError } from '../../src/connectors/host/contract.ts';
 
 const invalid = (offset: number) =>
   userError(`The file is not valid UTF-8 (bad bytes near byte ${offset}); export it as UTF-8.`);
 
-/** Decodes a byte stream to text, failing on the first invalid sequence. */
-export function utf8Decoder(): Transform {
+/** Text of a byte stream fed chunk by chunk (a BOM is kept); throws on the first invalid sequence. */
+export function utf8Text(): { decode(chunk: Buffer): string; end(): string } {
   const decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
   let offset = 0;
-  return new Transform({
-    readableObjectMode: false,
-    decodeStrings: true,
-    transform(chunk: Buffer, _enc, cb) {
+  return {
+    decode(chunk) {
       try {
         const text = decoder.decode(chunk, { stream: true });
         offset += chunk.length;
-        cb(null, text);
+        return text;
       } catch {
-        cb(invalid(offset));
+        throw invalid(offset);
       }
     },
-    flush(cb) {
+    end() {
       try {
-        cb(null, decoder.decode());
+        return decoder.decode();
       } catch {
-        cb(invalid(offset));
+        throw invalid(offset);
       }
     },
-  });
+  };
 }
 
 /** A whole buffer as text (JSON, XML), BOM removed. */
