@@ -3,9 +3,10 @@
 // time). submitValidated() does the same for items a trusted caller in this process already
 // validated with the same rules (validateItems: the catalog-file connector's reader thread),
 // handed over as JSON text; no route calls it, so a request's items are always validated
-// here, and a caller that validates elsewhere reports its invalid items itself. process() applies the items a chunk at a time (each chunk, its report and the counts
-// commit together, so a rerun resumes after the last committed chunk and never applies or
-// reports an item twice). Small feeds are applied together, in transactions they share.
+// here, and a caller that validates elsewhere reports its invalid items itself. process()
+// applies the items a chunk at a time (each chunk, its report and the counts commit together,
+// so a rerun resumes after the last committed chunk and never applies or reports an item
+// twice). Small feeds are applied together, in transactions they share.
 import { randomUUID } from 'node:crypto';
 import type { CatalogService } from '../catalog/catalog.service.ts';
 import type { CatalogWriter } from '../catalog/catalog-writer.service.ts';
