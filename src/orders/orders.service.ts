@@ -1,7 +1,8 @@
 // The rules of orders, used alike by the API and by connectors (order intake, carrier
 // tracking): intake is create-once, and each action is one atomic write, applied only if the
-// order is still as read (else read and planned again), decided by the state table
-// (order-state.ts), recorded in the append-only history.
+// order is still as read or as this process last wrote it (else read and planned again),
+// decided by the state table (order-state.ts), recorded in the append-only history.
+// Concurrent actions on different orders share their write statement and commit.
 import { Value } from 'typebox/value';
 import { inTransaction, type Db, type Trx } from '../db/database.ts';
 import { GroupCommit } from '../db/group-commit.ts';
@@ -170,14 +171,14 @@ export class OrderService {
    * named twice; 409: an item the state table does not let move (nothing changes). A repeat
    * changes nothing: `{ changed: false }`, no history row.
    *
-   * Optimistic: the action is planned from the order as this process last saw it (recent-orders.ts)
-   * or else read without a lock, and written by a statement that applies it only if the order's
-   * version is still the one planned from (repo.applyChanges). Concurrent actions share that
-   * statement and its transaction (group commit: one commit for the batch, each caller answered
-   * after it). A refusal or a no-op is
-   * only ever answered from a fresh read. An action that lost its race to another action on the
-   * same order plans again from a fresh read; after `optimisticAttempts` it takes the order
-   * row's lock first and then cannot lose, so a busy order is never refused, only served in turn.
+   * Optimistic: the action is planned from the order as this process last wrote it
+   * (recent-orders.ts) or else as read without a lock, and written by a statement that applies
+   * it only if the order's version is still the one planned from (repo.applyChanges).
+   * Concurrent actions share that statement and its transaction (group commit: one commit for
+   * the batch, each caller answered after it). A refusal or a no-op is only ever answered from a
+   * fresh read. An action that lost its race (to another action on the same order, or to another
+   * process) plans again from a fresh read; after `optimisticAttempts` it takes the order row's
+   * lock first and then cannot lose, so a busy order is never refused, only served in turn.
    */
   async applyAction(input: ActionInput): Promise<{ changed: boolean }> {
     const key = RecentOrders.key(input.shopPk, input.marketplacePk, input.orderPk);
