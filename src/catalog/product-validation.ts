@@ -160,8 +160,8 @@ export interface ValidateOptions {
 
 /**
  * Validates a list of items of one kind. `single`: the body was one object, so pointers do not
- * start with an index (`/price`, not `/0/price`). Items are copied (unless `inPlace`); the input
- * is not changed.
+ * start with an index (`/price`, not `/0/price`). Items are copied and the input is left as it
+ * was, unless `inPlace`: then unknown fields are removed from the input's own objects.
  */
 export function validateItems<T = Record<string, unknown>>(kind: ItemKind, items: unknown[], single = false, options: ValidateOptions = {}): ItemsValidation<T> {
   const validate = validatorOf(kind);
