@@ -1,6 +1,6 @@
 // Feeds, their payloads and their per-chunk results.
 import { sql } from 'kysely';
-import type { Executor } from '../db/database.ts';
+import { queryPrepared, type Executor } from '../db/database.ts';
 import type { FeedFilter } from './feeds.schemas.ts';
 
 export interface NewFeed {
@@ -33,24 +33,33 @@ const feedsJson = (feeds: (NewFeed & NewPayload)[]): string => {
 };
 
 /**
+ * A feed row's columns, named (not `*`): a prepared statement's result must keep its shape
+ * when a later migration adds a column.
+ */
+const FEED_COLUMNS = 'pk, shop_pk, type, state, source, product_pk, variation_pk, base_url, total, processed, succeeded, failed, warnings, criticals, created_at, started_at, finished_at, leased_until';
+
+const INSERT_FEEDS = `
+  with x as (
+    select * from json_to_recordset($1::json) as x(
+      pk uuid, shop_pk bigint, type text, source text, product_pk bigint, variation_pk bigint,
+      base_url text, total integer, items jsonb, warnings jsonb, skus text[])
+  ),
+  f as (
+    insert into feeds (pk, shop_pk, type, source, product_pk, variation_pk, base_url, total)
+    select pk, shop_pk, type, source, product_pk, variation_pk, base_url, total from x
+    returning ${FEED_COLUMNS}
+  ),
+  p as (insert into feed_payloads (feed_pk, items, warnings, skus) select pk, items, warnings, skus from x)
+  select * from f`;
+
+/**
  * Feeds and their payloads, many at once, in one statement (group commit: one round trip for
- * the batch). Rows come back in the order given.
+ * the batch). Rows come back in the order given. Prepared: every accepted catalog write runs
+ * it, and planning it cost more than running it for a batch of a dozen one-product feeds.
  */
 export const insertFeeds = async (db: Executor, feeds: (NewFeed & NewPayload)[]): Promise<FeedRow[]> => {
-  const r = await sql<FeedRow>`
-    with x as (
-      select * from json_to_recordset(${feedsJson(feeds)}::json) as x(
-        pk uuid, shop_pk bigint, type text, source text, product_pk bigint, variation_pk bigint,
-        base_url text, total integer, items jsonb, warnings jsonb, skus text[])
-    ),
-    f as (
-      insert into feeds (pk, shop_pk, type, source, product_pk, variation_pk, base_url, total)
-      select pk, shop_pk, type, source, product_pk, variation_pk, base_url, total from x
-      returning *
-    ),
-    p as (insert into feed_payloads (feed_pk, items, warnings, skus) select pk, items, warnings, skus from x)
-    select * from f`.execute(db);
-  const byPk = new Map(r.rows.map((row) => [row.pk, row]));
+  const rows = await queryPrepared<FeedRow>(db, INSERT_FEEDS, [feedsJson(feeds)]);
+  const byPk = new Map(rows.map((row) => [row.pk, row]));
   return feeds.map((f) => byPk.get(f.pk)!);
 };
 
@@ -92,29 +101,28 @@ export interface FinishedChunk {
   warnings: number;
 }
 
+const FINISH_MANY = `
+  with x as (
+    select * from json_to_recordset($1::json) as x(
+      pk uuid, "offset" integer, processed integer, success jsonb, errors jsonb, succeeded integer, failed integer, warnings integer)
+  ),
+  r as (
+    insert into feed_results (feed_pk, "offset", success, errors) select pk, "offset", success, errors from x
+    on conflict (feed_pk, "offset") do nothing
+  )
+  update feeds f set
+    processed = x.processed, succeeded = f.succeeded + x.succeeded, failed = f.failed + x.failed,
+    warnings = f.warnings + x.warnings, state = 'done', started_at = coalesce(f.started_at, now()),
+    finished_at = now(), leased_until = null
+  from x where f.pk = x.pk
+  returning ${FEED_COLUMNS.split(', ').map((c) => `f.${c}`).join(', ')}`;
+
 /**
  * The last chunk of several feeds at once: their results written and each feed marked done
- * with its counts, in one statement. Returns the finished feeds.
+ * with its counts, in one statement (prepared, as insertFeeds). Returns the finished feeds.
  */
-export const finishMany = async (db: Executor, chunks: FinishedChunk[]): Promise<FeedRow[]> => {
-  if (chunks.length === 0) return [];
-  const r = await sql<FeedRow>`
-    with x as (
-      select * from json_to_recordset(${JSON.stringify(chunks)}::json) as x(
-        pk uuid, "offset" integer, processed integer, success jsonb, errors jsonb, succeeded integer, failed integer, warnings integer)
-    ),
-    r as (
-      insert into feed_results (feed_pk, "offset", success, errors) select pk, "offset", success, errors from x
-      on conflict (feed_pk, "offset") do nothing
-    )
-    update feeds f set
-      processed = x.processed, succeeded = f.succeeded + x.succeeded, failed = f.failed + x.failed,
-      warnings = f.warnings + x.warnings, state = 'done', started_at = coalesce(f.started_at, now()),
-      finished_at = now(), leased_until = null
-    from x where f.pk = x.pk
-    returning f.*`.execute(db);
-  return r.rows;
-};
+export const finishMany = async (db: Executor, chunks: FinishedChunk[]): Promise<FeedRow[]> =>
+  chunks.length === 0 ? [] : queryPrepared<FeedRow>(db, FINISH_MANY, [JSON.stringify(chunks)]);
 
 /** Locks the feed for one chunk. NOWAIT: a feed another worker is in fails fast (transient, retried). */
 export const lockFeed = (db: Executor, pk: string) =>

@@ -1,8 +1,8 @@
 // pg-boss in the application's database: queues created from the job map, typed send
 // (inside the caller's Kysely transaction), workers that retry transient errors only and
 // send permanent failures straight to the queue's dead-letter queue.
-import { PgBoss, fromKysely, type Job } from 'pg-boss';
-import type { Executor } from '../db/database.ts';
+import { PgBoss, type Db as BossDb, type Job } from 'pg-boss';
+import { queryPrepared, type Executor } from '../db/database.ts';
 import { isTransient } from '../errors.ts';
 import type { Logger } from '../logger.ts';
 import {
@@ -47,6 +47,15 @@ const logIds = (data: unknown): Record<string, unknown> => {
   }
   return out;
 };
+
+/**
+ * pg-boss's statements in the caller's transaction, prepared: its insert is the same text for a
+ * queue every time, and planning it cost more than running it (measured: 46 -> 19 us of
+ * Postgres CPU per batch-of-12 share for one job per batch).
+ */
+const inTransactionOf = (db: Executor): BossDb => ({
+  executeSql: async (text: string, values?: unknown[]) => ({ rows: await queryPrepared(db, text, values ?? []) }),
+});
 
 export class JobQueue implements JobSender, QueueInspector {
   readonly boss: PgBoss;
@@ -107,11 +116,11 @@ export class JobQueue implements JobSender, QueueInspector {
   }
 
   async send<K extends JobName>(db: Executor, name: K, data: JobMap[K], options: SendOptions = {}): Promise<string | null> {
-    return this.boss.send(name, data as object, { ...options, db: fromKysely(db) });
+    return this.boss.send(name, data as object, { ...options, db: inTransactionOf(db) });
   }
 
   async sendMany<K extends JobName>(db: Executor, name: K, data: JobMap[K][]): Promise<void> {
-    if (data.length > 0) await this.boss.insert(name, data.map((d) => ({ data: d as object })), { db: fromKysely(db) });
+    if (data.length > 0) await this.boss.insert(name, data.map((d) => ({ data: d as object })), { db: inTransactionOf(db) });
   }
 
   /**
