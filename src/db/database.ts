@@ -34,8 +34,10 @@ export interface DbOptions {
  * parses and plans them once, then only binds and executes (Postgres keeps a generic plan
  * once it costs no more than the custom ones). For the few hot statements whose planning
  * costs more than running them: the order action's read and write (measured: 0.4 and 0.25 ms
- * of planning against 0.06 and 0.35 ms of execution, every time). Bounded: every connection
- * keeps each statement it ran.
+ * of planning against 0.06 and 0.35 ms of execution, every time), a feed's accept and finish
+ * statements and pg-boss's job insert. A prepared statement's result must name its columns
+ * (not `*`): a migration adding a column would otherwise change its result type. Bounded:
+ * every connection keeps each statement it ran.
  */
 const preparedNames = new Map<string, string>();
 const MAX_PREPARED = 50;
