@@ -50,8 +50,8 @@ const logIds = (data: unknown): Record<string, unknown> => {
 
 /**
  * pg-boss's statements in the caller's transaction, prepared: its insert is the same text for a
- * queue every time, and planning it cost more than running it (measured: 46 -> 19 us of
- * Postgres CPU per batch-of-12 share for one job per batch).
+ * queue every time, and planning it cost more than running it (measured: a transaction that
+ * inserts one job took about 550 us of Postgres CPU, 230 us prepared).
  */
 const inTransactionOf = (db: Executor): BossDb => ({
   executeSql: async (text: string, values?: unknown[]) => ({ rows: await queryPrepared(db, text, values ?? []) }),
