@@ -16,6 +16,9 @@ import { benchTarget } from './bench-target.ts';
 import { loadConfig } from '../src/config.ts';
 import { connect } from '../src/db/connect.ts';
 import { createLogger } from '../src/logger.ts';
+import { csvLine } from '../src/platform/csv-writer.ts';
+import { DestinationPolicy } from '../src/platform/destination-policy.ts';
+import { SecretBox } from '../src/platform/secret-box.ts';
 import { ShopService } from '../src/shops/shops.service.ts';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -28,8 +31,9 @@ fs.chmodSync(work, 0o711);
 const target = await benchTarget('connectors', { dataDir: path.join(work, 'data') });
 const env: Record<string, string> = { LOG_LEVEL: 'warn', ...target.env };
 const logger = createLogger({ level: 'warn', pretty: false });
-const connection = await connect(loadConfig({ ...env, WAYBILL_CONNECTORS: path.join(work, 'none.json') }), logger);
-const shops = new ShopService(connection.db);
+const config = loadConfig({ ...env, WAYBILL_CONNECTORS: path.join(work, 'none.json') });
+const connection = await connect(config, logger);
+const shops = new ShopService(connection.db, new DestinationPolicy(), SecretBox.fromConfig(config));
 
 /** Products of `rows` CSV rows: one product row then two variation rows, repeated. */
 function* products(rows: number, prefix: string): Generator<Record<string, unknown>> {
@@ -44,19 +48,14 @@ function* products(rows: number, prefix: string): Generator<Record<string, unkno
   }
 }
 
-const csvCell = (v: unknown): string => {
-  const s = v === undefined ? '' : String(v);
-  return /[",\n]/.test(s) ? `"${s.replaceAll('"', '""')}"` : s;
-};
-
 function writeCsv(file: string, rows: number, prefix: string): void {
   const cols = ['sku', 'parent_sku', 'name', 'price', 'stock', 'brand', 'description', 'images', 'size'];
   const fd = fs.openSync(file, 'w');
   fs.writeSync(fd, `${cols.join(',')}\n`);
   let buf = '';
   for (const p of products(rows, prefix)) {
-    buf += `${[p.sku, '', p.name, p.price, p.stock, p.brand, p.description, (p.images as string[]).join('|'), ''].map(csvCell).join(',')}\n`;
-    for (const v of (p.variations ?? []) as Record<string, unknown>[]) buf += `${[v.sku, p.sku, '', v.price, v.stock, '', '', '', v.size].map(csvCell).join(',')}\n`;
+    buf += `${csvLine([p.sku, '', p.name, p.price, p.stock, p.brand, p.description, (p.images as string[]).join('|'), ''])}\n`;
+    for (const v of (p.variations ?? []) as Record<string, unknown>[]) buf += `${csvLine([v.sku, p.sku, '', v.price, v.stock, '', '', '', v.size])}\n`;
     if (buf.length > 1 << 20) {
       fs.writeSync(fd, buf);
       buf = '';

@@ -1,4 +1,5 @@
 // The only reader of process.env. Everything else receives a frozen Config.
+import { isIP } from 'node:net';
 import path from 'node:path';
 import { Type, type Static } from 'typebox';
 import { Value } from 'typebox/value';
@@ -6,6 +7,10 @@ import { Value } from 'typebox/value';
 const LogLevel = Type.Union(
   ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l)),
 );
+
+// A host name, an IPv4 address or CIDR, or an IPv6 address or CIDR (the IPv6 parser at start-up
+// refuses what this pattern lets through).
+const ALLOW_ENTRY = '^((?=[^/]*[A-Za-z])[A-Za-z0-9-]+(\\.[A-Za-z0-9-]+)*\\.?|((25[0-5]|2[0-4]\\d|1?\\d?\\d)\\.){3}(25[0-5]|2[0-4]\\d|1?\\d?\\d)(/(3[0-2]|[12]?\\d))?|[0-9A-Fa-f:.]*:[0-9A-Fa-f:.]*(/(12[0-8]|1[01]\\d|[1-9]?\\d))?)$';
 
 export const ConfigSchema = Type.Object({
   /** postgres://... ; unset: an embedded Postgres under dataDir. */
@@ -28,6 +33,23 @@ export const ConfigSchema = Type.Object({
   workerConcurrency: Type.Integer({ minimum: 1, maximum: 64 }),
   /** Writes (POST/PUT/DELETE) per API key per minute before 429; 0 = no limit. Per process. */
   rateLimitPerMinute: Type.Integer({ minimum: 0 }),
+  /** Internal webhook destinations allowed anyway: host names, IP addresses, CIDRs. */
+  webhookAllowPrivate: Type.Array(Type.String({ pattern: ALLOW_ENTRY})),
+  /**
+   * Proxies whose X-Forwarded-Proto/-For/-Host are believed (Fastify trustProxy): false (the
+   * default: none), true (every hop), a number of hops, or addresses and CIDRs.
+   */
+  trustProxy: Type.Union([Type.Boolean(), Type.Integer({ minimum: 1 }), Type.Array(Type.String({ minLength: 1 }), { minItems: 1 })]),
+  /** Items (products, variations, image refs) one catalog write may carry; more: 413 before validation. */
+  maxItemsPerRequest: Type.Integer({ minimum: 1 }),
+  /** How long one webhook delivery may take (connect, send, the answer), ms; default 15 s. */
+  // At most 30 s: three quick attempts must fit in the job's 120 s before it counts as crashed.
+  webhookTimeoutMs: Type.Integer({ minimum: 100, maximum: 30_000 }),
+  /**
+   * The key that seals shops' webhook secrets in the database (any text of 32+ characters);
+   * unset: a random one kept in <dataDir>/secret.key.
+   */
+  secretKey: Type.Optional(Type.String({ minLength: 32 })),
 });
 export type Config = Readonly<Static<typeof ConfigSchema>>;
 
@@ -57,6 +79,11 @@ const envNames: Record<keyof Static<typeof ConfigSchema>, string> = {
   shutdownTimeoutMs: 'WAYBILL_SHUTDOWN_TIMEOUT_MS',
   workerConcurrency: 'WAYBILL_WORKER_CONCURRENCY',
   rateLimitPerMinute: 'WAYBILL_RATE_LIMIT',
+  webhookAllowPrivate: 'WAYBILL_WEBHOOK_ALLOW_PRIVATE',
+  trustProxy: 'WAYBILL_TRUST_PROXY',
+  maxItemsPerRequest: 'WAYBILL_MAX_ITEMS',
+  webhookTimeoutMs: 'WAYBILL_WEBHOOK_TIMEOUT_MS',
+  secretKey: 'WAYBILL_SECRET_KEY',
 };
 
 const blank = (v: string | undefined): string | undefined => (v === undefined || v.trim() === '' ? undefined : v.trim());
@@ -66,6 +93,27 @@ const int = (v: string | undefined, fallback: number): number | string => {
   const s = blank(v);
   if (s === undefined) return fallback;
   return /^-?\d+$/.test(s) ? Number(s) : s;
+};
+
+/** proxy-addr's names of address ranges, usable in WAYBILL_TRUST_PROXY. */
+const RANGE_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal']);
+
+const isAddressOrCidr = (s: string): boolean => {
+  if (RANGE_NAMES.has(s)) return true;
+  const [address = '', bits, extra] = s.split('/');
+  const family = isIP(address);
+  if (family === 0 || extra !== undefined) return false;
+  return bits === undefined || (/^\d{1,3}$/.test(bits) && Number(bits) <= (family === 4 ? 32 : 128));
+};
+
+/** WAYBILL_TRUST_PROXY: unset or false, true, a number of hops, or addresses/CIDRs separated by commas. */
+const trustProxyOf = (v: string | undefined): boolean | number | string[] | string => {
+  const s = blank(v)?.toLowerCase();
+  if (s === undefined || s === 'false') return false;
+  if (s === 'true') return true;
+  if (/^\d+$/.test(s)) return Number(s) === 0 ? false : Number(s);
+  const list = s.split(',').map((x) => x.trim()).filter((x) => x !== '');
+  return list.length > 0 && list.every(isAddressOrCidr) ? list : s;
 };
 
 export function loadConfig(env: Env = process.env, cwd: string = process.cwd()): Config {
@@ -83,6 +131,11 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     shutdownTimeoutMs: int(env.WAYBILL_SHUTDOWN_TIMEOUT_MS, 25_000),
     workerConcurrency: int(env.WAYBILL_WORKER_CONCURRENCY, 2),
     rateLimitPerMinute: int(env.WAYBILL_RATE_LIMIT, 0),
+    webhookAllowPrivate: (blank(env.WAYBILL_WEBHOOK_ALLOW_PRIVATE) ?? '').split(',').map((e) => e.trim()).filter((e) => e !== ''),
+    trustProxy: trustProxyOf(env.WAYBILL_TRUST_PROXY),
+    maxItemsPerRequest: int(env.WAYBILL_MAX_ITEMS, 10_000),
+    webhookTimeoutMs: int(env.WAYBILL_WEBHOOK_TIMEOUT_MS, 15_000),
+    secretKey: blank(env.WAYBILL_SECRET_KEY),
   };
   for (const key of Object.keys(raw) as (keyof typeof raw)[]) if (raw[key] === undefined) delete raw[key];
 
@@ -93,8 +146,12 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     if (value === undefined || Value.Check(schema, value)) continue;
     const name = envNames[field as keyof typeof envNames];
     const first = Value.Errors(schema, value)[0];
-    const rule = field === 'logLevel' ? 'must be one of fatal, error, warn, info, debug, trace, silent' : (first?.message ?? 'is invalid');
-    problems.push(`${name}: ${rule} (got ${JSON.stringify(value)})`);
+    const rule = field === 'logLevel' ? 'must be one of fatal, error, warn, info, debug, trace, silent'
+      : field === 'webhookAllowPrivate' ? 'must list host names, IP addresses or CIDRs, comma-separated'
+        : field === 'trustProxy' ? 'must be true, false, a number of proxies, or IP addresses/CIDRs separated by commas'
+          : (first?.message ?? 'is invalid');
+    // A secret is never echoed, not even a wrong one.
+    problems.push(field === 'secretKey' ? `${name}: must be at least 32 characters (got ${String(value).length})` : `${name}: ${rule} (got ${JSON.stringify(value)})`);
   }
   if (problems.length > 0) throw new ConfigError(problems);
   return Object.freeze(raw as Static<typeof ConfigSchema>);

@@ -8,9 +8,18 @@ export interface FieldError {
   message: string;
 }
 
+/**
+ * A problem lists at most this many field errors (the first ones); past it, `errors_truncated`
+ * is true and `errors_total` counts them all, so one request cannot produce a reply of
+ * megabytes.
+ */
+export const MAX_LISTED_ERRORS = 1_000;
+
 export interface AppErrorOptions {
   cause?: unknown;
   errors?: FieldError[];
+  /** How many field errors there were when `errors` holds only the first of them. */
+  errorsTotal?: number;
   headers?: Record<string, string>;
   /** Extra members of the problem body (e.g. `items` of a 409). */
   extra?: Record<string, unknown>;
@@ -20,6 +29,7 @@ export class AppError extends Error {
   readonly code: string;
   readonly status: number;
   readonly errors: FieldError[];
+  readonly errorsTotal: number;
   readonly headers: Record<string, string>;
   readonly extra: Record<string, unknown>;
 
@@ -29,6 +39,7 @@ export class AppError extends Error {
     this.code = code;
     this.status = status;
     this.errors = options.errors ?? [];
+    this.errorsTotal = Math.max(options.errorsTotal ?? 0, this.errors.length);
     this.headers = options.headers ?? {};
     this.extra = options.extra ?? {};
   }
@@ -41,8 +52,8 @@ export class AppError extends Error {
 
 export const notFound = (what: string): AppError => new AppError('not_found', 404, `${what} was not found.`);
 
-export const badRequest = (message: string, errors: FieldError[] = []): AppError =>
-  new AppError('validation_failed', 400, message, { errors });
+export const badRequest = (message: string, errors: FieldError[] = [], errorsTotal?: number): AppError =>
+  new AppError('validation_failed', 400, message, { errors, errorsTotal });
 
 export const conflict = (message: string, extra: Record<string, unknown> = {}): AppError =>
   new AppError('conflict', 409, message, { extra });
@@ -54,6 +65,16 @@ export const unavailable = (message: string, cause?: unknown): AppError =>
 // SQLSTATE classes that mean "the database is away or restarting", not "the query is wrong".
 const transientSqlStates = /^(08|53|57P0[1-3]|40001|40P01|55P03)/;
 const transientNodeCodes = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN']);
+
+// SQLSTATE classes of a value or row the database refuses: 22 data exception (a number out of
+// range), 23 integrity constraint violation, 54 program limit exceeded (an index row too large).
+const itemDataSqlStates = /^(22|23|54)[0-9A-Z]{3}$/;
+
+/** True for a database error caused by the data of the statement (another item could succeed), not by the database or the query. */
+export function isItemDataError(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return error instanceof Error && typeof code === 'string' && itemDataSqlStates.test(code);
+}
 
 /** True for errors of an unreachable or restarting database, a dropped connection, or a time-out. */
 export function isTransient(error: unknown): boolean {

@@ -49,6 +49,9 @@ export async function startDaemon({ config, logger, role, logs }: DaemonOptions)
     });
     // The connectors file is checked at every start: a bad entry stops start-up, named.
     services.connectors.load();
+    // Webhook secrets stored before they were sealed (an upgraded database) are sealed now.
+    const sealed = await services.shops.sealPlaintextSecrets();
+    if (sealed > 0) logger.info({ shops: sealed }, 'webhook secrets sealed with the secret key');
     // Feed jobs at once per worker process (WAYBILL_WORKER_CONCURRENCY).
     if (has(role, 'worker')) {
       await jobs.work(buildHandlers(services), { 'feed.process': config.workerConcurrency });

@@ -1,6 +1,7 @@
 // The domain services, built once per process. Routes, jobs and connectors receive these;
 // nothing outside a service touches a repository.
 import { AdminService } from './admin/admin.service.ts';
+import { AdminSessionService } from './platform/admin-sessions.service.ts';
 import type { LogBuffer } from './admin/log-buffer.ts';
 import { CatalogService } from './catalog/catalog.service.ts';
 import { CatalogWriter } from './catalog/catalog-writer.service.ts';
@@ -12,8 +13,10 @@ import type { JobSender } from './jobs/job-map.ts';
 import type { QueueInspector } from './jobs/queue-inspector.ts';
 import type { Logger } from './logger.ts';
 import { MarketplaceService } from './marketplaces/marketplaces.service.ts';
+import { DestinationPolicy } from './platform/destination-policy.ts';
 import { HealthService } from './platform/health.service.ts';
 import { IdempotencyService } from './platform/idempotency.service.ts';
+import { SecretBox } from './platform/secret-box.ts';
 import { OrderService } from './orders/orders.service.ts';
 import { ShopService } from './shops/shops.service.ts';
 import { StatsService } from './stats/stats.service.ts';
@@ -39,6 +42,7 @@ export interface Services {
   webhooks: WebhookService;
   orders: OrderService;
   admin: AdminService;
+  adminSessions: AdminSessionService;
   connectors: ConnectorService;
   catalog: CatalogService;
   feeds: FeedService;
@@ -46,18 +50,21 @@ export interface Services {
 }
 
 export function createServices(deps: ServiceDeps): Services {
-  const shops = new ShopService(deps.db);
-  const webhooks = new WebhookService(deps.jobs, shops);
+  // Where shops' webhooks may go: set-time checks (shops) and delivery-time checks (webhooks).
+  const destinations = new DestinationPolicy(deps.config.webhookAllowPrivate);
+  const shops = new ShopService(deps.db, destinations, SecretBox.fromConfig(deps.config));
+  const webhooks = new WebhookService({ db: deps.db, jobs: deps.jobs, shops, guard: destinations, timeoutMs: deps.config.webhookTimeoutMs });
   const catalog = new CatalogService(deps.db);
   const services: Services = {
     shops,
     marketplaces: new MarketplaceService(deps.db),
     idempotency: new IdempotencyService(deps.db),
     health: new HealthService(deps.db, () => deps.jobs.ready()),
-    webhooks: new WebhookService(deps.jobs, shops),
-    // Both are stateless: the order service's own instances behave as the ones above.
-    orders: new OrderService(deps.db, new MarketplaceService(deps.db), new WebhookService(deps.jobs, shops)),
+    webhooks,
+    // Stateless: the order service's own instance behaves as the one above.
+    orders: new OrderService(deps.db, new MarketplaceService(deps.db), webhooks, { baseUrl: deps.config.publicUrl ?? `http://${deps.config.host.includes(':') ? `[${deps.config.host}]` : deps.config.host}:${deps.config.port}` }),
     admin: new AdminService({ shops, stats: new StatsService(deps.db), queues: deps.queues, logs: deps.logs, connectors: () => services.connectors }),
+    adminSessions: new AdminSessionService(deps.db),
     // Connectors get all services in their context, hence the getter.
     connectors: new ConnectorService({ db: deps.db, jobs: deps.jobs, config: deps.config, logger: deps.logger, services: () => services }),
     catalog,

@@ -117,10 +117,10 @@ async function sendChunk(ctx: Ctx, report: FileReport, chunk: PreparedChunk): Pr
   c.unchanged += chunk.items.length - changed.length;
   ctx.report.count('products_unchanged', chunk.items.length - changed.length);
   if (changed.length === 0) return;
-  const items = changed.map(({ sku, product }) => ({ sku, json: product }));
+  // Each item carries its hash: the feed worker records it when (and only if) it applies the
+  // item, in the same transaction, so a product never stored is sent again next time.
+  const items = changed.map(({ sku, product, hash }) => ({ sku, json: product, hash }));
   const feed = await ctx.services.feeds.submitValidated({ shopPk, type: 'product_create', items, source: `connector:${ctx.name}`, baseUrl: ctx.baseUrl });
-  // Hashes only after the feed exists: a crash in between re-sends these products, never skips them.
-  await ctx.delta.remember(shopPk, changed.map(({ sku, hash }) => ({ sku, hash })));
   c.sent += changed.length;
   report.feeds.push({ pk: String(feed.pk), url: feedUrl(ctx.baseUrl, feed.pk), items: changed.length });
   ctx.report.feed(feed.pk);

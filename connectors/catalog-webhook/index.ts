@@ -3,7 +3,7 @@
 // SHA256 over id.timestamp.body, secret from the env var named by secret_env), timestamp
 // within tolerance (replays), webhook-id (duplicates get the first reply, applied once).
 import { Type } from 'typebox';
-import { validateProducts } from '../../src/catalog/product-validation.ts';
+import { bodyItems } from '../../src/catalog/product-validation.ts';
 import { defineConnector } from '../../src/connectors/host/contract.ts';
 import { AppError, badRequest } from '../../src/errors.ts';
 import { present } from '../../src/feeds/feeds.service.ts';
@@ -39,18 +39,18 @@ export const catalogWebhook = defineConnector({
         } catch {
           throw new AppError('invalid_json', 400, 'The body is not valid JSON.');
         }
-        const v = validateProducts(parsed);
-        if (v.errors.length > 0) throw badRequest(`The request body has ${v.errors.length} invalid field${v.errors.length === 1 ? '' : 's'}.`, v.errors);
-        const feed = await ctx.services.feeds.submit({ shopPk: ctx.shopPk!, type: 'product_create', items: v.valid.map((x) => x.product), source: `connector:${ctx.name}`, baseUrl: request.baseUrl });
+        const { items, single, errors } = bodyItems(parsed);
+        if (errors.length > 0) throw badRequest('The body must be a product or a non-empty array of products.', errors);
+        // Validated (and capped) by the feed service like a products POST. Pushed content is
+        // sent whole (the PIM decided it changed); each product's content hash is recorded when
+        // the feed applies it, so a later file export compares against what the catalog holds.
+        const feed = await ctx.services.feeds.submit({
+          shopPk: ctx.shopPk!, type: 'product_create', items, single, source: `connector:${ctx.name}`, baseUrl: request.baseUrl, contentHashes: true,
+        });
         ctx.report.feed(feed.pk);
-        ctx.report.count('products_sent', v.valid.length);
-        ctx.report.count('warnings', v.warnings.length);
-        // Pushed content is sent whole (the PIM decided it changed), and remembered, so a later
-        // file export compares against what the catalog now holds from connectors.
-        const hashed = await ctx.delta.changed(ctx.shopPk!, v.valid.map((x) => ({ sku: x.product.sku, product: x.product })));
-        await ctx.delta.remember(ctx.shopPk!, hashed.map(({ sku, hash }) => ({ sku, hash })));
+        ctx.report.count('products_sent', feed.counts.total);
         const json = present(feed, request.baseUrl);
-        ctx.log.info({ webhookId: id, feed: feed.pk, products: v.valid.length }, 'webhook accepted');
+        ctx.log.info({ webhookId: id, feed: feed.pk, products: feed.counts.total }, 'webhook accepted');
         return { status: 202, headers: { location: json.url }, body: json };
       });
     },

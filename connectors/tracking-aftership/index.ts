@@ -58,14 +58,18 @@ export const trackingAftership = defineConnector({
         throw new AppError('invalid_json', 400, 'The body is not valid JSON.');
       }
       // Signed is not well-formed: JSON null, a msg that is not an object answer 400, not a crash.
-      const msg = (body as WebhookBody | null)?.msg;
-      if (typeof body?.event_id !== 'string' || typeof msg !== 'object' || msg === null || typeof msg.tracking_number !== 'string') {
-        throw new AppError('invalid_webhook', 400, 'An AfterShip webhook needs event_id and msg.tracking_number.');
+      if (typeof body !== 'object' || body === null || typeof body.event_id !== 'string') {
+        throw new AppError('invalid_webhook', 400, 'An AfterShip webhook needs an event_id.');
+      }
+      const eventId = body.event_id;
+      // Other events (edd_revise...) say nothing about where the parcel is, and need not name one.
+      if (body.event !== 'tracking_update') return ctx.once(`aftership:${eventId}`, async () => ({ status: 200, body: { received: true, shipments: 0 } }));
+      const msg = body.msg;
+      if (typeof msg !== 'object' || msg === null || typeof msg.tracking_number !== 'string') {
+        throw new AppError('invalid_webhook', 400, 'An AfterShip tracking_update needs msg.tracking_number.');
       }
       const trackingNumber = msg.tracking_number;
-      return ctx.once(`aftership:${body.event_id}`, async () => {
-        // Other events (edd_revise...) say nothing about where the parcel is.
-        if (body.event !== 'tracking_update') return { status: 200, body: { received: true, shipments: 0 } };
+      return ctx.once(`aftership:${eventId}`, async () => {
         const tracking = ctx.services.tracking;
         const result = mapAftershipTracking(msg);
         const shipments = (await tracking.byTrackingCode(o.carriers, ctx.shopPk, trackingNumber))
@@ -81,7 +85,7 @@ export const trackingAftership = defineConnector({
           }
           if (outcome.refused) ctx.report.count('actions_refused');
         }
-        ctx.log.info({ eventId: body.event_id, trackingNumber, shipments: shipments.length, status: result.status }, 'AfterShip webhook applied');
+        ctx.log.info({ eventId, trackingNumber, shipments: shipments.length, status: result.status }, 'AfterShip webhook applied');
         return { status: 200, body: { received: true, shipments: shipments.length, status: result.status, actions } };
       });
     },

@@ -2,8 +2,11 @@
 // first), check them with bounded concurrency under the connector's rate limit, store what the
 // carrier said through the tracking service, and stop starting checks when the run's time is
 // up (the rest is first in line next tick). A check the carrier refuses (4xx) or that keeps
-// failing is recorded against its shipment; the run goes on with the others.
-import { userError, type ConnectorContext } from '../../src/connectors/host/contract.ts';
+// failing is recorded against its shipment; the run goes on with the others. Two answers stop
+// the run at once (no call starts after them; calls in flight finish): a Retry-After
+// longer than a check waits (the connector is throttled until then), and an API that
+// misbehaves for every call (a refused key, an answer past the cap, a redirect elsewhere).
+import { MAX_THROTTLE_MS, throttled, userError, type ConnectorContext } from '../../src/connectors/host/contract.ts';
 import type { TrackedShipment, TrackingResult } from '../../src/tracking/tracking.schemas.ts';
 import { CarrierError, carrierGet, type CarrierResponse } from './http.ts';
 import type { PollingOptions } from './options.ts';
@@ -41,24 +44,44 @@ export async function pollShipments(ctx: ConnectorContext<PollingOptions>, adapt
   const started = new Date();
   const deadline = started.getTime() + o.max_run_seconds * 1000;
   const limiter = rateLimiter(o.requests_per_second, o.rate_jitter_ms);
-  let refusedKey: CarrierError | null = null;
-  const open = (): boolean => Date.now() < deadline && !ctx.signal.aborted && refusedKey === null;
+  // Aborted when the run must stop at once: no call starts after it (those in flight finish).
+  const stop = new AbortController();
+  const waitSignal = AbortSignal.any([ctx.signal, stop.signal]);
+  let stoppedBy: CarrierError | null = null;
+  let throttle: { until: number; error: CarrierError } | null = null;
+  const open = (): boolean => Date.now() < deadline && !waitSignal.aborted;
 
   const checkOne = async (s: TrackedShipment): Promise<void> => {
     if (!open()) return ctx.report.count('deferred');
     const get = (url: string, headers: Record<string, string>) => carrierGet(url, headers, {
       limiter, timeoutMs: o.timeout_ms, retries: o.retries, retryMinMs: o.retry_min_ms, retryMaxMs: o.retry_max_ms,
-      signal: ctx.signal, carrier: s.carrier.toLowerCase(),
+      signal: ctx.signal, waitSignal, carrier: s.carrier.toLowerCase(), maxBytes: o.max_response_bytes,
     });
     let result: TrackingResult;
     try {
       result = await adapter.track(s, get);
     } catch (error) {
-      if (!(error instanceof CarrierError)) throw error;
+      if (!(error instanceof CarrierError)) {
+        // Not started because another check stopped the run: this shipment waits for the next one.
+        if (stop.signal.aborted && !ctx.signal.aborted) return ctx.report.count('deferred');
+        throw error;
+      }
+      if (error.retryAfterMs !== null && error.retryAfterMs > o.retry_max_ms) {
+        // Not this shipment's fault: nothing is recorded against it.
+        const until = Date.now() + Math.min(error.retryAfterMs, MAX_THROTTLE_MS);
+        if (throttle === null || until > throttle.until) throttle = { until, error };
+        ctx.log.warn({ shipment: s.id, status: error.status, until: new Date(until).toISOString() }, 'the carrier asked to wait (Retry-After): the connector is throttled');
+        ctx.report.count('deferred');
+        stop.abort();
+        return;
+      }
       ctx.report.count(error.retryable ? 'checks_failed' : 'checks_refused');
       ctx.log.warn({ shipment: s.id, trackingCode: s.trackingCode, status: error.status, err: error.message }, 'tracking check failed');
       await tracking.recordError(s.id, ctx.name, error.message);
-      if (error.credentialsRefused) refusedKey = error;
+      if (error.stopsRun) {
+        stoppedBy ??= error;
+        stop.abort();
+      }
       return;
     }
     const outcome = await tracking.record(s, result, { connector: ctx.name, followDeliveredDays: o.follow_delivered_days });
@@ -80,8 +103,16 @@ export async function pollShipments(ctx: ConnectorContext<PollingOptions>, adapt
     await eachLimited(batch, o.concurrency, checkOne);
     if (batch.length < o.batch_size) break;
   }
-  if (refusedKey !== null) {
-    // Not retried: a wrong key stays wrong until someone fixes the configuration.
-    throw userError(`The carrier API refused the credentials (${(refusedKey as CarrierError).message}); check the connector's api_key_env.`);
+  const stopped = stoppedBy as CarrierError | null;
+  if (stopped !== null) {
+    // Not retried: a wrong key or a misbehaving API stays so until someone fixes the configuration.
+    if (stopped.credentialsRefused) throw userError(`The carrier API refused the credentials (${stopped.message}); check the connector's api_key_env.`);
+    const hint = stopped.refusedBy === 'too_large' ? 'raise max_response_bytes if its answers are really that large' : 'check base_url';
+    throw userError(`The carrier API's answer was refused: ${stopped.message}. The run stopped; ${hint}.`);
+  }
+  const wait = throttle as { until: number; error: CarrierError } | null;
+  if (wait !== null) {
+    const seconds = Math.ceil((wait.until - Date.now()) / 1000);
+    throw throttled(new Date(wait.until), `The carrier answered ${wait.error.message} with Retry-After: no call for ${seconds} s, until ${new Date(wait.until).toISOString()}.`);
   }
 }

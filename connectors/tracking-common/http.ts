@@ -1,10 +1,16 @@
-// One carrier API call with the polling rules of issue 6: every attempt waits its turn at the
-// connector's rate limiter; 5xx, 429, network errors and time-outs are retried with exponential
-// backoff and jitter (p-retry), a 429's Retry-After honoured; any other 4xx is final at once.
+// One carrier API call with the polling rules: every attempt waits its turn at the connector's
+// rate limiter; 5xx, 429, network errors and time-outs are retried with exponential backoff
+// and jitter (p-retry), a 429's Retry-After honoured; any other 4xx is final at once. The
+// request itself goes through the shared outbound mechanism: the answer is capped
+// (max_response_bytes) and a redirect to another origin fails the call (the API key stays).
 import { setTimeout as sleep } from 'node:timers/promises';
 import pRetry from 'p-retry';
 import { metrics } from '../../src/metrics/metrics.ts';
+import { outboundRequest, OutboundError, type OutboundFailure } from '../../src/platform/outbound-http.ts';
 import type { RateLimiter } from './rate-limit.ts';
+
+/** Same-origin redirects followed (a carrier moving a path); another origin is always refused. */
+const CARRIER_REDIRECTS = 3;
 
 /** A failed carrier call. `status` null: no answer (network error, time-out). */
 export class CarrierError extends Error {
@@ -13,17 +19,29 @@ export class CarrierError extends Error {
   /** From a 429/503 Retry-After header, milliseconds. */
   readonly retryAfterMs: number | null;
 
-  constructor(message: string, status: number | null, options: { retryAfterMs?: number | null; cause?: unknown } = {}) {
+  /** The outbound rules refused the answer (too large, redirected elsewhere): not retried. */
+  readonly refusedBy: OutboundFailure | null;
+
+  constructor(message: string, status: number | null, options: { retryAfterMs?: number | null; cause?: unknown; refusedBy?: OutboundFailure } = {}) {
     super(message, { cause: options.cause });
     this.name = 'CarrierError';
     this.status = status;
-    this.retryable = status === null || status === 429 || status >= 500;
+    this.refusedBy = options.refusedBy ?? null;
+    this.retryable = this.refusedBy === null && (status === null || status === 429 || status >= 500);
     this.retryAfterMs = options.retryAfterMs ?? null;
   }
 
   /** 401/403: the API key is wrong; every further call would fail the same way. */
   get credentialsRefused(): boolean {
     return this.status === 401 || this.status === 403;
+  }
+
+  /**
+   * The carrier's API itself misbehaves (wrong key, answers past the cap, redirects to another
+   * host): every further call would too, so the run stops and is recorded as failed.
+   */
+  get stopsRun(): boolean {
+    return this.credentialsRefused || this.refusedBy !== null;
   }
 }
 
@@ -33,10 +51,17 @@ export interface CallSettings {
   retries: number;
   retryMinMs: number;
   retryMaxMs: number;
-  /** The run's signal (shutdown): no retry after it. */
+  /** The run's signal (shutdown): aborts the request in flight, and no retry after it. */
   signal: AbortSignal;
+  /**
+   * Aborted when no new attempt may start (shutdown, or the run stopped: a Retry-After, a
+   * refused key): waits at the rate limiter and between retries end; a request in flight finishes.
+   */
+  waitSignal?: AbortSignal;
   /** Label of the carrier-call metric. */
   carrier: string;
+  /** Largest answer read, bytes (max_response_bytes). */
+  maxBytes: number;
 }
 
 export interface CarrierResponse {
@@ -60,8 +85,8 @@ const problemText = (body: unknown): string => {
   return parts.join(': ').slice(0, 300);
 };
 
-async function readBody(res: Response): Promise<unknown> {
-  const text = await res.text();
+function parseBody(raw: Buffer): unknown {
+  const text = raw.toString('utf8');
   if (text === '') return null;
   try {
     return JSON.parse(text) as unknown;
@@ -71,22 +96,25 @@ async function readBody(res: Response): Promise<unknown> {
 }
 
 async function attempt(url: string, headers: Record<string, string>, s: CallSettings): Promise<CarrierResponse> {
-  await s.limiter.take(s.signal);
-  let res: Response;
-  let body: unknown;
+  await s.limiter.take(s.waitSignal ?? s.signal);
+  let res: Awaited<ReturnType<typeof outboundRequest>>;
   try {
     // The time-out covers the whole answer, body included.
-    res = await fetch(url, { headers: { accept: 'application/json', ...headers }, signal: AbortSignal.any([s.signal, AbortSignal.timeout(s.timeoutMs)]) });
-    body = await readBody(res);
+    res = await outboundRequest(url, {
+      headers: { accept: 'application/json', ...headers }, signal: AbortSignal.any([s.signal, AbortSignal.timeout(s.timeoutMs)]),
+      maxBytes: s.maxBytes, maxRedirects: CARRIER_REDIRECTS,
+    });
   } catch (error) {
     metrics.carrierCall(s.carrier, 'error');
     if (s.signal.aborted) throw error;
+    if (error instanceof OutboundError) throw new CarrierError(error.message, null, { cause: error, refusedBy: error.reason });
     const timedOut = (error as { name?: string }).name === 'TimeoutError';
     throw new CarrierError(timedOut ? `no answer within ${s.timeoutMs} ms` : `network error: ${(error as Error).message}`, null, { cause: error });
   }
   metrics.carrierCall(s.carrier, String(res.status));
-  if (res.ok) return { status: res.status, body };
-  const wait = res.status === 429 || res.status === 503 ? retryAfterMs(res.headers.get('retry-after')) : null;
+  const body = parseBody(res.body);
+  if (res.status >= 200 && res.status < 300) return { status: res.status, body };
+  const wait = res.status === 429 || res.status === 503 ? retryAfterMs(res.header('retry-after')) : null;
   const why = problemText(body);
   throw new CarrierError(`HTTP ${res.status}${why === '' ? '' : ` (${why})`}`, res.status, { retryAfterMs: wait });
 }
@@ -99,7 +127,7 @@ export async function carrierGet(url: string, headers: Record<string, string>, s
     minTimeout: s.retryMinMs,
     maxTimeout: s.retryMaxMs,
     randomize: true,
-    signal: s.signal,
+    signal: s.waitSignal ?? s.signal,
     shouldRetry: ({ error }) => error instanceof CarrierError && error.retryable
       // A Retry-After longer than we would wait: give up now, the next run tries again.
       && (error.retryAfterMs === null || error.retryAfterMs <= s.retryMaxMs),
@@ -109,7 +137,7 @@ export async function carrierGet(url: string, headers: Record<string, string>, s
       s.limiter.pauseUntil(Date.now() + error.retryAfterMs);
       // p-retry waits retryDelay after this: together at least Retry-After.
       const extra = error.retryAfterMs - retryDelay;
-      if (extra > 0) await sleep(extra, undefined, { signal: s.signal });
+      if (extra > 0) await sleep(extra, undefined, { signal: s.waitSignal ?? s.signal });
     },
   });
 }

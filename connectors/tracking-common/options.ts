@@ -32,8 +32,13 @@ export const pollingOptions = {
   retries: Type.Integer({ minimum: 0, maximum: 20, default: 3 }),
   /** First backoff delay, milliseconds (doubles each retry, times a random 1-2). */
   retry_min_ms: Type.Integer({ minimum: 0, maximum: 600_000, default: 500 }),
-  /** Longest backoff delay, milliseconds; also the longest Retry-After honoured inside a check. */
+  /**
+   * Longest backoff delay, milliseconds; also the longest Retry-After waited for inside a check.
+   * A longer one throttles the connector: the run stops and no run starts before that time.
+   */
   retry_max_ms: Type.Integer({ minimum: 0, maximum: 3_600_000, default: 30_000 }),
+  /** Largest answer read from the carrier, bytes (default 4 MiB); a larger one fails the run. */
+  max_response_bytes: Type.Integer({ minimum: 1_024, maximum: 256 * 1024 * 1024, default: 4 * 1024 * 1024 }),
   /** Delivered parcels are followed this many days to catch a return (0: final at delivery). */
   follow_delivered_days: Type.Integer({ minimum: 0, maximum: 365, default: 0 }),
 };
@@ -51,6 +56,7 @@ export interface PollingOptions {
   retries: number;
   retry_min_ms: number;
   retry_max_ms: number;
+  max_response_bytes: number;
   follow_delivered_days: number;
 }
 

@@ -3,7 +3,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { Services } from '../services.ts';
-import { ApiKey, CreatedApiKey, Shop, ShopCreate } from '../shops/shops.schemas.ts';
+import { ApiKey, CreatedApiKey, CreatedShop, RotatedSecret, Shop, ShopCreate } from '../shops/shops.schemas.ts';
 import {
   ActionOut,
   JobListQuery,
@@ -74,9 +74,18 @@ export const adminApiRoutes: FastifyPluginAsyncTypebox<{ services: Services }> =
   }, async () => services.shops.list());
 
   app.post('/admin/api/shops', {
-    config: { ...admin, idempotent: true },
-    schema: { tags, security, summary: 'Create a shop', body: ShopCreate, response: { 201: Shop } },
+    // Not idempotent: a replay would have to store the webhook secret to answer it again.
+    config: admin,
+    schema: { tags, security, summary: 'Create a shop: its webhook secret is in this reply only', body: ShopCreate, response: { 201: CreatedShop } },
   }, async (request, reply) => reply.code(201).send(await services.shops.create(request.body)));
+
+  app.post('/admin/api/shops/:shop/rotate-secret', {
+    config: admin,
+    schema: {
+      tags, security, params: Type.Object({ shop: Type.Integer({ minimum: 1 }) }), response: { 200: RotatedSecret },
+      summary: 'A new webhook secret for the shop, in this reply only (the old one still signs webhook-signature for 24 h)',
+    },
+  }, async (request) => services.shops.rotateSecret(request.params.shop));
 
   app.get('/admin/api/keys', {
     config: admin,

@@ -37,6 +37,6 @@ export function navOf(services: Services): Nav {
   sections.push('jobs');
   if (has('connectors')) sections.push('connectors');
   if (has('orders')) sections.push('orders');
-  sections.push('logs', 'shops');
+  sections.push('webhooks', 'logs', 'shops');
   return { sections };
 }

@@ -2,12 +2,13 @@
 // page that sets the session cookie, and the two static assets.
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import rateLimit from '@fastify/rate-limit';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { AppError } from '../errors.ts';
 import type { Services } from '../services.ts';
 import { JobListQuery, LogQueryT } from './admin.schemas.ts';
-import { clearedSessionCookie, LOGIN_PATH, safeNext, sessionCookie } from './admin-session.ts';
+import { clearSessionCookie, LOGIN_PATH, safeNext, sessionIdOf, setSessionCookie } from './admin-session.ts';
 import { jobsBody, jobsFragment, type JobsView } from './views/jobs.view.ts';
 import { page, loginPage } from './views/layout.ts';
 import { logsBody } from './views/logs.view.ts';
@@ -16,6 +17,11 @@ import { shopsBody, shopsFragment } from './views/shops.view.ts';
 import { qs } from './views/html.ts';
 import { areaPages } from './area-pages.routes.ts';
 import { Fragment, navOf, pageConfig, sendHtml } from './admin-http.ts';
+
+/** Failed logins allowed per client address within LOGIN_WINDOW_SECONDS; the next gets 429. */
+export const LOGIN_ATTEMPTS = 10;
+/** The login throttle's window, seconds (15 minutes, from the first failure). */
+export const LOGIN_WINDOW_SECONDS = 15 * 60;
 
 const assets: Record<string, { type: string; body: string }> = {
   'admin.css': { type: 'text/css; charset=utf-8', body: readFileSync(new URL('./assets/admin.css', import.meta.url), 'utf8') },
@@ -52,24 +58,42 @@ export const adminPageRoutes: FastifyPluginAsyncTypebox<{ services: Services; ad
     schema: { hide: true, querystring: Type.Object({ next: Type.Optional(Type.String({ maxLength: 2000 })) }) },
   }, async (request, reply) => sendHtml(reply, loginPage(null, safeNext(request.query.next))));
 
+  // Failed logins per client address (request.ip: the proxy's client only when
+  // WAYBILL_TRUST_PROXY trusts it), in this process's memory. The check and the count run
+  // without I/O between them, so parallel guesses cannot slip past the limit.
+  await app.register(rateLimit, { global: false });
+  const failedLogins = app.createRateLimit({ max: LOGIN_ATTEMPTS, timeWindow: LOGIN_WINDOW_SECONDS * 1000 });
+
   app.post(LOGIN_PATH, {
     config: { html: true },
     schema: { hide: true, body: Type.Object({ token: Type.String({ maxLength: 1000 }), next: Type.Optional(Type.String({ maxLength: 2000 })) }) },
   }, async (request, reply) => {
     const next = safeNext(request.body.next);
     if (adminToken === undefined) return sendHtml(reply, loginPage('The admin interface is off: set WAYBILL_ADMIN_TOKEN and restart.', next), 401);
+    const seen = await failedLogins(request, { increment: false });
+    if (!seen.isAllowed && seen.remaining === 0) {
+      const wait = Math.max(1, seen.ttlInSeconds);
+      request.log.warn({ retryAfter: wait }, 'admin login throttled');
+      reply.header('retry-after', String(wait));
+      return sendHtml(reply, loginPage(`Too many login attempts from your address; try again in ${Math.ceil(wait / 60)} min.`, next), 429);
+    }
     const digest = (s: string): Buffer => createHash('sha256').update(s).digest();
     if (!timingSafeEqual(digest(request.body.token), digest(adminToken))) {
+      await failedLogins(request);
       request.log.warn('admin login refused: wrong token');
       return sendHtml(reply, loginPage('That token is not the admin token.', next), 401);
     }
     request.log.info('admin logged in');
-    reply.header('set-cookie', sessionCookie(adminToken, request.protocol === 'https'));
+    setSessionCookie(request, reply, await services.adminSessions.start());
     return reply.redirect(next, 303);
   });
 
-  app.post('/admin/logout', { config: { html: true }, schema: { hide: true } }, async (_request, reply) =>
-    reply.header('set-cookie', clearedSessionCookie).redirect(LOGIN_PATH, 303));
+  // Ends the session everywhere (its row goes), then forgets the cookie.
+  app.post('/admin/logout', { config: { html: true }, schema: { hide: true } }, async (request, reply) => {
+    const id = sessionIdOf(request);
+    if (id !== undefined) await services.adminSessions.end(id);
+    return clearSessionCookie(request, reply).redirect(LOGIN_PATH, 303);
+  });
 
   app.get('/admin', { config: { html: true }, schema: { hide: true } }, async (_request, reply) => reply.redirect('/admin/', 301));
 

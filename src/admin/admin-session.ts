@@ -1,38 +1,46 @@
-// The dashboard's login cookie. Its value is derived from the admin token (HMAC), so the token
-// itself never sits in the browser, and changing WAYBILL_ADMIN_TOKEN ends every session.
-import { createHmac, timingSafeEqual } from 'node:crypto';
+// The dashboard's login cookie (@fastify/cookie). It carries a random session id, signed with a
+// key derived from the admin token: a forged value is refused without a database query, and
+// changing WAYBILL_ADMIN_TOKEN ends every session. The session itself lives server-side (see
+// AdminSessionService): logout and expiry end it on every replica.
+import { createHmac, randomBytes } from 'node:crypto';
+import type { CookieSerializeOptions } from '@fastify/cookie';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { SESSION_MAX_SECONDS } from '../platform/admin-sessions.service.ts';
 
 export const SESSION_COOKIE = 'waybill_admin';
-/** Session length, seconds: a working day. */
-export const SESSION_MAX_AGE = 12 * 3_600;
 export const LOGIN_PATH = '/admin/login';
 
-export const sessionValue = (adminToken: string): string =>
-  createHmac('sha256', adminToken).update('waybill admin session v1').digest('base64url');
+/**
+ * The cookie signing key. Without an admin token nobody can log in; a random key then keeps
+ * every cookie refused.
+ */
+export const cookieSecret = (adminToken: string | undefined): string =>
+  adminToken === undefined ? randomBytes(32).toString('hex') : createHmac('sha256', adminToken).update('waybill admin cookie v2').digest('hex');
 
-export function readCookie(header: string | undefined, name: string): string | undefined {
-  if (header === undefined) return undefined;
-  for (const part of header.split(';')) {
-    const eq = part.indexOf('=');
-    if (eq > 0 && part.slice(0, eq).trim() === name) return decodeURIComponent(part.slice(eq + 1).trim());
-  }
-  return undefined;
+/**
+ * Only the dashboard's paths, never read by scripts, never sent to another site. Secure when
+ * the request came over TLS: directly, or through a proxy WAYBILL_TRUST_PROXY trusts.
+ */
+const cookieOptions = (request: FastifyRequest): CookieSerializeOptions => ({
+  path: '/admin',
+  httpOnly: true,
+  sameSite: 'strict',
+  secure: request.protocol === 'https',
+});
+
+export const setSessionCookie = (request: FastifyRequest, reply: FastifyReply, id: string): FastifyReply =>
+  reply.setCookie(SESSION_COOKIE, id, { ...cookieOptions(request), maxAge: SESSION_MAX_SECONDS, signed: true });
+
+export const clearSessionCookie = (request: FastifyRequest, reply: FastifyReply): FastifyReply =>
+  reply.clearCookie(SESSION_COOKIE, cookieOptions(request));
+
+/** The session id of the request's cookie when its signature holds, else undefined. */
+export function sessionIdOf(request: FastifyRequest): string | undefined {
+  const raw = request.cookies[SESSION_COOKIE];
+  if (raw === undefined || raw === '') return undefined;
+  const unsigned = request.unsignCookie(raw);
+  return unsigned.valid && unsigned.value !== null && unsigned.value !== '' ? unsigned.value : undefined;
 }
-
-/** True when the request's cookie header holds a session of this admin token. */
-export function hasAdminSession(cookieHeader: string | undefined, adminToken: string): boolean {
-  const given = readCookie(cookieHeader, SESSION_COOKIE);
-  if (given === undefined) return false;
-  const a = Buffer.from(given);
-  const b = Buffer.from(sessionValue(adminToken));
-  return a.length === b.length && timingSafeEqual(a, b);
-}
-
-export function sessionCookie(adminToken: string, secure: boolean): string {
-  return `${SESSION_COOKIE}=${sessionValue(adminToken)}; Path=/admin; Max-Age=${SESSION_MAX_AGE}; HttpOnly; SameSite=Strict${secure ? '; Secure' : ''}`;
-}
-
-export const clearedSessionCookie = `${SESSION_COOKIE}=; Path=/admin; Max-Age=0; HttpOnly; SameSite=Strict`;
 
 /** Where a page request without a session goes: the login page, then back (same-site paths only). */
 export const loginRedirect = (url: string): string =>

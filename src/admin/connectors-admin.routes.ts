@@ -26,13 +26,16 @@ export const connectorsAdmin: FastifyPluginAsyncTypebox<{ services: Services; na
   app.post('/admin/api/connectors/:name/run', {
     config: apiConfig,
     schema: {
-      tags, security, summary: 'Queue one run now (202); not queued again while one is queued or running', params: Name,
+      tags, security, summary: 'Queue one run now (202); not queued while one is queued or running, or while throttled', params: Name,
       response: { 202: Type.Object({ queued: Type.Boolean(), job_id: Type.Union([Type.String(), Type.Null()]), detail: Type.String() }) },
     },
   }, async (request, reply) => {
     const r = await connectors.runNow(request.params.name);
     request.log.info({ connector: request.params.name, queued: r.queued, jobId: r.job_id }, 'admin asked for a connector run');
-    return reply.code(202).send({ ...r, detail: r.queued ? `A run of ${request.params.name} was queued.` : `A run of ${request.params.name} is already queued or running.` });
+    const detail = r.queued ? `A run of ${request.params.name} was queued.`
+      : r.throttled_until !== undefined ? `${request.params.name} is throttled by its remote API until ${r.throttled_until} (Retry-After): not queued.`
+        : `A run of ${request.params.name} is already queued or running.`;
+    return reply.code(202).send({ ...r, detail });
   });
 
   for (const enabled of [true, false]) {

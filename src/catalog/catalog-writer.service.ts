@@ -1,6 +1,10 @@
 // Applies validated feed items to the catalog, a chunk at a time inside the caller's
 // transaction, and says per item what happened. Re-applying the same items changes nothing.
-import type { Executor } from '../db/database.ts';
+// An item the database refuses (a value validation let through, a constraint) fails alone:
+// the chunk is applied again in halves, each in a savepoint, down to that item, which gets an
+// error entry while the others are applied.
+import { inSavepoint, type Executor, type Trx } from '../db/database.ts';
+import { isItemDataError } from '../errors.ts';
 import { writeChildren } from './catalog-children.ts';
 import * as w from './catalog-write.repository.ts';
 import type { ImageRef, ProductInput, ProductRef, ProductUpdate, VariationCreate, VariationUpdate } from './catalog.schemas.ts';
@@ -20,9 +24,53 @@ export interface ApplyTarget {
 
 const ok = (index: number, fields: Omit<ItemSuccess, 'index' | 'warning'>): ItemSuccess => ({ index, ...fields, warning: [] });
 
+/** The error entry of an item the database refused. */
+function refused({ index, item }: Indexed<unknown>, error: unknown): ItemError {
+  const o = (typeof item === 'object' && item !== null ? item : {}) as { sku?: unknown; pk?: unknown };
+  const e = error as { code?: string; message?: string };
+  return {
+    index,
+    ...(typeof o.sku === 'string' ? { sku: o.sku } : {}),
+    ...(typeof o.pk === 'number' ? { pk: o.pk } : {}),
+    pointer: `/${index}`,
+    code: 'not_storable',
+    message: `The database refused this item (SQLSTATE ${e.code}): ${e.message}.`,
+  };
+}
+
 export class CatalogWriter {
-  /** Applies one chunk of items of one operation; items are validated already. */
-  async apply(db: Executor, op: CatalogOperation, target: ApplyTarget, items: Indexed<unknown>[]): Promise<ChunkOutcome> {
+  /**
+   * Applies one chunk of items of one operation (items are validated already) in a savepoint
+   * of `trx`. When the database refuses an item's data the chunk is applied again in halves
+   * (isolate), so that item alone fails; other errors fail the chunk (a transient one is retried).
+   */
+  async apply(trx: Trx, op: CatalogOperation, target: ApplyTarget, items: Indexed<unknown>[]): Promise<ChunkOutcome> {
+    try {
+      return await inSavepoint(trx, () => this.#applyAll(trx, op, target, items));
+    } catch (error) {
+      if (!isItemDataError(error)) throw error;
+      return this.#isolate(trx, op, target, items, error);
+    }
+  }
+
+  /**
+   * Items of a chunk the database refused, applied again half by half (in order, so a later
+   * item of a sku still wins) until each refusing item is alone: about 2 log2(n) applies for
+   * one bad item in n. Paid only by a chunk that failed. An image set is one unit: it fails whole.
+   */
+  async #isolate(trx: Trx, op: CatalogOperation, target: ApplyTarget, items: Indexed<unknown>[], error: unknown): Promise<ChunkOutcome> {
+    if (items.length === 1 || op === 'image_replace') return { success: [], errors: items.map((x) => refused(x, error)) };
+    const half = Math.ceil(items.length / 2);
+    const out: ChunkOutcome = { success: [], errors: [] };
+    for (const part of [items.slice(0, half), items.slice(half)]) {
+      const r = await this.apply(trx, op, target, part);
+      out.success.push(...r.success);
+      out.errors.push(...r.errors);
+    }
+    return out;
+  }
+
+  async #applyAll(db: Executor, op: CatalogOperation, target: ApplyTarget, items: Indexed<unknown>[]): Promise<ChunkOutcome> {
     switch (op) {
       case 'product_create': return this.#create(db, target.shopPk, items as Indexed<ProductInput>[]);
       case 'product_update': return this.#update(db, target.shopPk, items as Indexed<ProductUpdate>[]);

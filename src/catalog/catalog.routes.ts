@@ -4,7 +4,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import { badRequest } from '../errors.ts';
+import { parseTimestamp } from '../platform/timestamp.ts';
 import { allowOnly } from '../http/plugins/methods.ts';
 import { FeedJson } from '../feeds/feeds.schemas.ts';
 import type { Services } from '../services.ts';
@@ -26,17 +26,11 @@ const ProductQuery = Type.Object({
   page: Type.Integer({ minimum: 1, default: 1 }),
   page_size: Type.Integer({ minimum: 1, maximum: 1000, default: 100 }),
   sku: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
-  updated_since: Type.Optional(Type.String({ description: 'YYYY-MM-DDThh:mm:ss (UTC) or an ISO 8601 date-time with zone' })),
+  updated_since: Type.Optional(Type.String({ format: 'timestamp-zone', description: 'YYYY-MM-DDThh:mm:ss (UTC) or with a zone (Z, +01:00): a real date, years 0001-9999' })),
 });
 
-const sinceOf = (v: string | undefined): Date | undefined => {
-  if (v === undefined) return undefined;
-  const d = new Date(/([zZ]|[+-]\d\d:?\d\d)$/.test(v) ? v : `${v}Z`);
-  if (!/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}/.test(v) || Number.isNaN(d.getTime())) {
-    throw badRequest('The query string is invalid.', [{ pointer: '/querystring/updated_since', code: 'invalid_timestamp', message: 'must be a date-time like 2026-11-21T12:00:00' }]);
-  }
-  return d;
-};
+/** The instant of a validated `updated_since` (the query's format is the body timestamps' rule). */
+const sinceOf = (v: string | undefined): Date | undefined => (v === undefined ? undefined : parseTimestamp(v, true));
 
 export const catalogRoutes: FastifyPluginAsyncTypebox<CatalogRoutesOptions> = async (app, { services, publicUrl }) => {
   const write = (summary: string, body: object) => ({

@@ -1,11 +1,12 @@
 // The catalog's shapes, written once: request items (Product, Variation create/update, Image,
 // Image reference) with INTERFACE.md's bounds and enums, and the stored records the API returns.
 import { Type, type Static, type TSchema } from 'typebox';
+import { Int4 } from '../platform/column-types.ts';
 
-/** Wall-clock timestamp of the seed: exactly YYYY-MM-DDThh:mm:ss, no zone, a real date. */
+/** Wall-clock timestamp of the seed: exactly YYYY-MM-DDThh:mm:ss, no zone, a real date (src/platform/timestamp.ts). */
 export const Timestamp = Type.String({
   pattern: '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}$',
-  format: 'iso-date-time',
+  format: 'timestamp',
   description: 'YYYY-MM-DDThh:mm:ss (no zone)',
   examples: ['2026-11-21T12:00:00'],
 });
@@ -15,7 +16,10 @@ const nullable = <T extends TSchema>(schema: T) =>
   Type.Unsafe<Static<T> | null>({ ...schema, type: [(schema as { type?: string }).type ?? 'string', 'null'] });
 
 const Money = Type.Number({ minimum: 0 });
-const Count = Type.Integer({ minimum: 0 });
+const Count = Int4();
+/** Images of one product or variation, and variations of one product, per request. */
+export const MAX_IMAGES = 100;
+export const MAX_VARIATIONS = 1_000;
 const HttpUrl = Type.String({ pattern: '^https?://\\S+$', maxLength: 2000 });
 
 export const Availability = Type.Union([Type.Literal('in_stock'), Type.Literal('preorder'), Type.Literal('out_of_stock')]);
@@ -51,7 +55,7 @@ const variationFields = {
 export const VariationCreate = Type.Object({
   sku: Type.String({ minLength: 1, maxLength: 100 }),
   ...variationFields,
-  images: Type.Optional(Type.Array(ImageInput)),
+  images: Type.Optional(Type.Array(ImageInput, { maxItems: MAX_IMAGES })),
 });
 export type VariationCreate = Static<typeof VariationCreate>;
 
@@ -59,7 +63,7 @@ export const VariationUpdate = Type.Object({
   pk: Type.Integer({ minimum: 1 }),
   sku: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
   ...variationFields,
-  images: Type.Optional(Type.Array(ImageRef)),
+  images: Type.Optional(Type.Array(ImageRef, { maxItems: MAX_IMAGES })),
 });
 export type VariationUpdate = Static<typeof VariationUpdate>;
 
@@ -109,8 +113,8 @@ export const Product = Type.Object({
   stock: Count,
   ...productAttributeFields,
   ...clientTimestamps,
-  images: Type.Optional(Type.Array(ImageInput)),
-  variations: Type.Optional(Type.Array(VariationCreate)),
+  images: Type.Optional(Type.Array(ImageInput, { maxItems: MAX_IMAGES })),
+  variations: Type.Optional(Type.Array(VariationCreate, { maxItems: MAX_VARIATIONS })),
 });
 export type ProductInput = Static<typeof Product>;
 
@@ -123,8 +127,8 @@ export const ProductUpdate = Type.Object({
   stock: Type.Optional(Count),
   ...productAttributeFields,
   ...clientTimestamps,
-  images: Type.Optional(Type.Array(ImageInput)),
-  variations: Type.Optional(Type.Array(VariationCreate)),
+  images: Type.Optional(Type.Array(ImageInput, { maxItems: MAX_IMAGES })),
+  variations: Type.Optional(Type.Array(VariationCreate, { maxItems: MAX_VARIATIONS })),
 });
 export type ProductUpdate = Static<typeof ProductUpdate>;
 

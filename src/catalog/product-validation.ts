@@ -1,16 +1,16 @@
 // The API's validation rules for catalog items, usable without HTTP (the connectors validate
 // ERP files with it). Every invalid field of every item is reported by JSON pointer; unknown
 // fields are stripped and reported as warnings, never as errors.
-import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
-import addFormatsModule from 'ajv-formats';
+import type { ErrorObject, ValidateFunction } from 'ajv';
 import type { TSchema } from 'typebox';
 import type { FieldError } from '../errors.ts';
+import { compileRequestSchema, createAjv } from '../platform/ajv.ts';
+import { oversizeArray, oversizeMessage } from '../platform/array-caps.ts';
+import { TIMESTAMP_MESSAGE } from '../platform/timestamp.ts';
 import { ImageRef, Product, ProductRef, ProductUpdate, VariationCreate, VariationUpdate, type ProductInput } from './catalog.schemas.ts';
 
-// ajv-formats is CommonJS; its default export arrives wrapped under ESM.
-const addFormats = ((addFormatsModule as unknown as { default?: typeof addFormatsModule }).default ?? addFormatsModule) as unknown as (ajv: Ajv) => Ajv;
 // Strict like request bodies: "10" is not a number. No defaults, no removal: we strip ourselves.
-const ajv = addFormats(new Ajv({ allErrors: true, verbose: true, strict: false, coerceTypes: false, useDefaults: false, removeAdditional: false }));
+const ajv = createAjv({ verbose: true, coerceTypes: false, useDefaults: false, removeAdditional: false });
 
 export interface ItemWarning {
   index: number;
@@ -34,17 +34,16 @@ const compiled = new Map<ItemKind, ValidateFunction>();
 const validatorOf = (kind: ItemKind): ValidateFunction => {
   let v = compiled.get(kind);
   if (v === undefined) {
-    v = ajv.compile(schemas[kind] as object);
+    v = compileRequestSchema(ajv, schemas[kind] as object);
     compiled.set(kind, v);
   }
   return v;
 };
 
-const TIMESTAMP_MESSAGE = 'must be a timestamp YYYY-MM-DDThh:mm:ss (a real date, no zone)';
 const codeOfKeyword: Record<string, string> = {
   type: 'invalid_type', required: 'required', enum: 'invalid_value', const: 'invalid_value', anyOf: 'invalid_value',
   minLength: 'too_short', maxLength: 'too_long', minimum: 'too_small', maximum: 'too_large', minItems: 'too_few',
-  pattern: 'invalid_format', format: 'invalid_format',
+  maxItems: 'too_many', pattern: 'invalid_format', format: 'invalid_format',
 };
 
 /** Ajv errors of one item as field errors under `prefix` (`/3`), one per field. */
@@ -60,7 +59,7 @@ function toFieldErrors(errors: ErrorObject[], prefix: string): FieldError[] {
     const schema = e.parentSchema as { format?: string; description?: string; anyOf?: { const?: unknown }[] } | undefined;
     let code = codeOfKeyword[e.keyword] ?? 'invalid';
     let message = e.keyword === 'required' ? 'is required' : (e.message ?? 'is invalid');
-    if (schema?.format === 'iso-date-time' && (e.keyword === 'pattern' || e.keyword === 'format')) {
+    if (schema?.format === 'timestamp' && (e.keyword === 'pattern' || e.keyword === 'format')) {
       code = 'invalid_timestamp';
       message = TIMESTAMP_MESSAGE;
     } else if (e.keyword === 'anyOf' && schema?.anyOf?.every((b) => b.const !== undefined)) {
@@ -95,8 +94,16 @@ function copyJson(value: unknown): unknown {
   return out;
 }
 
-/** Removes fields the schema does not know (in place), reporting each by pointer. */
-function strip(schema: TSchema, value: unknown, pointer: string, found: string[]): void {
+/** Unknown fields listed as warnings per item; more are counted in one last warning. */
+export const MAX_ITEM_WARNINGS = 100;
+
+interface Unknown {
+  pointers: string[];
+  count: number;
+}
+
+/** Removes fields the schema does not know (in place), reporting each by pointer (the first MAX_ITEM_WARNINGS). */
+function strip(schema: TSchema, value: unknown, pointer: string, found: Unknown): void {
   const s = schema as { properties?: Record<string, TSchema>; items?: TSchema; anyOf?: TSchema[]; type?: unknown };
   if (s.anyOf !== undefined) {
     const branch = s.anyOf.find((b) => ((b as { type?: unknown }).type === 'object') === isObject(value) && (b as { type?: unknown }).type !== undefined);
@@ -108,7 +115,7 @@ function strip(schema: TSchema, value: unknown, pointer: string, found: string[]
       // Own properties only: `__proto__` or `constructor` must not find Object.prototype's.
       const child = Object.hasOwn(s.properties, key) ? s.properties[key] : undefined;
       if (child === undefined) {
-        found.push(`${pointer}/${key.replaceAll('~', '~0').replaceAll('/', '~1')}`);
+        if (++found.count <= MAX_ITEM_WARNINGS) found.pointers.push(`${pointer}/${key.replaceAll('~', '~0').replaceAll('/', '~1')}`);
         delete value[key];
       } else if (typeof value[key] === 'object' && value[key] !== null) {
         // Objects and arrays only: a primitive has nothing to strip (no pointer built for it).
@@ -146,7 +153,10 @@ function crossFieldErrors(kind: ItemKind, item: Record<string, unknown>, prefix:
 export interface ItemsValidation<T = Record<string, unknown>> {
   /** Valid items, unknown fields removed, with their index in the request. */
   valid: { index: number; item: T }[];
+  /** The field errors, the first `maxErrors` of them. */
   errors: FieldError[];
+  /** How many field errors there are in all. */
+  errorsTotal: number;
   warnings: ItemWarning[];
 }
 
@@ -156,6 +166,8 @@ export interface ValidateOptions {
    * fields are removed from them in place instead of from a copy. Same rules, same result.
    */
   inPlace?: boolean;
+  /** Field errors kept (the first ones; errorsTotal counts them all). Default: every one. */
+  maxErrors?: number;
 }
 
 /**
@@ -165,24 +177,29 @@ export interface ValidateOptions {
  */
 export function validateItems<T = Record<string, unknown>>(kind: ItemKind, items: unknown[], single = false, options: ValidateOptions = {}): ItemsValidation<T> {
   const validate = validatorOf(kind);
-  const out: ItemsValidation<T> = { valid: [], errors: [], warnings: [] };
+  const out: ItemsValidation<T> = { valid: [], errors: [], errorsTotal: 0, warnings: [] };
   const inPlace = options.inPlace === true;
+  const maxErrors = options.maxErrors ?? Infinity;
+  const fail = (errors: FieldError[]): void => {
+    out.errorsTotal += errors.length;
+    for (const e of errors) if (out.errors.length < maxErrors) out.errors.push(e);
+  };
   items.forEach((raw, index) => {
     const prefix = single ? '' : `/${index}`;
-    if (!isObject(raw)) {
-      out.errors.push({ pointer: prefix, code: 'invalid_type', message: 'must be object' });
-      return;
-    }
+    if (!isObject(raw)) return fail([{ pointer: prefix, code: 'invalid_type', message: 'must be object' }]);
+    // An array over its bound (images, variations) is the item's one error, found before its
+    // elements are copied or checked.
+    const over = oversizeArray(schemas[kind], raw);
+    if (over !== undefined) return fail([{ pointer: prefix + over.pointer, code: 'too_many', message: oversizeMessage(over) }]);
     const item = inPlace ? raw : copyJson(raw) as Record<string, unknown>;
-    const unknown: string[] = [];
+    const unknown: Unknown = { pointers: [], count: 0 };
     strip(schemas[kind], item, prefix, unknown);
     const errors = validate(item) ? [] : toFieldErrors(validate.errors ?? [], prefix);
     errors.push(...crossFieldErrors(kind, item, prefix));
-    if (errors.length > 0) {
-      out.errors.push(...errors);
-      return;
-    }
-    for (const pointer of unknown) out.warnings.push({ index, pointer, message: 'unknown field, ignored' });
+    if (errors.length > 0) return fail(errors);
+    for (const pointer of unknown.pointers) out.warnings.push({ index, pointer, message: 'unknown field, ignored' });
+    const more = unknown.count - unknown.pointers.length;
+    if (more > 0) out.warnings.push({ index, pointer: prefix, message: `${more} more unknown field${more === 1 ? '' : 's'}, ignored` });
     out.valid.push({ index, item: item as T });
   });
   return out;
@@ -206,10 +223,11 @@ export function bodyItems(body: unknown): { items: unknown[]; single: boolean; e
 export function validateProducts(body: unknown, options: ValidateOptions = {}): {
   valid: { index: number; product: ProductInput }[];
   errors: FieldError[];
+  errorsTotal: number;
   warnings: ItemWarning[];
 } {
   const { items, single, errors } = bodyItems(body);
-  if (errors.length > 0) return { valid: [], errors, warnings: [] };
+  if (errors.length > 0) return { valid: [], errors, errorsTotal: errors.length, warnings: [] };
   const r = validateItems<ProductInput>('product', items, single, options);
-  return { valid: r.valid.map(({ index, item }) => ({ index, product: item })), errors: r.errors, warnings: r.warnings };
+  return { valid: r.valid.map(({ index, item }) => ({ index, product: item })), errors: r.errors, errorsTotal: r.errorsTotal, warnings: r.warnings };
 }

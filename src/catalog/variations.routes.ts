@@ -15,8 +15,8 @@ const IMAGES = '/shops/:shop/products/:product/variations/:variation/images/';
 const IMAGES_ALLOW = 'GET, POST, DELETE, OPTIONS';
 
 export const variationRoutes: FastifyPluginAsyncTypebox<CatalogRoutesOptions> = async (app, { services, publicUrl }) => {
-  const write = (allow: string, params: object, summary: string, body: object, description?: string) => ({
-    config: { auth: 'shop' as const, allow, idempotent: true },
+  const write = (allow: string, params: object, summary: string, body: object, description?: string, bodyOptional = false) => ({
+    config: { auth: 'shop' as const, allow, idempotent: true, bodyOptional },
     validatorCompiler: bodyCheckedByFeeds,
     schema: { tags: ['catalog'], summary, description, params, body, response: { 201: FeedJson } },
   });
@@ -54,6 +54,6 @@ export const variationRoutes: FastifyPluginAsyncTypebox<CatalogRoutesOptions> = 
     oneOrMany(ImageRef, '{"pk"} of a product image, or an array of them')), submit('image_replace'));
   app.delete(IMAGES, write(IMAGES_ALLOW, VariationParams, 'Detach images from a variation: a feed',
     Type.Optional(oneOrMany(ImageRef, '{"pk"} of a linked image, or an array of them')),
-    'Without a body every image of the variation is detached. The product keeps its images.'), submit('image_delete', true));
+    'Without a body every image of the variation is detached. The product keeps its images.', true), submit('image_delete', true));
   allowOnly(app, IMAGES, IMAGES_ALLOW);
 };

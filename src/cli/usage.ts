@@ -11,6 +11,7 @@ export const USAGE = `Usage: waybill <command> [options]   (add --json for one J
   migrate                                   apply database migrations and exit
   shops create --name NAME [--webhook-url URL]
   shops list
+  shops rotate-secret PK                    prints the shop's new webhook secret once
   keys create --shop PK [--label TEXT]      prints the key once: store it
   keys list [--shop PK]
   keys revoke PREFIX
@@ -20,4 +21,4 @@ export const USAGE = `Usage: waybill <command> [options]   (add --json for one J
   connectors run NAME                       one run now, here; prints its summary
 
 Environment: DATABASE_URL (unset: embedded Postgres in WAYBILL_DATA_DIR, default ./data),
-HOST, PORT, PUBLIC_URL, LOG_LEVEL, WAYBILL_ADMIN_TOKEN, WAYBILL_CONNECTORS. See README.md.`;
+HOST, PORT, PUBLIC_URL, LOG_LEVEL, WAYBILL_ADMIN_TOKEN, WAYBILL_CONNECTORS, WAYBILL_SECRET_KEY. See README.md.`;

@@ -1,7 +1,7 @@
 // Kysely over pg. `Db` is what services pass to repositories: the pool or a transaction.
 import { createHash } from 'node:crypto';
 import pg from 'pg';
-import { CompiledQuery, Kysely, PostgresDialect, type Transaction } from 'kysely';
+import { CompiledQuery, Kysely, PostgresDialect, sql, type Transaction } from 'kysely';
 import type { ShopTables } from './tables/shops.ts';
 import type { CatalogTables } from './tables/catalog.ts';
 import type { FeedTables } from './tables/feeds.ts';
@@ -9,8 +9,9 @@ import type { OrderTables } from './tables/orders.ts';
 import type { ConnectorTables } from './tables/connectors.ts';
 import type { PlatformTables } from './tables/platform.ts';
 import type { TrackingTables } from './tables/tracking.ts';
+import type { WebhookTables } from './tables/webhooks.ts';
 
-export interface Database extends ShopTables, CatalogTables, FeedTables, OrderTables, ConnectorTables, PlatformTables, TrackingTables {}
+export interface Database extends ShopTables, CatalogTables, FeedTables, OrderTables, ConnectorTables, PlatformTables, TrackingTables, WebhookTables {}
 
 export type Db = Kysely<Database>;
 export type Trx = Transaction<Database>;
@@ -89,6 +90,24 @@ export function createDb(options: DbOptions): { db: Db; pool: pg.Pool } {
   const pool = createPool(options);
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   return { db, pool };
+}
+
+/**
+ * Runs fn inside a savepoint of `trx`: when fn fails, what it wrote is rolled back, the
+ * transaction stays usable, and the error is rethrown.
+ */
+export async function inSavepoint<T>(trx: Trx, fn: () => Promise<T>): Promise<T> {
+  await sql`savepoint wb_part`.execute(trx);
+  try {
+    const result = await fn();
+    await sql`release savepoint wb_part`.execute(trx);
+    return result;
+  } catch (error) {
+    // Rolled back and released: a savepoint left behind would stay a subtransaction until the
+    // commit. A failed rollback leaves the transaction aborted: its next statement fails.
+    await sql`rollback to savepoint wb_part`.execute(trx).then(() => sql`release savepoint wb_part`.execute(trx)).catch(() => undefined);
+    throw error;
+  }
 }
 
 /** Runs fn in one transaction: every write and every job it enqueues commit together. */

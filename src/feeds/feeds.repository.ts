@@ -19,6 +19,8 @@ export interface NewPayload {
   items: unknown[] | { json: string[] };
   warnings: unknown[];
   skus: string[];
+  /** Each item's content hash (connectors' delta detection), or null. */
+  hashes: (string | null)[] | null;
 }
 
 /** The batch as one JSON array text; items given as JSON texts are spliced in unparsed. */
@@ -42,14 +44,14 @@ const INSERT_FEEDS = `
   with x as (
     select * from json_to_recordset($1::json) as x(
       pk uuid, shop_pk bigint, type text, source text, product_pk bigint, variation_pk bigint,
-      base_url text, total integer, items jsonb, warnings jsonb, skus text[])
+      base_url text, total integer, items jsonb, warnings jsonb, skus text[], hashes text[])
   ),
   f as (
     insert into feeds (pk, shop_pk, type, source, product_pk, variation_pk, base_url, total)
     select pk, shop_pk, type, source, product_pk, variation_pk, base_url, total from x
     returning ${FEED_COLUMNS}
   ),
-  p as (insert into feed_payloads (feed_pk, items, warnings, skus) select pk, items, warnings, skus from x)
+  p as (insert into feed_payloads (feed_pk, items, warnings, skus, hashes) select pk, items, warnings, skus, hashes from x)
   select * from f`;
 
 /**
@@ -72,7 +74,7 @@ const withPayload = (db: Executor) =>
     .innerJoin('feed_payloads', 'feed_payloads.feed_pk', 'feeds.pk')
     .innerJoin('shops', 'shops.pk', 'feeds.shop_pk')
     .selectAll('feeds')
-    .select(['feed_payloads.items as payload_items', 'feed_payloads.warnings as payload_warnings', sql<boolean>`shops.webhook_url is not null`.as('has_webhook')]);
+    .select(['feed_payloads.items as payload_items', 'feed_payloads.warnings as payload_warnings', 'feed_payloads.hashes as payload_hashes', sql<boolean>`shops.webhook_url is not null`.as('has_webhook')]);
 
 /** What a worker needs to process a feed, in one round trip. */
 export const findForProcessing = (db: Executor, pk: string) => withPayload(db).where('feeds.pk', '=', pk).executeTakeFirst();

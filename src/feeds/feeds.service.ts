@@ -10,13 +10,15 @@
 import { randomUUID } from 'node:crypto';
 import type { CatalogService } from '../catalog/catalog.service.ts';
 import type { CatalogWriter } from '../catalog/catalog-writer.service.ts';
-import type { ChunkOutcome, Indexed } from '../catalog/catalog-items.ts';
+import type { ChunkOutcome, Indexed, ItemSuccess } from '../catalog/catalog-items.ts';
 import { validateItems, type ItemKind, type ItemWarning } from '../catalog/product-validation.ts';
 import type { Config } from '../config.ts';
+import { upsertHashes } from '../connectors/host/connectors.repository.ts';
+import { contentHash } from '../connectors/host/run-context.ts';
 import { metrics } from '../metrics/metrics.ts';
 import { inTransaction, type Db, type Executor, type Trx } from '../db/database.ts';
 import { GroupCommit } from '../db/group-commit.ts';
-import { AppError, badRequest, conflict, notFound, unavailable } from '../errors.ts';
+import { AppError, badRequest, conflict, MAX_LISTED_ERRORS, notFound, unavailable } from '../errors.ts';
 import type { JobSender } from '../jobs/job-map.ts';
 import type { ShopService } from '../shops/shops.service.ts';
 import type { WebhookService } from '../webhooks/webhooks.service.ts';
@@ -35,6 +37,11 @@ export interface SubmitInput {
   baseUrl?: string;
   /** The request body was one object: 400 pointers carry no index (`/price`). */
   single?: boolean;
+  /**
+   * Keep each item's content hash (a connector's delta detection, product_create): the worker
+   * records the hashes of the items it applies, in the transaction that applies them.
+   */
+  contentHashes?: boolean;
 }
 
 /**
@@ -46,6 +53,8 @@ export interface ValidatedItem {
   json: string;
   /** The item's sku (product feeds): listed with the payload, as submit() does. */
   sku?: string;
+  /** Its content hash (contentHash of its JSON), recorded once the item is applied. */
+  hash?: string;
 }
 
 export interface ValidatedSubmitInput extends Omit<SubmitInput, 'items' | 'single'> {
@@ -59,7 +68,7 @@ export interface FeedServiceDeps {
   writer: CatalogWriter;
   shops: ShopService;
   webhooks: WebhookService;
-  config: Pick<Config, 'publicUrl' | 'host' | 'port'>;
+  config: Pick<Config, 'publicUrl' | 'host' | 'port' | 'maxItemsPerRequest'>;
 }
 
 const kindOf: Record<FeedType, ItemKind> = {
@@ -156,15 +165,19 @@ export class FeedService {
 
   /** Validates and records a feed, and enqueues its processing, all or nothing. */
   async submit(input: SubmitInput): Promise<Feed> {
+    const max = this.#d.config.maxItemsPerRequest;
+    if (input.items.length > max) {
+      throw new AppError('too_many_items', 413, `The request has ${input.items.length} items; one request takes at most ${max} (WAYBILL_MAX_ITEMS). Split it.`, { extra: { max_items: max } });
+    }
     await this.#checkInput(input, input.items.length);
-    const v = validateItems(kindOf[input.type], input.items, input.single === true);
-    if (v.errors.length > 0) {
-      throw badRequest(`The request body has ${v.errors.length} invalid field${v.errors.length === 1 ? '' : 's'}.`, v.errors);
+    const v = validateItems(kindOf[input.type], input.items, input.single === true, { maxErrors: MAX_LISTED_ERRORS });
+    if (v.errorsTotal > 0) {
+      throw badRequest(`The request body has ${v.errorsTotal} invalid field${v.errorsTotal === 1 ? '' : 's'}.`, v.errors, v.errorsTotal);
     }
     const warnings: ItemWarning[] = input.single === true ? v.warnings.map((w) => ({ ...w, pointer: `/0${w.pointer}` })) : v.warnings;
     const items = v.valid.map((x) => x.item);
     const skus = input.type.startsWith('product_') ? items.flatMap((i) => (typeof i.sku === 'string' ? [i.sku] : [])) : [];
-    return this.#record(input, items, warnings, skus);
+    return this.#record(input, items, warnings, skus, input.contentHashes === true ? items.map(contentHash) : null);
   }
 
   /**
@@ -175,7 +188,8 @@ export class FeedService {
   async submitValidated(input: ValidatedSubmitInput): Promise<Feed> {
     await this.#checkInput(input, input.items.length);
     const skus = input.type.startsWith('product_') ? input.items.flatMap((i) => (i.sku === undefined ? [] : [i.sku])) : [];
-    return this.#record(input, { json: input.items.map((i) => i.json) }, [], skus);
+    const hashes = input.items.some((i) => i.hash !== undefined) ? input.items.map((i) => i.hash ?? null) : null;
+    return this.#record(input, { json: input.items.map((i) => i.json) }, [], skus, hashes);
   }
 
   /** What a feed needs besides valid items: its product (and variation), and items. */
@@ -196,12 +210,12 @@ export class FeedService {
     }
   }
 
-  async #record(input: Omit<SubmitInput, 'items'>, items: repo.NewPayload['items'], warnings: ItemWarning[], skus: string[]): Promise<Feed> {
+  async #record(input: Omit<SubmitInput, 'items'>, items: repo.NewPayload['items'], warnings: ItemWarning[], skus: string[], hashes: repo.NewPayload['hashes']): Promise<Feed> {
     const row = await this.#commits.submit({
       pk: randomUUID(), shop_pk: input.shopPk, type: input.type, source: input.source,
       product_pk: input.productPk ?? null, variation_pk: input.variationPk ?? null,
       base_url: input.baseUrl ?? this.defaultBaseUrl, total: Array.isArray(items) ? items.length : items.json.length,
-      items, warnings, skus,
+      items, warnings, skus, hashes,
     });
     this.#d.jobs.wake?.(queueOf(row.total));
     return { ...toFeed(row), result: { success: [], errors: [], criticals: [] } };
@@ -300,6 +314,7 @@ export class FeedService {
           warnings += s.warning.length;
         }
         const errors = outcome.errors.filter(mine).map((e) => ({ ...local(e), pointer: e.pointer.replace(/^\/\d+/, `/${e.index - base + f.processed}`) }));
+        await this.#rememberApplied(trx, f, success);
         finished.push({ pk: f.pk, offset: f.processed, processed: f.total, success, errors, succeeded: success.length, failed: errors.length, warnings });
         out.set(f.pk, { succeeded: success.length, failed: errors.length });
         if (f.has_webhook) hooks.add(f.pk);
@@ -364,6 +379,7 @@ export class FeedService {
         const offset = cur.processed;
         const chunk = payload.items.slice(offset, offset + size).map((item, i) => ({ index: offset + i, item }));
         const outcome: ChunkOutcome = chunk.length === 0 ? { success: [], errors: [] } : await this.#d.writer.apply(trx, type, target, chunk);
+        await this.#rememberApplied(trx, feed, outcome.success);
         let warnings = 0;
         for (const s of outcome.success) {
           s.warning = warningsOf.get(s.index) ?? [];
@@ -386,12 +402,28 @@ export class FeedService {
     return after === undefined ? null : toFeed(after);
   }
 
+  /**
+   * Records the content hashes of a connector feed's applied items (its delta detection) in
+   * the transaction that applied them: an item that failed, or a chunk rolled back, keeps the
+   * product's old hash, so the connector sends it again next time.
+   */
+  async #rememberApplied(trx: Trx, feed: { shop_pk: number; type: string; payload_hashes: (string | null)[] | null }, success: ItemSuccess[]): Promise<void> {
+    const hashes = feed.payload_hashes;
+    if (hashes === null || feed.type !== 'product_create') return;
+    // By index: of two items of one sku, the later one is what the product now holds.
+    const bySku = new Map<string, string>();
+    for (const s of [...success].sort((a, b) => a.index - b.index)) {
+      const hash = hashes[s.index];
+      if (typeof s.sku === 'string' && typeof hash === 'string') bySku.set(s.sku, hash);
+    }
+    if (bySku.size > 0) await upsertHashes(trx, feed.shop_pk, [...bySku].map(([sku, hash]) => ({ sku, hash })));
+  }
+
   /** Marks a feed failed after its retries (or a permanent error); `criticals` says why. */
   async fail(feedPk: string, critical: FeedCritical): Promise<Feed | null> {
-    const hasWebhook = async (shopPk: number) => (await this.#d.shops.webhookTarget(shopPk)) !== null;
     const row = await inTransaction(this.#d.db, async (trx) => {
       const r = await repo.markFailed(trx, feedPk, JSON.stringify([critical]));
-      if (r !== undefined) await this.#emit(trx, r, await hasWebhook(r.shop_pk));
+      if (r !== undefined) await this.#emit(trx, r, await this.#d.shops.hasWebhook(r.shop_pk, trx));
       return r;
     });
     return row === undefined ? null : toFeed(row);
@@ -419,6 +451,8 @@ export class FeedService {
   }
 
   async #emit(trx: Executor, row: repo.FeedRow, hasWebhook: boolean): Promise<void> {
-    await this.#d.webhooks.emit(trx, row.shop_pk, 'feed.completed', { location: feedUrl(row.base_url, row.pk), pk: row.pk, state: row.state }, hasWebhook);
+    await this.#d.webhooks.emit(trx, row.shop_pk, 'feed.completed', {
+      location: feedUrl(row.base_url, row.pk), pk: row.pk, shop_pk: row.shop_pk, state: row.state, status: statusOf[row.state as FeedState],
+    }, hasWebhook);
   }
 }

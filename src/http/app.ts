@@ -3,6 +3,7 @@
 import { randomUUID } from 'node:crypto';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type RawServerDefault } from 'fastify';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import cookie from '@fastify/cookie';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import underPressure from '@fastify/under-pressure';
@@ -14,10 +15,11 @@ import { acceptPlugin } from './plugins/accept.ts';
 import { authPlugin } from './plugins/auth.ts';
 import { idempotencyPlugin } from './plugins/idempotency.ts';
 import { methodsPlugin } from './plugins/methods.ts';
+import { sameOriginPlugin } from './plugins/same-origin.ts';
 import { addProblemResponses } from './plugins/problem-responses.ts';
 import { clientErrorReply, errorHandler, sendProblem } from './problem.ts';
-import { AppError } from '../errors.ts';
-import { jsonTooDeep, MAX_JSON_DEPTH } from '../platform/json-depth.ts';
+import type { AppError } from '../errors.ts';
+import { jsonText } from '../platform/json-text.ts';
 import './route-config.ts';
 import { orderRoutes } from '../orders/orders.routes.ts';
 import { catalogRoutes } from '../catalog/catalog.routes.ts';
@@ -29,6 +31,7 @@ import { metricsRoutes } from '../metrics/metrics.routes.ts';
 import { carrierReceiverRoutes } from '../tracking/carrier-webhooks.routes.ts';
 import { adminApiRoutes } from '../admin/admin-api.routes.ts';
 import { adminPageRoutes } from '../admin/admin-pages.routes.ts';
+import { cookieSecret } from '../admin/admin-session.ts';
 import { validatorCompiler } from './validation.ts';
 
 export interface AppDeps {
@@ -40,6 +43,13 @@ export interface AppDeps {
 export type App = FastifyInstance<RawServerDefault, IncomingMessage, ServerResponse, FastifyBaseLogger, TypeBoxTypeProvider>;
 
 const REQUEST_ID = /^[\w.:-]{1,128}$/;
+
+/** Fastify's trustProxy; a number of hops as the function Fastify makes of it (its types lack numbers). */
+const trustProxyOption = (t: Config['trustProxy']): boolean | string[] | ((address: string, hop: number) => boolean) =>
+  typeof t === 'number' ? (_address, hop) => hop < t : t;
+
+const DOCS_CSP = "default-src 'self'; base-uri 'self'; connect-src 'self'; font-src 'self' data:; form-action 'self'; "
+  + "frame-ancestors 'none'; img-src 'self' data:; object-src 'none'; script-src 'self'; script-src-attr 'none'; style-src 'self' 'unsafe-inline'";
 
 export async function buildApp({ config, services, logger }: AppDeps): Promise<App> {
   const app = Fastify({
@@ -59,19 +69,27 @@ export async function buildApp({ config, services, logger }: AppDeps): Promise<A
     frameworkErrors: (error, request, reply) => errorHandler(error, request, reply),
     clientErrorHandler: clientErrorReply,
     forceCloseConnections: 'idle',
+    // X-Forwarded-Proto/-For/-Host count only from the proxies WAYBILL_TRUST_PROXY names.
+    trustProxy: trustProxyOption(config.trustProxy),
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   // The API takes JSON only: a text/plain body answers 415 instead of reaching validation.
   app.removeContentTypeParser('text/plain');
-  // JSON nested deeper than MAX_JSON_DEPTH levels is refused (400) before it is parsed: what
-  // follows parsing (cloning, hashing, validation, jsonb) would overflow the stack on it.
+  // A body that is not UTF-8, nested too deep or holding too many values is refused before it
+  // is parsed (jsonText: 400 or 413). An empty body where the route's body is optional (an
+  // order action, a single DELETE) is no body, whatever its Content-Type says.
   const parseJson = app.getDefaultJsonParser('error', 'error');
   app.removeContentTypeParser('application/json');
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
-    if (jsonTooDeep(body as string)) {
-      return done(new AppError('too_deep', 400, `The JSON body nests deeper than ${MAX_JSON_DEPTH} levels.`), undefined);
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
+    const bytes = body as Buffer;
+    if (bytes.length === 0 && (request.routeOptions.config.bodyOptional === true || request.routeOptions.schema?.body === undefined)) return done(null, undefined);
+    let text: string;
+    try {
+      text = jsonText(bytes);
+    } catch (error) {
+      return done(error as AppError, undefined);
     }
-    return parseJson(request, body as string, done);
+    return parseJson(request, text, done);
   });
   app.setValidatorCompiler(validatorCompiler);
   app.setErrorHandler(errorHandler);
@@ -89,6 +107,8 @@ export async function buildApp({ config, services, logger }: AppDeps): Promise<A
   );
   app.addHook('onSend', async (request, reply) => {
     reply.header('x-request-id', request.id);
+    // No reply is to be read as another type than it says (JSON taken for HTML or script).
+    reply.header('x-content-type-options', 'nosniff');
   });
 
   await app.register(underPressure, {
@@ -119,12 +139,17 @@ export async function buildApp({ config, services, logger }: AppDeps): Promise<A
     // The Swagger UI serves HTML and assets.
     if (route.url.startsWith('/docs')) route.config = { ...route.config, html: true };
   });
-  await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { docExpansion: 'list' } });
+  // The Swagger UI's files are all served from here (no CDN, no inline script), so its policy
+  // allows this origin only; images may be data: URLs (its icons), and styles inline (it
+  // injects a <style> at run time; a style cannot run code).
+  await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { docExpansion: 'list' }, staticCSP: DOCS_CSP });
   // Every documented route lists the error statuses it can answer (problem JSON), for an honest OpenAPI.
   app.addHook('onRoute', addProblemResponses);
 
   await app.register(acceptPlugin);
-  await app.register(authPlugin, { shops: services.shops, adminToken: config.adminToken, rateLimitPerMinute: config.rateLimitPerMinute });
+  await app.register(cookie, { secret: cookieSecret(config.adminToken) });
+  await app.register(sameOriginPlugin, { publicUrl: config.publicUrl });
+  await app.register(authPlugin, { shops: services.shops, adminToken: config.adminToken, sessions: services.adminSessions, rateLimitPerMinute: config.rateLimitPerMinute });
   await app.register(methodsPlugin);
   await app.register(idempotencyPlugin, { idempotency: services.idempotency });
 

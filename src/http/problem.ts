@@ -2,7 +2,8 @@
 import { randomUUID } from 'node:crypto';
 import type { Socket } from 'node:net';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import { AppError, isTransient, type FieldError } from '../errors.ts';
+import { AppError, isTransient, MAX_LISTED_ERRORS, type FieldError } from '../errors.ts';
+import { TIMESTAMP_MESSAGE, ZONED_TIMESTAMP_MESSAGE } from '../platform/timestamp.ts';
 
 export const PROBLEM_TYPE = 'application/problem+json';
 
@@ -29,7 +30,7 @@ export function sendProblem(
   status: number,
   code: string,
   detail: string,
-  options: { errors?: FieldError[]; headers?: Record<string, string>; extra?: Record<string, unknown> } = {},
+  options: { errors?: FieldError[]; errorsTotal?: number; headers?: Record<string, string>; extra?: Record<string, unknown> } = {},
 ): FastifyReply {
   const body: Problem = {
     type: `urn:waybill:problem:${code}`,
@@ -40,7 +41,13 @@ export function sendProblem(
     request_id: String(request.id),
     ...options.extra,
   };
-  if (options.errors !== undefined && options.errors.length > 0) body.errors = options.errors;
+  const errors = options.errors ?? [];
+  if (errors.length > 0) {
+    const listed = errors.length > MAX_LISTED_ERRORS ? errors.slice(0, MAX_LISTED_ERRORS) : errors;
+    const total = Math.max(options.errorsTotal ?? 0, errors.length);
+    body.errors = listed;
+    if (total > listed.length) Object.assign(body, { errors_truncated: true, errors_total: total });
+  }
   for (const [k, v] of Object.entries(options.headers ?? {})) reply.header(k, v);
   return reply.code(status).type(PROBLEM_TYPE).send(body);
 }
@@ -66,8 +73,11 @@ export function fieldErrors(errors: AjvLikeError[]): FieldError[] {
     let pointer = e.instancePath;
     if (e.keyword === 'required' && typeof e.params?.missingProperty === 'string') pointer += `/${e.params.missingProperty}`;
     if (e.keyword === 'additionalProperties' && typeof e.params?.additionalProperty === 'string') pointer += `/${e.params.additionalProperty}`;
-    const code = codeOfKeyword[e.keyword] ?? 'invalid';
-    const message = e.keyword === 'required' ? 'is required' : (e.message ?? 'is invalid');
+    const timestamp = e.keyword === 'format' && String(e.params?.format).startsWith('timestamp');
+    const code = timestamp ? 'invalid_timestamp' : (codeOfKeyword[e.keyword] ?? 'invalid');
+    const message = e.keyword === 'required' ? 'is required'
+      : timestamp ? (e.params?.format === 'timestamp-zone' ? ZONED_TIMESTAMP_MESSAGE : TIMESTAMP_MESSAGE)
+        : (e.message ?? 'is invalid');
     // anyOf/oneOf report each branch too; keep the first, most specific error of a field.
     if (!out.has(pointer) || e.keyword === 'anyOf' || e.keyword === 'oneOf') {
       if (!out.has(pointer)) out.set(pointer, { pointer, code, message });
@@ -91,7 +101,7 @@ const fastifyCodes: Record<string, [number, string, string]> = {
 export function errorHandler(error: FastifyError, request: FastifyRequest, reply: FastifyReply): FastifyReply {
   if (error instanceof AppError) {
     if (error.status >= 500) request.log.error({ err: error.cause ?? error }, error.message);
-    return sendProblem(request, reply, error.status, error.code, error.message, { errors: error.errors, headers: error.headers, extra: error.extra });
+    return sendProblem(request, reply, error.status, error.code, error.message, { errors: error.errors, errorsTotal: error.errorsTotal, headers: error.headers, extra: error.extra });
   }
   if (error.validation !== undefined) {
     const where = error.validationContext ?? 'body';

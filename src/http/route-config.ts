@@ -12,6 +12,8 @@ declare module 'fastify' {
     idempotent?: boolean;
     /** Serves HTML: the JSON-only Accept rule does not apply. */
     html?: boolean;
+    /** The body may be left out: an empty one is no body, whatever its Content-Type. */
+    bodyOptional?: boolean;
   }
   interface FastifyRequest {
     /** Set by the auth hook on routes with `config.auth = 'shop'`. */

@@ -4,7 +4,10 @@ import type { Executor } from '../db/database.ts';
 import type { Logger } from '../logger.ts';
 
 export interface JobMap {
-  /** POST one signed event (feed.completed, order.status_changed) to a shop's webhook URL. */
+  /**
+   * POST one signed event to a shop's webhook URL. `event`: waybill's type (feed.completed,
+   * order.created, order.status_changed); the client-facing name is derived at delivery.
+   */
   'webhook.deliver': { shopPk: number; messageId: string; event: string; payload: Record<string, unknown> };
   /** One run of a connector: a cron tick (scheduledFor = the tick, ISO), or run now (manual). */
   'connector.run': { name: string; trigger: 'schedule' | 'manual'; scheduledFor: string | null };
@@ -12,7 +15,7 @@ export interface JobMap {
   'feed.process': { feedPk: string };
   /** The same for a feed of at most 100 items: fetched 100 at a time, applied in shared transactions. */
   'feed.process.small': { feedPk: string };
-  /** Daily: drop feeds older than 30 days and idempotency keys older than 24 h. */
+  /** Daily: drop feeds and webhook delivery records older than 30 days, idempotency keys older than 24 h. */
   'feed.prune': Record<string, never>;
   /** Every minute: queue again the feeds whose worker died mid-way (kill -9, lost host). */
   'feed.recover': Record<string, never>;

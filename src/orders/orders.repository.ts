@@ -12,6 +12,7 @@ export interface NewOrderRow {
   shipping_cost: number | null;
   status: string;
   source: string;
+  base_url: string | null;
 }
 
 /** Inserts the order unless it exists; the id, or undefined when (shop, marketplace, order_pk) was taken. */
@@ -64,7 +65,7 @@ const readQuery = (db: Executor, shopPk: number, marketplacePk: number, orderPk:
     .innerJoin('order_items as i', 'i.order_id', 'o.id')
     .leftJoin('shipments as s', 's.id', 'i.shipment_id')
     .select([
-      'o.id as order_id', 'o.version', 'o.status as order_status', 'o.reference', 'i.id', 'i.item_pk', 'i.status', 'i.shipment_id',
+      'o.id as order_id', 'o.version', 'o.status as order_status', 'o.reference', 'o.base_url', 'i.id', 'i.item_pk', 'i.status', 'i.shipment_id',
       's.carrier', 's.tracking_code', 's.delivery_time', 's.comments',
     ])
     .select(sql<boolean>`shops.webhook_url is not null`.as('has_webhook'))

@@ -52,7 +52,7 @@ export const orderRoutes: FastifyPluginAsyncTypebox<OrderRoutesOptions> = async 
     },
   }, async (request, reply) => {
     const { shop, mp } = request.params;
-    const { created, order } = await services.orders.intake(shop, mp, request.body, sourceOf(request));
+    const { created, order } = await services.orders.intake(shop, mp, request.body, sourceOf(request), baseUrl(request, publicUrl));
     reply.header('location', orderUrl(request, shop, mp, order.order_pk));
     return reply.code(created ? 201 : 200).send(order);
   });
@@ -89,7 +89,7 @@ export const orderRoutes: FastifyPluginAsyncTypebox<OrderRoutesOptions> = async 
     const url = `${ORDER_URL}${action}/`;
     const move = STATE_TABLE[action];
     app.post(url, {
-      config: { auth: 'shop', allow: ACTION_ALLOW, idempotent: true },
+      config: { auth: 'shop', allow: ACTION_ALLOW, idempotent: true, bodyOptional: true },
       // Every field is optional, so a POST with no body at all means "all items".
       preValidation: async (request) => {
         if (request.body === undefined || request.body === null) request.body = {};

@@ -1,6 +1,7 @@
 // The shapes of orders: intake body, action bodies, and the order as read back. One TypeBox
 // schema per shape; routes validate with them, the OpenAPI document is generated from them.
 import { Type, type Static } from 'typebox';
+import { Int4 } from '../platform/column-types.ts';
 import { ITEM_STATUSES, ORDER_ACTIONS, ORDER_STATUSES } from './order-state.ts';
 
 const Id = Type.Integer({ minimum: 1, description: 'numeric id' });
@@ -15,7 +16,7 @@ export const HistoryActionSchema = Type.Enum(['created', ...ORDER_ACTIONS]);
 export const OrderItemInput = Type.Object({
   item_pk: Id,
   sku: Type.String({ minLength: 1, maxLength: 100 }),
-  quantity: Type.Integer({ minimum: 1 }),
+  quantity: Int4({ minimum: 1 }),
   price: Type.Number({ minimum: 0 }),
 });
 
@@ -42,7 +43,7 @@ export const ShippingData = Type.Object({
   carrier: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
   tracking_code: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
   /** Days for delivery. */
-  delivery_time: Type.Optional(Type.Integer({ minimum: 0 })),
+  delivery_time: Type.Optional(Int4()),
   comments: Type.Optional(Type.String({ maxLength: 1000 })),
 });
 export type ShippingData = Static<typeof ShippingData>;

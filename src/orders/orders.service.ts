@@ -63,7 +63,13 @@ export interface OrderServiceOptions {
   optimisticAttempts?: number;
   /** Orders kept as this process last wrote or read them, to plan from without a read (recent-orders.ts); default 10,000, 0: none. */
   recentOrders?: number;
+  /** {base_url} of orders taken in without a request's (connectors); default http://127.0.0.1:8080. */
+  baseUrl?: string;
 }
+
+/** The order's URL: its webhooks' Location, the intake reply's Location. */
+export const orderUrl = (baseUrl: string, shopPk: number, marketplacePk: number, orderPk: number): string =>
+  `${baseUrl}/shops/${shopPk}/marketplace/${marketplacePk}/orders/${orderPk}/`;
 
 const SHIPPING_FIELDS = ['carrier', 'tracking_code', 'delivery_time', 'comments'] as const;
 
@@ -94,6 +100,7 @@ export class OrderService {
   readonly #webhooks: WebhookService;
   readonly #optimisticAttempts: number;
   readonly #recent: RecentOrders;
+  readonly #baseUrl: string;
   /** Concurrent actions' writes, on distinct orders, in one statement and one transaction. */
   readonly #writes: GroupCommit<{ input: ActionInput; plan: Plan }, Item[] | null>;
 
@@ -103,14 +110,17 @@ export class OrderService {
     this.#webhooks = webhooks;
     this.#optimisticAttempts = options.optimisticAttempts ?? 2;
     this.#recent = new RecentOrders(options.recentOrders ?? 10_000);
+    this.#baseUrl = options.baseUrl ?? 'http://127.0.0.1:8080';
     this.#writes = new GroupCommit({ db, write: (trx, batch) => this.#writeBatch(trx, batch), maxBatch: 100 });
   }
 
   /**
    * Takes in a marketplace order once: a new order_pk is stored with every item pending
-   * (`created: true`); an order_pk already stored changes nothing and comes back as stored.
+   * (`created: true`) and order.created goes to the shop's webhook from the same transaction;
+   * an order_pk already stored changes nothing and comes back as stored. `baseUrl`: the
+   * request's {base_url}, kept for the order's webhooks (default: the service's).
    */
-  async intake(shopPk: number, marketplacePk: number, input: OrderIntake, source: OrderSource): Promise<{ created: boolean; order: Order }> {
+  async intake(shopPk: number, marketplacePk: number, input: OrderIntake, source: OrderSource, baseUrl = this.#baseUrl): Promise<{ created: boolean; order: Order }> {
     await this.#marketplaces.get(marketplacePk);
     const errors = intakeErrors(input);
     if (errors.length > 0) throw badRequest(`The order has ${errors.length} invalid field${errors.length === 1 ? '' : 's'}.`, errors);
@@ -125,6 +135,7 @@ export class OrderService {
         shipping_cost: input.shipping_cost ?? null,
         status: 'pending',
         source,
+        base_url: baseUrl,
       });
       if (id === undefined) return false;
       await repo.insertItems(trx, input.items.map((i, position) => ({
@@ -134,6 +145,11 @@ export class OrderService {
         order_id: id, action: 'created', item_pks: input.items.map((i) => i.item_pk), from_status: null, to_status: 'pending',
         source, shipment_id: null, details: null,
       }]);
+      await this.#webhooks.emit(trx, shopPk, 'order.created', {
+        location: orderUrl(baseUrl, shopPk, marketplacePk, input.order_pk), pk: input.order_pk,
+        shop_pk: shopPk, marketplace_pk: marketplacePk, order_pk: input.order_pk, reference: input.reference ?? null,
+        status: 'pending', source, at: new Date().toISOString(),
+      });
       return true;
     });
     return { created, order: await this.get(shopPk, marketplacePk, input.order_pk) };
@@ -338,6 +354,8 @@ export class OrderService {
   /** order.status_changed to the shop's webhook, enqueued in the action's transaction. */
   async #notify(trx: Trx, input: ActionInput, { order, status, changes }: Plan): Promise<void> {
     await this.#webhooks.emit(trx, input.shopPk, 'order.status_changed', {
+      location: orderUrl(order.base_url ?? this.#baseUrl, input.shopPk, input.marketplacePk, input.orderPk),
+      pk: input.orderPk,
       shop_pk: input.shopPk,
       marketplace_pk: input.marketplacePk,
       order_pk: input.orderPk,

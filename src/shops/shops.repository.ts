@@ -12,6 +12,39 @@ export const countShops = async (db: Executor): Promise<number> => {
   return Number(r.n);
 };
 
+/** The new sealed secret in place, the current one kept as the previous until `until`. */
+export const rotateSecret = (db: Executor, pk: number, sealed: string, until: Date) =>
+  db
+    .updateTable('shops')
+    .set((eb) => ({ webhook_secret_previous: eb.ref('webhook_secret'), webhook_secret_previous_until: until, webhook_secret: sealed }))
+    .where('pk', '=', pk)
+    .returning('pk')
+    .executeTakeFirst();
+
+/** Shops whose secrets were stored before sealing existed. */
+export const listPlaintextSecrets = (db: Executor) =>
+  db
+    .selectFrom('shops')
+    .select(['pk', 'webhook_secret', 'webhook_secret_previous'])
+    .where((eb) => eb.or([eb('webhook_secret', 'not like', 'sealed:%'), eb('webhook_secret_previous', 'not like', 'sealed:%')]))
+    .execute();
+
+/** Writes sealed secrets over the plaintext ones read, unless they changed meanwhile; 1 or 0. */
+export const replaceSecrets = async (
+  db: Executor,
+  read: { pk: number; webhook_secret: string; webhook_secret_previous: string | null },
+  sealed: { webhook_secret: string; webhook_secret_previous: string | null },
+): Promise<number> => {
+  const r = await db
+    .updateTable('shops')
+    .set(sealed)
+    .where('pk', '=', read.pk)
+    .where('webhook_secret', '=', read.webhook_secret)
+    .where((eb) => eb('webhook_secret_previous', 'is not distinct from', read.webhook_secret_previous))
+    .executeTakeFirst();
+  return Number(r.numUpdatedRows);
+};
+
 export const updateShop = (db: Executor, pk: number, patch: { name?: string; webhook_url?: string | null }) =>
   db.updateTable('shops').set(patch).where('pk', '=', pk).returningAll().executeTakeFirst();
 

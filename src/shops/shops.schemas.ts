@@ -8,6 +8,19 @@ export const Shop = Type.Object({
 });
 export type Shop = Static<typeof Shop>;
 
+/** A new shop: the only reply (with a rotation's) that shows its webhook secret. */
+export const CreatedShop = Type.Intersect([Shop, Type.Object({
+  webhook_secret: Type.String({ description: 'Signs the shop\'s webhooks (Standard Webhooks "whsec_" form); shown only here: store it' }),
+})]);
+export type CreatedShop = Static<typeof CreatedShop>;
+
+export const RotatedSecret = Type.Object({
+  pk: Type.Integer(),
+  webhook_secret: Type.String({ description: 'The new secret, shown only here' }),
+  previous_secret_valid_until: Type.String({ format: 'date-time', description: 'Until when webhook-signature also carries a signature with the previous secret' }),
+});
+export type RotatedSecret = Static<typeof RotatedSecret>;
+
 export const ShopCreate = Type.Object({
   name: Type.String({ minLength: 1, maxLength: 255 }),
   webhook_url: Type.Optional(Type.Union([Type.String({ pattern: '^https?://', maxLength: 2000 }), Type.Null()])),

@@ -1,13 +1,30 @@
 // Shops and their API keys. A key is random (40+ characters), shown once, stored as sha256.
+// A shop's webhook secret is shown when it is made (create, rotate) and stored sealed.
 import { createHash, randomBytes } from 'node:crypto';
-import type { Db } from '../db/database.ts';
-import { AppError, notFound } from '../errors.ts';
+import type { Db, Executor } from '../db/database.ts';
+import { AppError, badRequest, notFound } from '../errors.ts';
+import type { DestinationPolicy } from '../platform/destination-policy.ts';
+import { SecretBox } from '../platform/secret-box.ts';
 import * as repo from './shops.repository.ts';
-import type { ApiKey, CreatedApiKey, Principal, Shop, ShopCreate } from './shops.schemas.ts';
+import type { ApiKey, CreatedApiKey, CreatedShop, Principal, RotatedSecret, Shop, ShopCreate } from './shops.schemas.ts';
 
 const KEY_PREFIX_LENGTH = 11; // "wb_" + 8 characters
 /** How long a checked key is trusted without asking the database again, ms. */
 const AUTH_CACHE_MS = 2_000;
+/** How long a rotated-out webhook secret keeps signing beside the new one, ms (24 h). */
+export const SECRET_OVERLAP_MS = 24 * 3_600_000;
+
+/** Standard Webhooks form: "whsec_" + base64 of 24 random bytes. */
+const newWebhookSecret = (): string => `whsec_${randomBytes(24).toString('base64')}`;
+
+/** Where and how to sign a shop's webhooks. */
+export interface WebhookTarget {
+  url: string;
+  /** The current secret: both signatures use it. */
+  secret: string;
+  /** The secret before the last rotation, while it still signs (webhook-signature only); else null. */
+  previous: string | null;
+}
 
 export const hashKey = (key: string): string => createHash('sha256').update(key).digest('hex');
 
@@ -32,15 +49,56 @@ const toKey = (row: KeyRow): ApiKey => ({
 
 export class ShopService {
   readonly #db: Db;
+  readonly #destinations: DestinationPolicy;
+  readonly #secrets: SecretBox;
   readonly #authCache = new Map<string, { principal: Principal | null; until: number }>();
 
-  constructor(db: Db) {
+  /**
+   * `destinations`: where webhook URLs may point (default: no internal address allowed);
+   * `secrets`: what seals webhook secrets in the database.
+   */
+  constructor(db: Db, destinations: DestinationPolicy, secrets: SecretBox) {
     this.#db = db;
+    this.#destinations = destinations;
+    this.#secrets = secrets;
   }
 
-  async create(input: ShopCreate): Promise<Shop> {
-    const secret = `whsec_${randomBytes(24).toString('base64')}`;
-    return toShop(await repo.insertShop(this.#db, { name: input.name, webhook_url: input.webhook_url ?? null, webhook_secret: secret }));
+  /** Every way a webhook URL is set comes through here (CLI, admin API, dashboard). */
+  #checkWebhookUrl(url: string | null | undefined): void {
+    if (url === null || url === undefined) return;
+    const why = this.#destinations.refusal(url);
+    if (why !== null) throw badRequest(`webhook_url ${why}.`, [{ pointer: '/webhook_url', code: 'destination_refused', message: `webhook_url ${why}` }]);
+  }
+
+  /** A new shop with its webhook secret: the only reply besides rotateSecret's that shows it. */
+  async create(input: ShopCreate): Promise<CreatedShop> {
+    this.#checkWebhookUrl(input.webhook_url);
+    const secret = newWebhookSecret();
+    const row = await repo.insertShop(this.#db, { name: input.name, webhook_url: input.webhook_url ?? null, webhook_secret: this.#secrets.seal(secret) });
+    return { ...toShop(row), webhook_secret: secret };
+  }
+
+  /**
+   * A new webhook secret for the shop, returned once. X-Madkting-Signature uses it from now on;
+   * webhook-signature carries a signature with the old one too for SECRET_OVERLAP_MS, so a
+   * receiver that checks that header keeps accepting deliveries while it switches.
+   */
+  async rotateSecret(pk: number): Promise<RotatedSecret> {
+    const secret = newWebhookSecret();
+    const until = new Date(Date.now() + SECRET_OVERLAP_MS);
+    const row = await repo.rotateSecret(this.#db, pk, this.#secrets.seal(secret), until);
+    if (row === undefined) throw notFound(`Shop ${pk}`);
+    return { pk, webhook_secret: secret, previous_secret_valid_until: until.toISOString() };
+  }
+
+  /** Seals secrets stored before they were sealed (an upgraded database); how many. */
+  async sealPlaintextSecrets(): Promise<number> {
+    let n = 0;
+    for (const row of await repo.listPlaintextSecrets(this.#db)) {
+      const seal = (v: string | null): string | null => (v === null || SecretBox.isSealed(v) ? v : this.#secrets.seal(v));
+      n += await repo.replaceSecrets(this.#db, row, { webhook_secret: seal(row.webhook_secret)!, webhook_secret_previous: seal(row.webhook_secret_previous) });
+    }
+    return n;
   }
 
   async list(): Promise<Shop[]> {
@@ -58,9 +116,20 @@ export class ShopService {
   }
 
   /** Where and how to sign this shop's webhooks; null when it has no webhook URL. */
-  async webhookTarget(pk: number): Promise<{ url: string; secret: string } | null> {
+  async webhookTarget(pk: number): Promise<WebhookTarget | null> {
     const row = await repo.findShop(this.#db, pk);
-    return row?.webhook_url ? { url: row.webhook_url, secret: row.webhook_secret } : null;
+    if (!row?.webhook_url) return null;
+    const overlapping = row.webhook_secret_previous !== null && (row.webhook_secret_previous_until?.getTime() ?? 0) > Date.now();
+    return {
+      url: row.webhook_url,
+      secret: this.#secrets.open(row.webhook_secret),
+      previous: overlapping ? this.#secrets.open(row.webhook_secret_previous!) : null,
+    };
+  }
+
+  /** `db`: the caller's transaction, when it holds one (a second connection could wait on a full pool). */
+  async hasWebhook(pk: number, db: Executor = this.#db): Promise<boolean> {
+    return Boolean((await repo.findShop(db, pk))?.webhook_url);
   }
 
   async count(): Promise<number> {
@@ -68,6 +137,7 @@ export class ShopService {
   }
 
   async update(pk: number, patch: { name?: string; webhook_url?: string | null }): Promise<Shop> {
+    this.#checkWebhookUrl(patch.webhook_url);
     const row = await repo.updateShop(this.#db, pk, patch);
     if (row === undefined) throw notFound(`Shop ${pk}`);
     return toShop(row);

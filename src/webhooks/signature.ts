@@ -15,10 +15,18 @@ export interface SignedHeaders {
   'webhook-signature': string;
 }
 
-export function signedHeaders(secret: string, id: string, body: string, now = Date.now()): SignedHeaders {
+/** Several secrets (a rotation's overlap): one signature each, space-separated, as the spec allows. */
+export function signedHeaders(secrets: string | string[], id: string, body: string, now = Date.now()): SignedHeaders {
   const timestamp = Math.floor(now / 1000);
-  return { 'webhook-id': id, 'webhook-timestamp': String(timestamp), 'webhook-signature': sign(secret, id, timestamp, body) };
+  const signatures = (Array.isArray(secrets) ? secrets : [secrets]).map((s) => sign(s, id, timestamp, body));
+  return { 'webhook-id': id, 'webhook-timestamp': String(timestamp), 'webhook-signature': signatures.join(' ') };
 }
+
+/**
+ * X-Madkting-Signature: hex HMAC-SHA256 of the body's exact bytes, keyed by the secret as shown
+ * (the whole "whsec_..." text, UTF-8), the way existing clients check it.
+ */
+export const madktingSignature = (secret: string, body: string): string => createHmac('sha256', secret).update(body).digest('hex');
 
 export type VerifyResult = { ok: true } | { ok: false; reason: string };
 

@@ -41,7 +41,7 @@ describe('admin API auth', () => {
     expect(login.statusCode).toBe(303);
     expect(login.headers.location).toBe('/admin/jobs');
     const cookie = String(login.headers['set-cookie']);
-    expect(cookie).toMatch(/^waybill_admin=[\w-]+; Path=\/admin; Max-Age=43200; HttpOnly; SameSite=Strict$/);
+    expect(cookie).toMatch(/^waybill_admin=[\w-]+\.[\w+/-]+; Max-Age=43200; Path=\/admin; HttpOnly; SameSite=Strict$/);
     expect(cookie).not.toContain(TOKEN);
     const session = cookie.split(';')[0]!;
     expect((await app.inject({ url: '/admin/api/queues', headers: { cookie: session } })).statusCode).toBe(200);

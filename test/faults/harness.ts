@@ -73,9 +73,9 @@ export interface ShopKey {
   headers: Record<string, string>;
 }
 
-/** A shop and a key, made with the CLI as a user would. */
-export async function shopWithKey(target: Target, extra: string[] = []): Promise<ShopKey> {
-  const shop = await runCli(['shops', 'create', '--name', 'Fault shop', ...extra, '--json'], target.env);
+/** A shop and a key, made with the CLI as a user would (`env`: more of its environment). */
+export async function shopWithKey(target: Target, extra: string[] = [], env: Record<string, string> = {}): Promise<ShopKey> {
+  const shop = await runCli(['shops', 'create', '--name', 'Fault shop', ...extra, '--json'], { ...target.env, ...env });
   if (shop.code !== 0) throw new Error(`shops create failed: ${shop.stderr}`);
   const shopPk = shop.json<{ pk: number }>().pk;
   const key = (await runCli(['keys', 'create', '--shop', String(shopPk), '--json'], target.env)).json<{ key: string }>().key;
@@ -83,6 +83,9 @@ export async function shopWithKey(target: Target, extra: string[] = []): Promise
 }
 
 export { spawnDaemon, runCli, type DaemonProcess };
+
+/** Scenarios' webhook receivers listen on 127.0.0.1, which waybill refuses unless allowed. */
+export const LOCAL_WEBHOOKS = { WAYBILL_WEBHOOK_ALLOW_PRIVATE: '127.0.0.1' };
 
 export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 

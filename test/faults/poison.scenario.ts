@@ -5,7 +5,7 @@ import fs from 'node:fs/promises';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
-import { freshTarget, runCli, shopWithKey, spawnDaemon, until, type Outcome, type Scenario } from './harness.ts';
+import { freshTarget, LOCAL_WEBHOOKS, runCli, shopWithKey, spawnDaemon, until, type Outcome, type Scenario } from './harness.ts';
 
 const ADMIN = 'poison-scenario-admin-token';
 
@@ -25,13 +25,13 @@ export const poison: Scenario = {
     });
     await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
     const hookUrl = `http://127.0.0.1:${(receiver.address() as { port: number }).port}/hook`;
-    const poisoned = await shopWithKey(target, ['--webhook-url', hookUrl]);
+    const poisoned = await shopWithKey(target, ['--webhook-url', hookUrl], LOCAL_WEBHOOKS);
     const healthy = await shopWithKey(target);
     const inbox = path.join(dir, 'inbox');
     await fs.mkdir(inbox);
     const configFile = path.join(dir, 'connectors.json');
     await fs.writeFile(configFile, JSON.stringify({ connectors: [{ name: 'erp', type: 'catalog-file', shop_pk: healthy.shopPk, schedule: '0 0 1 1 *', enabled: true, options: { inbox, format: 'csv', settle_ms: 0 } }] }));
-    const env = { ...target.env, WAYBILL_CONNECTORS: configFile, WAYBILL_ADMIN_TOKEN: ADMIN };
+    const env = { ...target.env, ...LOCAL_WEBHOOKS, WAYBILL_CONNECTORS: configFile, WAYBILL_ADMIN_TOKEN: ADMIN };
     const daemon = await spawnDaemon(env);
     try {
       // 1. One malformed row in 1,000.

@@ -6,6 +6,8 @@ import { pgRestart } from './pg-restart.scenario.ts';
 import { poison } from './poison.scenario.ts';
 import { replicas } from './replicas.scenario.ts';
 import { fuzz } from './fuzz.scenario.ts';
+import { hugeReply } from './huge-reply.scenario.ts';
 import { security } from './security.scenario.ts';
+import { fileDelta, hugeRequest, unstorableItem } from './intake.scenario.ts';
 
-await runScenarios('waybill fault scenarios', [kill9Feed, pgRestart, duplicates, poison, replicas, fuzz, security]);
+await runScenarios('waybill fault scenarios', [kill9Feed, pgRestart, duplicates, poison, hugeReply, replicas, fuzz, security, hugeRequest, unstorableItem, fileDelta]);

@@ -1,13 +1,19 @@
 // Security: keys (none, revoked, another shop's) and the admin token on every operation of the
-// OpenAPI document, body limits and hostile JSON, path traversal through a connector inbox,
-// webhook signatures (wrong, expired, replayed), SQL metacharacters stored verbatim, and the
-// per-key write rate limit. One figure per check group; any problem fails the scenario.
+// OpenAPI document, body limits and hostile JSON, intake details (encoding, dates, empty
+// optional bodies, nosniff, the /docs policy, keys in URLs), path traversal through a connector inbox,
+// webhook signatures (wrong, expired, replayed), SQL metacharacters stored verbatim, the
+// per-key write rate limit, calls to the outside (internal webhook destinations, carrier
+// redirects to another host), and the dashboard's sessions, CSRF guard, login throttle and
+// CSV export. One figure per check group; any problem fails the scenario.
 import { freshTarget, runCli, type Outcome, type Scenario } from './harness.ts';
 import { operationsOf, type BuildContext } from './fuzz/requests.ts';
 import { buildWorld } from './fuzz/world.ts';
+import { checkAdmin } from './security/admin.ts';
 import { checkAuth, type CheckResult } from './security/auth.ts';
 import { checkInbox } from './security/inbox.ts';
+import { checkIntake } from './security/intake.ts';
 import { BODY_LIMIT, checkLimits } from './security/limits.ts';
+import { checkOutbound } from './security/outbound.ts';
 import { checkRateLimit } from './security/rate-limit.ts';
 import { checkVerbatim } from './security/verbatim.ts';
 import { checkWebhooks } from './security/webhooks.ts';
@@ -46,10 +52,13 @@ export const security: Scenario = {
 
       await group('auth', () => checkAuth(world, ops, ctx, revoked.key));
       await group('limits', () => checkLimits(world));
+      await group('intake', () => checkIntake(world, target));
       await group('inbox', () => checkInbox(world, target));
       await group('webhooks', () => checkWebhooks(world, target));
       await group('verbatim', () => checkVerbatim(world, target));
       await group('rate-limit', () => checkRateLimit(world, target));
+      await group('outbound', () => checkOutbound(world, target));
+      await group('admin', () => checkAdmin(world, ops, target));
       const alive = await fetch(`${world.daemon.url}/healthz`).then((r) => r.status === 200, () => false);
       if (!alive) problems.push(`the daemon died:\n${world.daemon.output().slice(-3000)}`);
       return { pass: problems.length === 0, figures, detail: problems.join('\n') };

@@ -207,7 +207,9 @@ describe('with a worker', () => {
       expect(received[1]!.headers['webhook-id']).toBe(received[0]!.headers['webhook-id']);
       expect(verify(secret, received[1]!.headers, received[1]!.body)).toEqual({ ok: true });
       expect(verify('whsec_' + Buffer.from('another secret').toString('base64'), received[1]!.headers, received[1]!.body)).toMatchObject({ ok: false });
-      expect(JSON.parse(received[0]!.body)).toEqual({ event: 'feed.completed', location: res.headers.location, pk: feed.pk, state: 'done' });
+      expect(JSON.parse(received[0]!.body)).toEqual({
+        event: 'product_feed:feed:finish', type: 'feed.completed', location: res.headers.location, pk: feed.pk, shop_pk: hooked.pk, state: 'done', status: 'Complete',
+      });
       expect(received[0]!.headers['webhook-id']).toMatch(/^msg_/);
     } finally {
       nock.cleanAll();

@@ -47,7 +47,7 @@ describe('deeply nested JSON', () => {
   it('refuses a deep push to a connector receiver with 400 before the connector parses it', async () => {
     const payload = `[{"sku":"W","name":"W","price":1,"stock":1,"extra":${nested(100_000)}}]`;
     const res = await app.inject({ method: 'POST', url: '/connectors/pim/webhook', payload, headers: { 'content-type': 'application/json', ...signedHeaders(SECRET, 'msg_deep', payload) } });
-    isProblem(res, 400, 'validation_failed');
+    isProblem(res, 400, 'too_deep');
   });
 });
 

@@ -26,7 +26,13 @@ export interface TestDaemonOptions {
 
 export async function startTestDaemon(options: TestDaemonOptions = {}): Promise<TestDaemon> {
   const database = options.database ?? (await createTestDatabase());
-  const config = loadConfig({ DATABASE_URL: database.url, PORT: '0', LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'info', WAYBILL_SHUTDOWN_TIMEOUT_MS: '5000', ...options.env });
+  const config = loadConfig({
+    DATABASE_URL: database.url, PORT: '0', LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'info', WAYBILL_SHUTDOWN_TIMEOUT_MS: '5000',
+    // Tests' webhook receivers listen on 127.0.0.1, which the default refuses: allowed here on
+    // purpose. A test of the refusal passes WAYBILL_WEBHOOK_ALLOW_PRIVATE: '' (the default).
+    WAYBILL_WEBHOOK_ALLOW_PRIVATE: '127.0.0.1',
+    ...options.env,
+  });
   const logLines: Record<string, unknown>[] = [];
   const capture = new Writable({
     write(chunk: Buffer, _enc, cb) {

@@ -111,7 +111,7 @@ describe('actions planned from what this process last wrote', () => {
       const deadline = Date.now() + 15_000;
       while (received.length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25));
       expect(received.map((b) => JSON.parse(b) as Record<string, unknown>)).toMatchObject([
-        { event: 'order.status_changed', order_pk: o, action: 'ship', status: 'shipped', previous_status: 'ready_to_ship' },
+        { event: 'product_feed:order:created', type: 'order.status_changed', order_pk: o, action: 'ship', status: 'shipped', previous_status: 'ready_to_ship' },
       ]);
     } finally {
       await daemon.services.shops.update(c.shopPk, { webhook_url: null });

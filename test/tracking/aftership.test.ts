@@ -131,6 +131,23 @@ describe('webhooks', () => {
     expect(Object.keys(openapi.paths['/webhooks/carriers/{name}/'] ?? {})).toContain('post');
   });
 
+  it('an event of another type, without a tracking number, answers 200 and does nothing; once per event_id', async () => {
+    for (const other of [{ event: 'edd_revise' }, { event: 'tracking_created', msg: {} }, { msg: null }]) {
+      const body = JSON.stringify({ event_id: `e-other-${JSON.stringify(other)}`, ...other });
+      const res = await webhook(body, sign(body));
+      expect(res.statusCode).toBe(200);
+      expect(res.json()).toEqual({ received: true, shipments: 0 });
+      const again = await webhook(body, sign(body));
+      expect(again.statusCode).toBe(200);
+      expect(again.headers['idempotent-replayed']).toBe('true');
+    }
+    // A tracking_update still needs its tracking number; any event needs its event_id.
+    for (const bad of [{ event_id: 'e-upd-no-number', event: 'tracking_update', msg: {} }, { event: 'edd_revise' }]) {
+      const body = JSON.stringify(bad);
+      expect((await webhook(body, sign(body))).statusCode).toBe(400);
+    }
+  });
+
   it('a signed but malformed update answers 400 or is applied without events, never 500 (found by the API fuzzer)', async () => {
     for (const bad of ['null', '[]', JSON.stringify({ event_id: 'e-bad-1', event: 'tracking_update', msg: null }), JSON.stringify({ event_id: 'e-bad-2', event: 'tracking_update', msg: 'x' })]) {
       expect((await webhook(bad, sign(bad))).statusCode).toBe(400);

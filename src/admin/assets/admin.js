@@ -62,6 +62,16 @@ for (const el of document.querySelectorAll('[data-live]')) {
 }
 const refreshAll = () => Promise.all(refreshers.map((r) => r(true)));
 
+// data-reveal="field": a secret in the reply (a new shop's or a rotated webhook secret) is shown once.
+const reveal = (el, result) => {
+  const value = el.dataset.reveal && result[el.dataset.reveal];
+  const card = document.getElementById('new-secret');
+  if (!value || !card) return;
+  document.getElementById('new-secret-value').textContent = value;
+  document.getElementById('new-secret-shop').textContent = String(result.pk);
+  card.hidden = false;
+};
+
 document.addEventListener('click', async (event) => {
   const button = event.target.closest('button[data-action], button[data-create-key]');
   if (!button) return;
@@ -76,6 +86,7 @@ document.addEventListener('click', async (event) => {
       toast('Key ' + key.prefix + '… created');
     } else {
       const result = await api(button.dataset.action, button.dataset.body ? JSON.parse(button.dataset.body) : undefined);
+      reveal(button, result);
       toast(result.detail || (button.textContent.trim() + ': done'));
     }
     await refreshAll();
@@ -96,6 +107,7 @@ document.addEventListener('submit', async (event) => {
   for (const [k, v] of new FormData(form)) if (v !== '') body[k] = form.elements[k].type === 'number' ? Number(v) : v;
   try {
     const result = await api(form.dataset.post, body);
+    reveal(form, result);
     toast(result.detail || 'Saved');
     form.reset();
     await refreshAll();

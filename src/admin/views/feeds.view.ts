@@ -1,6 +1,7 @@
 // Feeds across shops: filters, a table whose progress bars move while feeds run, and one feed
 // with its counts, why it failed, and its item errors (table and CSV).
 import type { FeedJson, FeedSummaryJson } from '../../feeds/feeds.schemas.ts';
+import { csvLine } from '../../platform/csv-writer.ts';
 import { ago, html, qs, type Html } from './html.ts';
 
 export interface FeedFilters {
@@ -86,13 +87,9 @@ ${errors.length > SHOWN_ERRORS ? html`<p class="muted">The first ${SHOWN_ERRORS}
 export const feedBody = (feed: FeedJson): Html => html`<h1>Feed <code>${feed.pk}</code></h1>
 <section id="feed" data-live="/admin/feeds/${feed.pk}?fragment=1" data-every="5000" data-every-active="250">${feedFragment(feed)}</section>`;
 
-/** RFC 4180 CSV of a feed's item errors. */
+/** CSV of a feed's item errors (CRLF rows; skus and messages made safe for spreadsheets). */
 export function errorsCsv(feed: FeedJson): string {
-  const cell = (v: unknown): string => {
-    const s = v === undefined || v === null ? '' : String(v);
-    return /[",\r\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
-  };
-  const lines = [['index', 'sku', 'pk', 'pointer', 'code', 'message'].join(',')];
-  for (const e of feed.result.errors) lines.push([e.index, e.sku, e.pk, e.pointer, e.code, e.message].map(cell).join(','));
+  const lines = [csvLine(['index', 'sku', 'pk', 'pointer', 'code', 'message'])];
+  for (const e of feed.result.errors) lines.push(csvLine([e.index, e.sku, e.pk, e.pointer, e.code, e.message]));
   return `${lines.join('\r\n')}\r\n`;
 }

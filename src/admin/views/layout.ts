@@ -1,7 +1,7 @@
 // The frame of every dashboard page: navigation, the confirm dialog, the shared CSS and script.
 import { html, type Html } from './html.ts';
 
-export type Section = 'overview' | 'feeds' | 'jobs' | 'connectors' | 'orders' | 'logs' | 'shops';
+export type Section = 'overview' | 'feeds' | 'jobs' | 'connectors' | 'orders' | 'webhooks' | 'logs' | 'shops';
 
 export interface Nav {
   /** Which sections exist (feeds, orders and connectors appear once their areas are there). */
@@ -14,6 +14,7 @@ const labels: Record<Section, [string, string]> = {
   jobs: ['Jobs', '/admin/jobs'],
   connectors: ['Connectors', '/admin/connectors'],
   orders: ['Orders', '/admin/orders'],
+  webhooks: ['Webhooks', '/admin/webhooks'],
   logs: ['Logs', '/admin/logs'],
   shops: ['Shops & keys', '/admin/shops'],
 };

@@ -8,7 +8,8 @@ import { UsageError } from '../usage.ts';
 
 const summary = (r: ConnectorRun): string => {
   const counts = Object.entries(r.counts).map(([k, v]) => `${k}=${v}`).join(' ') || 'no counts';
-  return `run ${r.id} of ${r.connector}: ${r.outcome} in ${r.duration_ms ?? '?'} ms; ${counts}; feeds: ${r.feed_pks.join(', ') || 'none'}${r.error === null ? '' : `\nerror: ${r.error}`}`;
+  const waits = r.throttled_until === null ? '' : `\nthrottled: no run before ${r.throttled_until}`;
+  return `run ${r.id} of ${r.connector}: ${r.outcome} in ${r.duration_ms ?? '?'} ms; ${counts}; feeds: ${r.feed_pks.join(', ') || 'none'}${r.error === null ? '' : `\nerror: ${r.error}`}${waits}`;
 };
 
 export async function connectorsCommand(ctx: CliContext, [sub, name]: string[]): Promise<number> {
@@ -16,17 +17,20 @@ export async function connectorsCommand(ctx: CliContext, [sub, name]: string[]):
     const connectors = await withServices(ctx, (s) => s.connectors.list({ lastRuns: 1 }));
     const rows = connectors.map((c) => {
       const last = c.last_runs[0];
-      return { name: c.name, type: c.type, shop_pk: c.shop_pk, schedule: c.schedule, enabled: c.enabled, last_run: last?.started_at ?? null, outcome: last?.outcome ?? null, error: last?.error?.slice(0, 60) ?? null };
+      return { name: c.name, type: c.type, shop_pk: c.shop_pk, schedule: c.schedule, enabled: c.enabled, throttled_until: c.throttled_until, last_run: last?.started_at ?? null, outcome: last?.outcome ?? null, error: last?.error?.slice(0, 60) ?? null };
     });
-    ctx.out.result({ connectors }, table(rows, ['name', 'type', 'shop_pk', 'schedule', 'enabled', 'last_run', 'outcome', 'error']));
+    ctx.out.result({ connectors }, table(rows, ['name', 'type', 'shop_pk', 'schedule', 'enabled', 'throttled_until', 'last_run', 'outcome', 'error']));
     return 0;
   }
   if (sub === 'run') {
     if (name === undefined) throw new UsageError('connectors run needs the connector name (see connectors list)');
     const result = await withServices(ctx, (s) => s.connectors.execute({ name, trigger: 'cli' }));
     if (result.status !== 'done') {
-      const message = `connector ${name} is running elsewhere (the daemon or another command); try again when it ends`;
-      if (ctx.out.json) process.stdout.write(`${JSON.stringify({ error: { code: 'connector_busy', message } })}\n`);
+      const throttled = result.status === 'throttled';
+      const message = throttled
+        ? `connector ${name} is throttled: its remote API asked to wait (Retry-After) until ${result.until.toISOString()}; not run`
+        : `connector ${name} is running elsewhere (the daemon or another command); try again when it ends`;
+      if (ctx.out.json) process.stdout.write(`${JSON.stringify({ error: { code: throttled ? 'connector_throttled' : 'connector_busy', message } })}\n`);
       process.stderr.write(`waybill: ${message}\n`);
       return 1;
     }

@@ -6,10 +6,13 @@ import type { Db, Executor } from '../../db/database.ts';
 export const insertRun = (db: Executor, row: { connector: string; trigger: string; scheduled_for: Date | null; job_id: string | null; attempt: number }) =>
   db.insertInto('connector_runs').values({ ...row, outcome: 'running' }).returningAll().executeTakeFirstOrThrow();
 
-export const finishRun = (db: Executor, id: number, patch: { outcome: string; counts: Record<string, number>; error: string | null; feed_pks: string[] }) =>
+export const finishRun = (db: Executor, id: number, patch: { outcome: string; counts: Record<string, number>; error: string | null; feed_pks: string[]; throttled_until?: Date | null }) =>
   db
     .updateTable('connector_runs')
-    .set({ outcome: patch.outcome, counts: JSON.stringify(patch.counts), error: patch.error, feed_pks: JSON.stringify(patch.feed_pks), finished_at: sql<Date>`now()` })
+    .set({
+      outcome: patch.outcome, counts: JSON.stringify(patch.counts), error: patch.error, feed_pks: JSON.stringify(patch.feed_pks),
+      throttled_until: patch.throttled_until ?? null, finished_at: sql<Date>`now()`,
+    })
     .where('id', '=', id)
     .returningAll()
     .executeTakeFirstOrThrow();
@@ -40,6 +43,22 @@ export const lastRuns = (db: Executor, connectors: string[], perConnector: numbe
       .where('n', '<=', perConnector)
       .orderBy('id', 'desc')
       .execute();
+
+/** Until when each connector is throttled (its latest throttled run), for those throttled now. */
+export const throttledUntil = async (db: Executor, connectors: string[]): Promise<Map<string, Date>> => {
+  if (connectors.length === 0) return new Map();
+  const rows = await db
+    .selectFrom('connector_runs')
+    .distinctOn('connector')
+    .select(['connector', 'throttled_until'])
+    .where('connector', 'in', connectors)
+    .where('throttled_until', 'is not', null)
+    .orderBy('connector')
+    .orderBy('id', 'desc')
+    .execute();
+  const now = Date.now();
+  return new Map(rows.filter((r) => r.throttled_until!.getTime() > now).map((r) => [r.connector, r.throttled_until!]));
+};
 
 export const getState = (db: Executor, connector: string, key: string) =>
   db.selectFrom('connector_state').select('value').where('connector', '=', connector).where('key', '=', key).executeTakeFirst();

@@ -7,8 +7,7 @@ import { Type } from 'typebox';
 import { baseUrl } from '../../http/base-url.ts';
 import { allowOnly } from '../../http/plugins/methods.ts';
 import { problemResponse } from '../../http/plugins/problem-responses.ts';
-import { badRequest } from '../../errors.ts';
-import { jsonTooDeep, MAX_JSON_DEPTH } from '../../platform/json-depth.ts';
+import { jsonText } from '../../platform/json-text.ts';
 import type { Services } from '../../services.ts';
 
 export interface ReceiverRoute {
@@ -52,8 +51,9 @@ export const receiverRoutes: FastifyPluginAsyncTypebox<ReceiverRoutesOptions> = 
       },
     }, async (request, reply) => {
       const body = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
-      // Receivers parse JSON themselves; a body nested past the API's limit never reaches them.
-      if (jsonTooDeep(body.toString('utf8'))) throw badRequest(`The JSON body nests deeper than ${MAX_JSON_DEPTH} levels.`);
+      // Receivers parse JSON themselves; a body that is not UTF-8 or nests past the API's
+      // limit never reaches them.
+      jsonText(body);
       const res = await services.connectors.receive(request.params.name, route.receiver, {
         headers: request.headers,
         rawBody: body,

@@ -1,7 +1,8 @@
 // Shapes of connector runs and summaries, shared by the CLI, the admin API and the service.
 import { Type, type Static } from 'typebox';
 
-export const RunOutcome = Type.Union([Type.Literal('running'), Type.Literal('succeeded'), Type.Literal('failed')]);
+/** throttled: the remote API's Retry-After stopped the run; `throttled_until` says until when. */
+export const RunOutcome = Type.Union([Type.Literal('running'), Type.Literal('succeeded'), Type.Literal('failed'), Type.Literal('throttled')]);
 
 export const ConnectorRun = Type.Object({
   id: Type.Integer(),
@@ -17,6 +18,8 @@ export const ConnectorRun = Type.Object({
   counts: Type.Record(Type.String(), Type.Number()),
   error: Type.Union([Type.String(), Type.Null()]),
   feed_pks: Type.Array(Type.String()),
+  /** Throttled runs: no run of the connector starts before this time. */
+  throttled_until: Type.Union([Type.String(), Type.Null()]),
 });
 export type ConnectorRun = Static<typeof ConnectorRun>;
 
@@ -30,6 +33,8 @@ export const ConnectorSummary = Type.Object({
   enabled_in_file: Type.Boolean(),
   /** Paths of its push receivers (POST). */
   receivers: Type.Array(Type.String()),
+  /** Set while the remote API's Retry-After holds: no run starts before this time. */
+  throttled_until: Type.Union([Type.String(), Type.Null()]),
   last_runs: Type.Array(ConnectorRun),
 });
 export type ConnectorSummary = Static<typeof ConnectorSummary>;
@@ -37,7 +42,9 @@ export type ConnectorSummary = Static<typeof ConnectorSummary>;
 export type RunTrigger = 'schedule' | 'manual' | 'cli' | 'webhook';
 
 export interface RunNowResult {
-  /** false: a run of this connector is already queued or running, nothing new was queued. */
+  /** false: a run of this connector is already queued or running, or it is throttled; nothing new was queued. */
   queued: boolean;
   job_id: string | null;
+  /** Set when not queued because the remote API asked to wait until then. */
+  throttled_until?: string;
 }

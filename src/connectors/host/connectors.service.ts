@@ -10,7 +10,7 @@ import { metrics } from '../../metrics/metrics.ts';
 import type { Services } from '../../services.ts';
 import { connectorTypes } from '../../../connectors/registry.ts';
 import { loadConnectorsFile, type ConnectorInstance } from './config-file.ts';
-import { userError, type AnyConnectorDefinition, type ConnectorContext, type DeltaStore, type ProcessedStore, type ReceiverContext, type ReceiverRequest, type ReceiverResponse, type RunReport } from './contract.ts';
+import { ThrottledError, userError, type AnyConnectorDefinition, type ConnectorContext, type DeltaStore, type ProcessedStore, type ReceiverContext, type ReceiverRequest, type ReceiverResponse, type RunReport } from './contract.ts';
 import type { ConnectorRun, ConnectorSummary, RunNowResult, RunTrigger } from './connectors.schemas.ts';
 import * as repo from './connectors.repository.ts';
 import { contentHash, createReport, tickJobId } from './run-context.ts';
@@ -43,7 +43,9 @@ export type ExecuteResult =
   /** Another process (replica, CLI) is running this connector now. */
   | { status: 'busy' }
   /** A scheduled tick of a connector disabled since it was queued. */
-  | { status: 'disabled' };
+  | { status: 'disabled' }
+  /** The remote API asked to wait (Retry-After) until then: not run. */
+  | { status: 'throttled'; until: Date };
 
 type RunRow = Awaited<ReturnType<typeof repo.listRuns>>[number];
 
@@ -60,6 +62,7 @@ const toRun = (r: RunRow): ConnectorRun => ({
   counts: r.counts,
   error: r.error,
   feed_pks: r.feed_pks,
+  throttled_until: r.throttled_until?.toISOString() ?? null,
 });
 
 const messageOf = (error: unknown): string => (error instanceof Error ? error.message : String(error));
@@ -100,6 +103,7 @@ export class ConnectorService {
     const instances = this.load();
     const settings = new Map((await repo.listSettings(this.#deps.db)).map((s) => [s.connector, s.enabled]));
     const runs = await repo.lastRuns(this.#deps.db, instances.map((i) => i.name), options.lastRuns ?? 5);
+    const throttled = await repo.throttledUntil(this.#deps.db, instances.map((i) => i.name));
     return instances.map((i) => ({
       name: i.name,
       type: i.type,
@@ -108,6 +112,7 @@ export class ConnectorService {
       enabled: settings.get(i.name) ?? i.enabled,
       enabled_in_file: i.enabled,
       receivers: Object.keys(i.definition.receivers ?? {}).map((r) => (r === 'webhook' ? `/connectors/${i.name}/webhook` : r === 'carrier-webhook' ? `/webhooks/carriers/${i.name}/` : `/connectors/${i.name}/${r}`)),
+      throttled_until: throttled.get(i.name)?.toISOString() ?? null,
       last_runs: runs.filter((r) => r.connector === i.name).map(toRun),
     }));
   }
@@ -147,16 +152,23 @@ export class ConnectorService {
     }
   }
 
-  /** Queues one run now (a worker runs it). Not queued when one is already queued or running. */
+  /** Until when the remote API asked this connector to wait (Retry-After); null: it may run. */
+  async throttledUntil(name: string): Promise<Date | null> {
+    return (await repo.throttledUntil(this.#deps.db, [name])).get(name) ?? null;
+  }
+
+  /** Queues one run now (a worker runs it). Not queued when one is already queued or running, or while throttled. */
   async runNow(name: string): Promise<RunNowResult> {
     this.#instance(name);
+    const until = await this.throttledUntil(name);
+    if (until !== null) return { queued: false, job_id: null, throttled_until: until.toISOString() };
     const id = await this.#deps.jobs.send(this.#deps.db, 'connector.run', { name, trigger: 'manual', scheduledFor: null }, { singletonKey: name });
     return { queued: id !== null, job_id: id };
   }
 
   /** One cron tick: queues the run of that tick (once across replicas: the job id is the tick's). */
   async tick(name: string, at: Date): Promise<boolean> {
-    if (!(await this.isEnabled(name))) return false;
+    if (!(await this.isEnabled(name)) || (await this.throttledUntil(name)) !== null) return false;
     const id = await this.#deps.jobs.send(this.#deps.db, 'connector.run', { name, trigger: 'schedule', scheduledFor: at.toISOString() }, { singletonKey: name, id: tickJobId(name, at) });
     return id !== null;
   }
@@ -166,6 +178,9 @@ export class ConnectorService {
     const inst = this.#instance(input.name);
     if (input.trigger === 'schedule' && !(await this.isEnabled(inst.name))) return { status: 'disabled' };
     const locked = await repo.withRunLock(this.#deps.db, inst.name, async (): Promise<ExecuteResult> => {
+      // Checked under the lock: a run that just ended throttled is seen.
+      const until = await this.throttledUntil(inst.name);
+      if (until !== null) return { status: 'throttled', until };
       // Holding the lock, no other run of it is going: a "running" record is a crashed one.
       await repo.failInterrupted(this.#deps.db, inst.name);
       const row = await repo.insertRun(this.#deps.db, {
@@ -182,12 +197,17 @@ export class ConnectorService {
         // Aborted (shutdown, job time-out): not the input's fault, so the job is retried.
         error = input.signal?.aborted === true && !isTransient(e) ? unavailable('The run was interrupted (shutdown or time-out).', e) : e;
       }
-      const text = error === undefined ? null : isTransient(error) ? `${messageOf(error)} (transient: retried)` : messageOf(error);
+      // Throttled is an outcome, not a failure: the job is not retried, the wait is stored.
+      const throttle = error instanceof ThrottledError ? error : null;
+      if (throttle !== null) error = undefined;
+      const text = throttle !== null ? throttle.message : error === undefined ? null : isTransient(error) ? `${messageOf(error)} (transient: retried)` : messageOf(error);
       const done = toRun(await repo.finishRun(this.#deps.db, row.id, {
-        outcome: error === undefined ? 'succeeded' : 'failed', counts: { ...report.counts }, error: text, feed_pks: [...report.feeds],
+        outcome: throttle !== null ? 'throttled' : error === undefined ? 'succeeded' : 'failed', counts: { ...report.counts }, error: text, feed_pks: [...report.feeds],
+        throttled_until: throttle?.until ?? null,
       }));
       metrics.connectorRun(inst.name, done.outcome);
-      if (error === undefined) log.info({ counts: done.counts, feeds: done.feed_pks.length, ms: done.duration_ms }, 'connector run succeeded');
+      if (throttle !== null) log.warn({ counts: done.counts, until: done.throttled_until }, 'connector run throttled by the remote API; no run before then');
+      else if (error === undefined) log.info({ counts: done.counts, feeds: done.feed_pks.length, ms: done.duration_ms }, 'connector run succeeded');
       else log[isTransient(error) ? 'warn' : 'error']({ err: error, counts: done.counts }, 'connector run failed');
       return error === undefined ? { status: 'done', run: done } : { status: 'done', run: done, error };
     });
@@ -257,8 +277,6 @@ export class ConnectorService {
         const known = new Map((await repo.findHashes(db, shopPk, hashed.map((i) => i.sku))).map((r) => [r.sku, r.hash]));
         return hashed.filter((i) => known.get(i.sku) !== i.hash);
       },
-      // One row per sku (the last wins): a multi-row upsert may not touch a row twice.
-      remember: (shopPk, items) => repo.upsertHashes(db, shopPk, [...new Map(items.map((i) => [i.sku, i])).values()]),
     };
     const processed: ProcessedStore = {
       async seen(key) {

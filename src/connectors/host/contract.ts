@@ -30,12 +30,14 @@ export interface DeltaItem<T> {
 
 /**
  * Delta detection: a sha256 of each product's normalized content (keys sorted) per shop+sku.
- * `changed` keeps the products whose hash differs from the stored one; `remember` stores the
- * hashes once their feed is created (so a crash in between re-sends, never loses, a change).
+ * `changed` keeps the products whose hash differs from the stored one. The stored hash is
+ * that of the content last applied: a connector hands each item's hash to its feed
+ * (`feeds.submitValidated` items' `hash`, or `feeds.submit` with `contentHashes`), and the
+ * feed worker records it in the transaction that applies the item. A product whose item
+ * failed, or whose feed never ran, is sent again next time.
  */
 export interface DeltaStore {
   changed<T>(shopPk: number, items: DeltaItem<T>[]): Promise<(DeltaItem<T> & { hash: string })[]>;
-  remember(shopPk: number, items: { sku: string; hash: string }[]): Promise<void>;
 }
 
 /** Things a connector finished, by a key of its choosing (a file's sha256): done once, skipped after. */
@@ -134,3 +136,22 @@ export type AnyConnectorDefinition = ConnectorDefinition<any>;
  */
 export const userError = (message: string, options: { cause?: unknown } = {}): AppError =>
   new AppError('connector_input', 422, message, options);
+
+/** The longest a remote API's Retry-After throttles a connector, ms (24 hours). */
+export const MAX_THROTTLE_MS = 86_400_000;
+
+/**
+ * The remote API asked to be left alone for longer than a run waits (a 429 or 503 with
+ * Retry-After). The run is recorded as `throttled`, and no run of this connector starts before
+ * `until`: the time is stored with the run, so restarts and other replicas honour it too.
+ */
+export class ThrottledError extends AppError {
+  readonly until: Date;
+
+  constructor(until: Date, message: string) {
+    super('connector_throttled', 429, message);
+    this.until = until;
+  }
+}
+
+export const throttled = (until: Date, message: string): ThrottledError => new ThrottledError(until, message);

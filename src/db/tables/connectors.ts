@@ -18,12 +18,14 @@ export interface ConnectorTables {
     attempt: number;
     started_at: CreatedAt;
     finished_at: Date | null;
-    /** running | succeeded | failed */
+    /** running | succeeded | failed | throttled */
     outcome: string;
     counts: Json<Record<string, number>>;
     error: string | null;
     /** Feed ids the run created, in order. */
     feed_pks: Json<string[]>;
+    /** Throttled runs: no run of the connector starts before this (the remote API's Retry-After). */
+    throttled_until: ColumnType<Date | null, Date | null | undefined, Date | null>;
   };
   /** Small persistent JSON per connector and key (cursors). */
   connector_state: {

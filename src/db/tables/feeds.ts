@@ -31,6 +31,8 @@ export interface FeedTables {
     items: Json<Record<string, unknown>[]>;
     warnings: Json<{ index: number; pointer: string; message: string }[]>;
     skus: string[];
+    /** Content hash of each item (by index) for a connector's delta detection; null: none kept. */
+    hashes: ColumnType<(string | null)[] | null, never, never>;
   };
   feed_results: {
     feed_pk: string;

@@ -23,6 +23,8 @@ export interface OrderTables {
     status: string;
     /** Who brought the order in: "key:<prefix>" or "connector:<name>". */
     source: string;
+    /** {base_url} the order was taken in under (its webhooks' Location); null: the default (migration 20261123T2200). */
+    base_url: ColumnType<string | null, string | null | undefined, string | null>;
     /** Bumped by every action that writes to the order: the optimistic check of applyChanges (migration 20261121T1400). */
     version: Generated<number>;
     created_at: Timestamp;

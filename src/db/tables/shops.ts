@@ -7,8 +7,14 @@ export interface ShopTables {
     pk: Generated<number>;
     name: string;
     webhook_url: string | null;
-    /** Standard Webhooks signing secret ("whsec_" + base64), generated with the shop. */
+    /**
+     * Standard Webhooks signing secret ("whsec_" + base64), generated with the shop, stored
+     * sealed (src/platform/secret-box.ts: AES-256-GCM under a key kept outside the database).
+     */
     webhook_secret: string;
+    /** The secret before the last rotation, sealed: it signs beside the new one until `_until`. */
+    webhook_secret_previous: string | null;
+    webhook_secret_previous_until: Date | null;
     created_at: CreatedAt;
   };
   api_keys: {

@@ -5,11 +5,14 @@ import fp from 'fastify-plugin';
 import type { FastifyInstance } from 'fastify';
 import type { ShopService } from '../../shops/shops.service.ts';
 import { sendProblem } from '../problem.ts';
-import { hasAdminSession, loginRedirect } from '../../admin/admin-session.ts';
+import type { AdminSessionService } from '../../platform/admin-sessions.service.ts';
+import { loginRedirect, sessionIdOf } from '../../admin/admin-session.ts';
 
 export interface AuthOptions {
   shops: ShopService;
   adminToken: string | undefined;
+  /** The dashboard's sessions (its cookie; see admin-session.ts). */
+  sessions: AdminSessionService;
   /** Writes per key per minute; 0 = unlimited. */
   rateLimitPerMinute: number;
 }
@@ -38,7 +41,7 @@ export function rateLimiter(perMinute: number): (key: string, now?: number) => n
   };
 }
 
-const tokenOf = (header: string | undefined, scheme: string): string | undefined => {
+export const tokenOf = (header: string | undefined, scheme: string): string | undefined => {
   if (header === undefined) return undefined;
   const m = /^(\S+)\s+(\S+)\s*$/.exec(header);
   return m !== null && m[1]?.toLowerCase() === scheme.toLowerCase() ? m[2] : undefined;
@@ -47,7 +50,7 @@ const tokenOf = (header: string | undefined, scheme: string): string | undefined
 const sameSecret = (a: string, b: string): boolean =>
   timingSafeEqual(createHash('sha256').update(a).digest(), createHash('sha256').update(b).digest());
 
-export const authPlugin = fp(async (app: FastifyInstance, { shops, adminToken, rateLimitPerMinute }: AuthOptions) => {
+export const authPlugin = fp(async (app: FastifyInstance, { shops, adminToken, sessions, rateLimitPerMinute }: AuthOptions) => {
   app.decorateRequest('principal', null);
   const limit = rateLimiter(rateLimitPerMinute);
   app.addHook('onRequest', async (request, reply) => {
@@ -72,9 +75,11 @@ export const authPlugin = fp(async (app: FastifyInstance, { shops, adminToken, r
       }
     } else if (mode === 'admin') {
       // The API takes the Bearer token; the dashboard's pages and scripts its session cookie.
+      // A request with a Bearer token is judged by it alone (the same-origin check relies on it).
       const given = tokenOf(request.headers.authorization, 'Bearer');
+      const session = given === undefined ? sessionIdOf(request) : undefined;
       const ok = adminToken !== undefined
-        && (given !== undefined ? sameSecret(given, adminToken) : hasAdminSession(request.headers.cookie, adminToken));
+        && (given !== undefined ? sameSecret(given, adminToken) : session !== undefined && await sessions.check(session));
       if (!ok) {
         if (request.routeOptions.config.html === true && (request.method === 'GET' || request.method === 'HEAD')) {
           return reply.redirect(loginRedirect(request.url), 303);

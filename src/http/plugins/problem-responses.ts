@@ -1,7 +1,7 @@
 // The error statuses every documented route can really answer, added to its `response` schema
 // (as application/problem+json) when the route does not declare them itself, so the OpenAPI
 // document lists every status a client may see. Derived from what the global hooks do:
-// auth (401, 404 for another shop, 429 on writes), Accept (406), body parsing (400, 413, 415),
+// auth (401, 404 for another shop, 429 on writes), the admin same-origin check (403), Accept (406), body parsing (400, 413, 415),
 // Idempotency-Key (409 in flight, 422 reused), validation (400), load and database (503).
 import type { RouteOptions } from 'fastify';
 import { Type } from 'typebox';
@@ -30,6 +30,7 @@ const descriptions: Record<number, string> = {
   303: 'No admin session: See Other, the login page (Location)',
   400: 'A field, parameter or header is missing or invalid; `errors` lists each by JSON pointer',
   401: 'No valid key or token (WWW-Authenticate names the scheme)',
+  403: 'The dashboard\'s session cookie from another origin (cross-site request forgery); scripts send the Bearer token',
   404: 'Not found (another shop\'s resources answer 404 too)',
   406: 'The Accept header rules out JSON',
   409: 'Conflicts with the current state (or a request with the same Idempotency-Key is in flight)',
@@ -52,6 +53,8 @@ export function problemStatuses(route: Pick<RouteOptions, 'method' | 'config' | 
   const out = new Set<number>([500, 503]);
   if (write || schema.params !== undefined || schema.querystring !== undefined || config.idempotent === true) out.add(400);
   if (config.auth !== undefined) out.add(401);
+  // An admin write with the session cookie from another origin (same-origin.ts).
+  if (config.auth === 'admin' && write) out.add(403);
   // Another shop's path, an id that does not exist, or a write naming something missing.
   if (config.auth === 'shop' || schema.params !== undefined || write) out.add(404);
   if (config.html !== true) out.add(406);

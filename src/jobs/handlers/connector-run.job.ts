@@ -15,5 +15,6 @@ export const connectorRun = (services: Services): JobHandler<'connector.run'> =>
     log: ctx.log,
   });
   if (result.status === 'busy') ctx.log.info({ connector: data.name }, 'connector already running elsewhere: this run is skipped');
+  if (result.status === 'throttled') ctx.log.info({ connector: data.name, until: result.until.toISOString() }, 'connector throttled by the remote API: this run is skipped');
   if (result.status === 'done' && result.error !== undefined) throw result.error;
 };

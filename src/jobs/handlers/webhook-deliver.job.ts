@@ -10,5 +10,6 @@ export const webhookDeliver = (services: Services): JobHandler<'webhook.deliver'
     () => services.webhooks.deliver(data.shopPk, data.messageId, data.event, data.payload, ctx.signal),
     { retries: 2, minTimeout: 500, factor: 3, randomize: true, signal: ctx.signal, shouldRetry: ({ error }) => isTransient(error) },
   );
+  if (result.recordError !== undefined) ctx.log.warn({ err: result.recordError, messageId: data.messageId }, 'webhook delivered, but its attempt could not be recorded');
   ctx.log.info({ event: data.event, messageId: data.messageId, status: result.status }, 'webhook delivered');
 };

@@ -5,7 +5,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { runCli, shopWithKey, spawnDaemon, until, type DaemonProcess, type ShopKey, type Target } from '../harness.ts';
+import { LOCAL_WEBHOOKS, runCli, shopWithKey, spawnDaemon, until, type DaemonProcess, type ShopKey, type Target } from '../harness.ts';
 
 export const ADMIN_TOKEN = 'fuzz-admin-token-0123456789abcdef';
 export const WEBHOOK_SECRET = 'whsec_ZnV6ei13ZWJob29rLXNlY3JldC0wMTIzNDU2Nzg5';
@@ -41,15 +41,15 @@ export async function buildWorld(target: Target, env: Record<string, string> = {
   const inbox = path.join(dir, 'inbox');
   await fs.mkdir(inbox);
   // The shops' webhook receiver: the first shop's answers 503 (its deliveries wait to be retried,
-  // so a job can be cancelled), the other's 400 (refused for good: a dead job to retry).
+  // so a job can be cancelled), the other's 410 Gone (refused for good: a dead job to retry).
   const receiver = http.createServer((req, res) => {
-    res.statusCode = req.url?.startsWith('/refuse') ? 400 : 503;
+    res.statusCode = req.url?.startsWith('/refuse') ? 410 : 503;
     res.end();
   });
   await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
   const hooks = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`;
-  const shop = await shopWithKey(target, ['--webhook-url', `${hooks}/later`]);
-  const other = await shopWithKey(target, ['--webhook-url', `${hooks}/refuse`]);
+  const shop = await shopWithKey(target, ['--webhook-url', `${hooks}/later`], LOCAL_WEBHOOKS);
+  const other = await shopWithKey(target, ['--webhook-url', `${hooks}/refuse`], LOCAL_WEBHOOKS);
   const victim = await runCli(['keys', 'create', '--shop', String(other.shopPk), '--json'], target.env);
   const victimPrefix = victim.json<{ prefix: string }>().prefix;
   const mp = (await runCli(['marketplaces', 'create', '--name', 'Fuzz MP', '--json'], target.env)).json<{ pk: number }>().pk;
@@ -60,7 +60,7 @@ export async function buildWorld(target: Target, env: Record<string, string> = {
     // Webhooks only (no API key): its scheduled run would fail, so it never runs (1 January).
     { name: 'parcels', type: 'tracking-aftership', schedule: '0 0 1 1 *', enabled: true, options: { base_url: 'http://127.0.0.1:9', carriers: ['DHL', 'UPS'], webhook_secret_env: 'FUZZ_AS_SECRET' } },
   ] }));
-  const cliEnv = { ...target.env, WAYBILL_CONNECTORS: configFile, FUZZ_PIM_SECRET: WEBHOOK_SECRET, FUZZ_AS_SECRET: AFTERSHIP_SECRET };
+  const cliEnv = { ...target.env, ...LOCAL_WEBHOOKS, WAYBILL_CONNECTORS: configFile, FUZZ_PIM_SECRET: WEBHOOK_SECRET, FUZZ_AS_SECRET: AFTERSHIP_SECRET };
   const daemon = await spawnDaemon({ ...cliEnv, WAYBILL_ADMIN_TOKEN: ADMIN_TOKEN, LOG_LEVEL: 'warn', ...env });
   const api = async (p: string, init: RequestInit = {}, key: ShopKey = shop): Promise<Response> =>
     fetch(`${daemon.url}${p}`, { ...init, headers: { ...key.headers, ...(init.headers as Record<string, string>) } });
@@ -107,6 +107,8 @@ export async function buildWorld(target: Target, env: Record<string, string> = {
     const ids = await jobsOf('webhook.deliver', '?state=retry');
     return ids.length > 0 ? ids : null;
   }, 60_000, 250);
+  // Webhook deliveries (their attempts recorded): the refused ones, and those being retried.
+  const deliveries = ((await (await fetch(`${daemon.url}/admin/api/webhooks/deliveries?limit=20`, { headers: admin })).json()) as { delivery_id: string }[]).map((d) => d.delivery_id);
   const jobs: [string, string][] = [
     ...dead.map((id) => ['webhook.deliver.dead', id] as [string, string]),
     ...waiting.map((id) => ['webhook.deliver', id] as [string, string]),
@@ -125,6 +127,7 @@ export async function buildWorld(target: Target, env: Record<string, string> = {
     queue: queues.map((q) => q.name),
     id: jobs.map(([, id]) => id),
     prefix: [victimPrefix],
+    delivery: deliveries,
     name: ['pim', 'erp-main'],
     carrierHook: ['parcels', 'parcels', 'parcels', 'pim'],
     // Disabling the webhook connector would make its pushes answer 503 for the rest of the run.
