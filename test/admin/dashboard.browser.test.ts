@@ -1,6 +1,7 @@
 // The dashboard in a real browser (Debian's Chromium driven by playwright-core): log in, watch
-// a feed run to done, open a feed with errors, retry a failed job until it completes, run a
-// connector, and a wrong token refused. Each step saves a screenshot under test-artifacts/.
+// a feed run to done, open a feed with errors, retry a failed job until it completes and see
+// its attempts on the Webhooks page, run a connector, create a shop (its webhook secret shown
+// once) and rotate its secret, and a wrong token refused. Each step saves a screenshot under test-artifacts/.
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -22,7 +23,8 @@ const connectorsFile = path.join(dir, 'connectors.json');
 writeFileSync(connectorsFile, JSON.stringify({
   connectors: [{ name: 'erp-files', type: 'catalog-file', shop_pk: 1, schedule: null, enabled: true, options: { inbox, format: 'csv', settle_ms: 0 } }],
 }));
-const env = { WAYBILL_ADMIN_TOKEN: TOKEN, WAYBILL_CONNECTORS: connectorsFile };
+// One feed of 15,000 items (below): above the default WAYBILL_MAX_ITEMS of a request.
+const env = { WAYBILL_ADMIN_TOKEN: TOKEN, WAYBILL_CONNECTORS: connectorsFile, WAYBILL_MAX_ITEMS: '15000' };
 
 // The API alone first: feeds stay queued until the worker starts, so the browser sees them run.
 const api = await useTestDaemon({ role: 'api', env });
@@ -191,6 +193,26 @@ describe('dashboard in a browser', () => {
     await page.close();
   });
 
+  it('shows that delivery on the Webhooks page: each attempt with its status and answer', async () => {
+    const page = await loggedIn();
+    await page.click('nav a[href="/admin/webhooks"]');
+    const row = page.locator('tr[data-delivery="msg_browser_retry"]');
+    await row.waitFor();
+    expect(await row.locator('.badge.delivery-state').textContent()).toBe('delivered');
+    await row.locator('summary', { hasText: 'attempts' }).click();
+    const attempts = row.locator('table.attempts tbody tr');
+    await expect.poll(() => attempts.count()).toBe(2);
+    // Cells: #, time, status, outcome, ms, error, answer.
+    const cells = async (i: number): Promise<string[]> => (await attempts.nth(i).locator('td').allInnerTexts()).map((t) => t.trim());
+    expect(await cells(0)).toEqual(['1', expect.stringMatching(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d$/), '410', 'refused', expect.stringMatching(/^\d+$/), '', 'none']);
+    expect(await cells(1)).toEqual(['2', expect.any(String), '204', 'delivered', expect.stringMatching(/^\d+$/), '', 'none']);
+    await shot(page, 'webhooks');
+    await page.selectOption('select[name="state"]', 'refused');
+    await page.click('form.filters button[type="submit"]');
+    await page.locator('#no-deliveries').waitFor();
+    await page.close();
+  });
+
   it('triggers a connector run and sees it succeed', async () => {
     await ensureWorker();
     writeFileSync(path.join(inbox, 'products.csv'), 'sku,name,price,stock\nCSV-1,From the ERP,9.5,3\nCSV-2,Another,4,0\n');
@@ -218,6 +240,16 @@ describe('dashboard in a browser', () => {
     await page.click('#create-shop button[type="submit"]');
     const row = page.locator('tr[data-shop]', { hasText: 'Shop from the dashboard' });
     await row.waitFor();
+    // The new shop's webhook secret, shown once; a rotation shows the next one.
+    await page.locator('#new-secret:not([hidden])').waitFor();
+    const secret = (await page.locator('#new-secret-value').textContent())!;
+    expect(secret).toMatch(/^whsec_/);
+    expect(await page.locator('#new-secret-shop').textContent()).toBe(await row.getAttribute('data-shop'));
+    await row.locator('button', { hasText: 'Rotate secret' }).click();
+    expect(await page.locator('#confirm-text').textContent()).toContain('shown once');
+    await page.click('#confirm-ok');
+    await expect.poll(() => page.locator('#new-secret-value').textContent()).not.toBe(secret);
+    expect(await page.locator('#new-secret-value').textContent()).toMatch(/^whsec_/);
     await row.locator('button', { hasText: 'New key' }).click();
     await page.click('#confirm-ok');
     await page.locator('#new-key:not([hidden])').waitFor();
@@ -246,6 +278,40 @@ describe('dashboard in a browser', () => {
     await page.locator('#log-lines tr', { hasText: 'browser-tail-probe' }).first().waitFor({ timeout: 10_000 });
     expect(await page.locator('#log-lines tr').count()).toBeGreaterThan(before);
     await shot(page, 'logs');
+    await page.close();
+  });
+
+  it('logs out: the old cookie opens nothing any more, and another site cannot post with it', async () => {
+    const page = await loggedIn();
+    const cookie = (await context.cookies()).find((c) => c.name === 'waybill_admin')!;
+    const header = { cookie: `waybill_admin=${cookie.value}` };
+    expect((await app.inject({ url: '/admin/api/queues', headers: header })).statusCode).toBe(200);
+    // A page of another origin (another port of this host) posting a form at the dashboard.
+    const other = createServer((_req, res) => res.writeHead(200, { 'content-type': 'text/html' }).end(
+      `<form id="f" method="post" action="${api.url}/admin/api/connectors/erp-files/disable"></form>`));
+    await new Promise<void>((r) => other.listen(0, '127.0.0.1', r));
+    // Closed with the context, not in this test: closing it here also closed the dashboard
+    // page (seen with Debian's Chromium 156), and the logout below then waited forever.
+    const forged = await context.newPage();
+    try {
+      await forged.goto(`http://127.0.0.1:${(other.address() as AddressInfo).port}/`);
+      const answer = forged.waitForResponse((r) => r.url().endsWith('/disable'), { timeout: 15_000 });
+      await forged.evaluate('document.getElementById("f").submit()');
+      expect((await answer).status()).toBe(403);
+    } finally {
+      // The browser keeps its connection to that page open: close it too, or close() waits.
+      other.closeAllConnections();
+      await new Promise<void>((r) => other.close(() => r()));
+    }
+    expect((await api.services.connectors.get('erp-files')).enabled).toBe(true);
+    await page.click('form.logout button');
+    // The logout's redirect, or a live region's refresh that saw the session end first (it
+    // reloads: the login page with ?next=).
+    await page.waitForURL(/\/admin\/login/, { timeout: 15_000 });
+    expect((await context.cookies()).find((c) => c.name === 'waybill_admin')).toBeUndefined();
+    expect((await app.inject({ url: '/admin/api/queues', headers: header })).statusCode).toBe(401);
+    await page.goto(`${api.url}/admin/`);
+    expect(page.url()).toContain('/admin/login');
     await page.close();
   });
 });
