@@ -220,7 +220,7 @@ export async function processFile(ctx: Ctx, file: string, name: string, readers:
     }
     if (report.counts.products === 0 && report.counts.invalid === 0) throw userError('The file has a header row but no product rows.');
     if (report.counts.valid === 0) throw userError(`None of the file's ${report.counts.products} products is valid; each one's errors are listed in this report.`);
-    await ctx.processed.remember(report.sha256, name);
+    await ctx.processed.remember(report.sha256, name, report.feeds.map((f) => f.pk));
   } catch (error) {
     if (isTransient(error) || ctx.signal.aborted) throw error;
     report.outcome = 'error';

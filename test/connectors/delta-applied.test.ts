@@ -61,13 +61,19 @@ describe('catalog-file', () => {
     const second = await dropAndRun('never-2.csv', ['NR-2,Two,2,2', 'NR-1,One,1,1']);
     expect(second.report.counts).toMatchObject({ unchanged: 0, sent: 2 });
     for (const pk of [...first.feeds, ...second.feeds]) await api.services.feeds.fail(pk, { code: 'test', message: 'failed as a whole' });
-    const third = await dropAndRun('never-3.csv', ['NR-1,One,1,1', 'NR-2,Two,2,2', '']);
+    // The first file's very bytes again: its feed failed, so it is read and sent again, not
+    // skipped as byte-identical.
+    const third = await dropAndRun('never-3.csv', ['NR-1,One,1,1', 'NR-2,Two,2,2']);
+    expect(third.report).toMatchObject({ outcome: 'done', sha256: first.report.sha256 });
     expect(third.report.counts).toMatchObject({ unchanged: 0, sent: 2 });
     await ensureWorker();
     expect(await feed(third.feeds[0]!)).toMatchObject({ state: 'done', counts: { succeeded: 2 } });
     const fourth = await dropAndRun('never-4.csv', ['NR-2,Two,2,2', 'NR-1,One,1,1', '']);
     expect(fourth.report.counts).toMatchObject({ unchanged: 2, sent: 0 });
     expect(fourth.feeds).toEqual([]);
+    // Now that its feed is applied, the same bytes are skipped.
+    const fifth = await dropAndRun('never-5.csv', ['NR-1,One,1,1', 'NR-2,Two,2,2']);
+    expect(fifth.report).toMatchObject({ outcome: 'skipped', reason: expect.stringMatching(/^The file is byte-identical to never-3\.csv/) });
   });
 
   it('an item the database refused is sent again by the next file; the good one next to it is unchanged', async () => {
@@ -78,7 +84,8 @@ describe('catalog-file', () => {
     expect(applied).toMatchObject({ state: 'done', counts: { succeeded: 1, failed: 1 } });
     expect(applied.result.errors).toEqual([expect.objectContaining({ sku: 'POISON-P', code: 'not_storable' })]);
 
-    const again = await dropAndRun('poison-2.csv', ['POISON-P,Poison,1,1', 'GOOD-P,Good,1,1']);
+    // The same bytes again: one item was refused, so the file is read again, not skipped.
+    const again = await dropAndRun('poison-2.csv', ['GOOD-P,Good,1,1', 'POISON-P,Poison,1,1']);
     expect(again.report.counts).toMatchObject({ products: 2, valid: 2, unchanged: 1, sent: 1 });
     expect(again.report.feeds).toEqual([expect.objectContaining({ pk: again.feeds[0], items: 1 })]);
     const retried = await feed(again.feeds[0]!);

@@ -94,11 +94,22 @@ export const upsertHashes = async (db: Executor, shopPk: number, items: { sku: s
     on conflict (shop_pk, sku) do update set hash = excluded.hash, updated_at = excluded.updated_at`.execute(db);
 };
 
-export const findFile = (db: Executor, connector: string, sha256: string) =>
-  db.selectFrom('connector_files').selectAll().where('connector', '=', connector).where('sha256', '=', sha256).executeTakeFirst();
+/** A file processed before whose feeds were all applied in full (done, nothing refused). */
+export const findAppliedFile = (db: Executor, connector: string, sha256: string) =>
+  db.selectFrom('connector_files as f').select(['f.file_name', 'f.done_at']).where('f.connector', '=', connector).where('f.sha256', '=', sha256)
+    .where(({ not, exists, selectFrom }) => not(exists(
+      selectFrom('feeds').select('feeds.pk').where(sql<boolean>`feeds.pk = any(f.feed_pks::uuid[])`)
+        .where((eb) => eb.or([eb('feeds.state', '<>', 'done'), eb('feeds.failed', '>', 0)])),
+    )))
+    // A feed pruned since is no proof it was applied: every one must still be there.
+    .where(sql<boolean>`cardinality(f.feed_pks) = (select count(*) from feeds where feeds.pk = any(f.feed_pks::uuid[]))`)
+    .executeTakeFirst();
 
-export const insertFile = (db: Executor, row: { connector: string; sha256: string; file_name: string; run_id: number | null }) =>
-  db.insertInto('connector_files').values(row).onConflict((oc) => oc.columns(['connector', 'sha256']).doNothing()).execute();
+/** Records a processed file and its feeds (again, when it was read again). */
+export const upsertFile = (db: Executor, row: { connector: string; sha256: string; file_name: string; run_id: number | null; feed_pks: string[] }) =>
+  db.insertInto('connector_files').values(row)
+    .onConflict((oc) => oc.columns(['connector', 'sha256']).doUpdateSet({ file_name: row.file_name, run_id: row.run_id, feed_pks: row.feed_pks, done_at: new Date() }))
+    .execute();
 
 /** Claims a delivery key; false when it was claimed before. */
 export const claimReceipt = async (db: Executor, connector: string, key: string): Promise<boolean> => {

@@ -280,10 +280,11 @@ export class ConnectorService {
     };
     const processed: ProcessedStore = {
       async seen(key) {
-        const r = await repo.findFile(db, name, key);
+        const r = await repo.findAppliedFile(db, name, key);
         return r === undefined ? null : { label: r.file_name, at: r.done_at.toISOString() };
       },
-      remember: async (key, label) => void (await repo.insertFile(db, { connector: name, sha256: key, file_name: label, run_id: run.runId === 0 ? null : run.runId })),
+      remember: async (key, label, feedPks) =>
+        void (await repo.upsertFile(db, { connector: name, sha256: key, file_name: label, run_id: run.runId === 0 ? null : run.runId, feed_pks: feedPks })),
     };
     return {
       name,

@@ -42,8 +42,9 @@ export interface DeltaStore {
 
 /** Things a connector finished, by a key of its choosing (a file's sha256): done once, skipped after. */
 export interface ProcessedStore {
+  /** A file processed before whose feeds were all applied in full; null: process it (again). */
   seen(key: string): Promise<{ label: string; at: string } | null>;
-  remember(key: string, label: string): Promise<void>;
+  remember(key: string, label: string, feedPks: string[]): Promise<void>;
 }
 
 export interface ConnectorContext<O = unknown> {

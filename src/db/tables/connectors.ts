@@ -53,7 +53,10 @@ export interface ConnectorTables {
     sha256: string;
     file_name: string;
     run_id: number | null;
-    done_at: CreatedAt;
+    /** When it was (last) processed. */
+    done_at: ColumnType<Date, Date | undefined, Date>;
+    /** The feeds the file was sent as. */
+    feed_pks: ColumnType<string[], string[] | undefined, string[]>;
   };
   /** Replies of pushed requests by their delivery id (webhook-id): a duplicate gets the first reply. */
   connector_receipts: {
