@@ -68,7 +68,7 @@ export async function writeChildren(db: Executor, entries: ChildrenInput[], fres
   const imageByPk = new Map<number, ImageOut>();
   const all = [...stored, ...written.filter((i) => fresh.has(i.product_pk))].sort((a, b) => a.product_pk - b.product_pk || a.position - b.position);
   for (const i of all) {
-    const out = { image_pk: i.pk, url: i.url, position: i.position };
+    const out = { image_pk: i.pk, url: i.url, url_source: i.url, position: i.position };
     images.get(i.product_pk)?.push(out);
     imagePkByUrl.set(key(i.product_pk, i.url), i.pk);
     imageByPk.set(i.pk, out);
@@ -84,7 +84,7 @@ export async function writeChildren(db: Executor, entries: ChildrenInput[], fres
       sku: v.sku,
       price: v.price ?? null,
       stock: v.stock ?? null,
-      attrs: JSON.stringify(variationAttrs(v)),
+      attrs: JSON.stringify(variationAttrs(v).set),
     })));
     for (const r of upserted) variationPks.set(key(r.product_pk, r.sku), r.pk);
     touched.push(...upserted.map((r) => r.product_pk));

@@ -58,19 +58,22 @@ export interface ProductPatchRow {
   stock: number | null;
   /** JSON text merged over the stored attributes. */
   attrs: string;
+  /** JSON text of an array: category attributes to remove. */
+  drop: string;
 }
 
-/** Partial update: null keeps the stored value; attrs are merged. */
+/** Partial update: null keeps the stored value; attrs are merged, `drop`'s keys removed. */
 export async function patchProducts(db: Executor, rows: ProductPatchRow[]): Promise<void> {
   if (rows.length === 0) return;
   await sql`
     update products p
     set name = coalesce(d.n, p.name), price = coalesce(d.pr, p.price), stock = coalesce(d.st, p.stock),
-        attrs = p.attrs || d.a, updated_at = now()
-    from unnest(${rows.map((x) => x.pk)}::bigint[], ${rows.map((x) => x.name)}::text[], ${rows.map((x) => x.price)}::numeric[],
-                ${rows.map((x) => x.stock)}::int[], ${rows.map((x) => x.attrs)}::jsonb[]) as d(pk, n, pr, st, a)
+        attrs = (p.attrs || d.a) - d.rm, updated_at = now()
+    from (select pk, n, pr, st, a, array(select jsonb_array_elements_text(r)) as rm
+          from unnest(${rows.map((x) => x.pk)}::bigint[], ${rows.map((x) => x.name)}::text[], ${rows.map((x) => x.price)}::numeric[],
+                      ${rows.map((x) => x.stock)}::int[], ${rows.map((x) => x.attrs)}::jsonb[], ${rows.map((x) => x.drop)}::jsonb[]) as t(pk, n, pr, st, a, r)) d
     where p.pk = d.pk
-      and (p.name, p.price, p.stock, p.attrs) is distinct from (coalesce(d.n, p.name), coalesce(d.pr, p.price), coalesce(d.st, p.stock), p.attrs || d.a)
+      and (p.name, p.price, p.stock, p.attrs) is distinct from (coalesce(d.n, p.name), coalesce(d.pr, p.price), coalesce(d.st, p.stock), (p.attrs || d.a) - d.rm)
   `.execute(db);
 }
 
@@ -168,6 +171,8 @@ export interface VariationPatchRow {
   price: number | null;
   stock: number | null;
   attrs: string;
+  /** JSON text of an array: category attributes to remove. */
+  drop: string;
 }
 
 export async function patchVariations(db: Executor, rows: VariationPatchRow[]): Promise<number[]> {
@@ -175,11 +180,12 @@ export async function patchVariations(db: Executor, rows: VariationPatchRow[]): 
   const r = await sql<{ product_pk: number }>`
     update variations v
     set sku = coalesce(d.s, v.sku), price = coalesce(d.pr, v.price), stock = coalesce(d.st, v.stock),
-        attrs = v.attrs || d.a, updated_at = now()
-    from unnest(${rows.map((x) => x.pk)}::bigint[], ${rows.map((x) => x.sku)}::text[], ${rows.map((x) => x.price)}::numeric[],
-                ${rows.map((x) => x.stock)}::int[], ${rows.map((x) => x.attrs)}::jsonb[]) as d(pk, s, pr, st, a)
+        attrs = (v.attrs || d.a) - d.rm, updated_at = now()
+    from (select pk, s, pr, st, a, array(select jsonb_array_elements_text(r)) as rm
+          from unnest(${rows.map((x) => x.pk)}::bigint[], ${rows.map((x) => x.sku)}::text[], ${rows.map((x) => x.price)}::numeric[],
+                      ${rows.map((x) => x.stock)}::int[], ${rows.map((x) => x.attrs)}::jsonb[], ${rows.map((x) => x.drop)}::jsonb[]) as t(pk, s, pr, st, a, r)) d
     where v.pk = d.pk
-      and (v.sku, v.price, v.stock, v.attrs) is distinct from (coalesce(d.s, v.sku), coalesce(d.pr, v.price), coalesce(d.st, v.stock), v.attrs || d.a)
+      and (v.sku, v.price, v.stock, v.attrs) is distinct from (coalesce(d.s, v.sku), coalesce(d.pr, v.price), coalesce(d.st, v.stock), (v.attrs || d.a) - d.rm)
     returning v.product_pk
   `.execute(db);
   return r.rows.map((x) => x.product_pk);
@@ -242,3 +248,30 @@ export const linksOfVariations = (db: Executor, variationPks: number[]) =>
   variationPks.length === 0
     ? Promise.resolve([])
     : db.selectFrom('variation_images').select(['variation_pk', 'image_pk', 'position']).where('variation_pk', 'in', variationPks).orderBy('variation_pk').orderBy('position').execute();
+
+/** Moves product images to new 0-based positions. */
+export async function setImagePositions(db: Executor, rows: { pk: number; position: number }[]): Promise<void> {
+  if (rows.length === 0) return;
+  await sql`
+    update product_images i set position = d.pos
+    from unnest(${rows.map((r) => r.pk)}::bigint[], ${rows.map((r) => r.position)}::int[]) as d(pk, pos)
+    where i.pk = d.pk and i.position <> d.pos
+  `.execute(db);
+}
+
+/** Removes images of a product (their variation links go with them, by cascade). */
+export async function deleteProductImages(db: Executor, productPk: number, pks: number[]): Promise<void> {
+  if (pks.length === 0) return;
+  await db.deleteFrom('product_images').where('product_pk', '=', productPk).where('pk', 'in', pks).execute();
+}
+
+/** Renumbers the image links of a product's variations 0, 1, 2... in their order (after images were removed). */
+export async function compactVariationLinks(db: Executor, productPk: number): Promise<void> {
+  await sql`
+    update variation_images vi set position = r.rn
+    from (select l.variation_pk, l.image_pk, (row_number() over (partition by l.variation_pk order by l.position) - 1)::int as rn
+          from variation_images l join variations v on v.pk = l.variation_pk
+          where v.product_pk = ${productPk}) r
+    where vi.variation_pk = r.variation_pk and vi.image_pk = r.image_pk and vi.position <> r.rn
+  `.execute(db);
+}

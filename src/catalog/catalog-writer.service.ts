@@ -7,14 +7,21 @@ import { inSavepoint, type Executor, type Trx } from '../db/database.ts';
 import { isItemDataError } from '../errors.ts';
 import { writeChildren } from './catalog-children.ts';
 import * as w from './catalog-write.repository.ts';
-import type { ImageRef, ProductInput, ProductRef, ProductUpdate, VariationCreate, VariationUpdate } from './catalog.schemas.ts';
-import { notFoundError, productAttrs, type ChunkOutcome, type Indexed, type ItemError, type ItemSuccess } from './catalog-items.ts';
+import type { ImageInput, ImagePosition, ImageRef, ProductInput, ProductRef, ProductUpdate, VariationCreate, VariationUpdate } from './catalog.schemas.ts';
+import { notFoundError, ok, productAttrs, type ChunkOutcome, type Indexed, type ItemError, type ItemSuccess } from './catalog-items.ts';
+import { applyImageAdd, applyImageRemove, applyImageReorder } from './image-writer.ts';
 import { applyImageDelete, applyImageReplace, applyVariationDelete, applyVariationUpdate } from './variation-writer.ts';
 
 export type CatalogOperation =
   | 'product_create' | 'product_update' | 'product_delete'
   | 'variation_create' | 'variation_update' | 'variation_delete'
-  | 'image_replace' | 'image_delete';
+  | 'image_replace' | 'image_delete'
+  | 'product_image_add' | 'product_image_reorder' | 'product_image_delete';
+
+/** Operations whose items are images: applied whole (the set sent is one unit). */
+export const IMAGE_OPERATIONS: ReadonlySet<CatalogOperation> = new Set(['image_replace', 'image_delete', 'product_image_add', 'product_image_reorder', 'product_image_delete']);
+/** Operations whose items are variations: `product_pk` in their reports is the variation's. */
+const VARIATION_OPERATIONS: ReadonlySet<CatalogOperation> = new Set(['variation_create', 'variation_update', 'variation_delete']);
 
 export interface ApplyTarget {
   shopPk: number;
@@ -22,16 +29,17 @@ export interface ApplyTarget {
   variationPk: number | null;
 }
 
-const ok = (index: number, fields: Omit<ItemSuccess, 'index' | 'warning'>): ItemSuccess => ({ index, ...fields, warning: [] });
-
 /** The error entry of an item the database refused. */
-function refused({ index, item }: Indexed<unknown>, error: unknown): ItemError {
+function refused({ index, item }: Indexed<unknown>, error: unknown, op: CatalogOperation, target: ApplyTarget): ItemError {
   const o = (typeof item === 'object' && item !== null ? item : {}) as { sku?: unknown; pk?: unknown };
   const e = error as { code?: string; message?: string };
+  const pk = typeof o.pk === 'number' ? o.pk : undefined;
   return {
     index,
     ...(typeof o.sku === 'string' ? { sku: o.sku } : {}),
-    ...(typeof o.pk === 'number' ? { pk: o.pk } : {}),
+    ...(IMAGE_OPERATIONS.has(op)
+      ? { product_pk: target.productPk!, ...(pk === undefined ? {} : { image_pk: pk }) }
+      : { ...(pk === undefined ? {} : { product_pk: pk }), ...(VARIATION_OPERATIONS.has(op) ? { parent_pk: target.productPk! } : {}) }),
     pointer: `/${index}`,
     code: 'not_storable',
     message: `The database refused this item (SQLSTATE ${e.code}): ${e.message}.`,
@@ -59,7 +67,7 @@ export class CatalogWriter {
    * one bad item in n. Paid only by a chunk that failed. An image set is one unit: it fails whole.
    */
   async #isolate(trx: Trx, op: CatalogOperation, target: ApplyTarget, items: Indexed<unknown>[], error: unknown): Promise<ChunkOutcome> {
-    if (items.length === 1 || op === 'image_replace') return { success: [], errors: items.map((x) => refused(x, error)) };
+    if (items.length === 1 || IMAGE_OPERATIONS.has(op)) return { success: [], errors: items.map((x) => refused(x, error, op, target)) };
     const half = Math.ceil(items.length / 2);
     const out: ChunkOutcome = { success: [], errors: [] };
     for (const part of [items.slice(0, half), items.slice(half)]) {
@@ -80,6 +88,9 @@ export class CatalogWriter {
       case 'variation_delete': return applyVariationDelete(db, target, items as Indexed<ImageRef>[]);
       case 'image_replace': return applyImageReplace(db, target, items as Indexed<ImageRef>[]);
       case 'image_delete': return applyImageDelete(db, target, items as Indexed<ImageRef>[]);
+      case 'product_image_add': return applyImageAdd(db, target, items as Indexed<ImageInput>[]);
+      case 'product_image_reorder': return applyImageReorder(db, target, items as Indexed<ImagePosition>[]);
+      case 'product_image_delete': return applyImageRemove(db, target, items as Indexed<ImageRef>[]);
     }
   }
 
@@ -88,7 +99,7 @@ export class CatalogWriter {
     const bySku = new Map<string, ProductInput>();
     for (const { item } of items) bySku.set(item.sku, item);
     const { pks, fresh } = await w.upsertProducts(db, shopPk, [...bySku.values()].map((p) => ({
-      sku: p.sku, name: p.name, price: p.price, stock: p.stock, attrs: JSON.stringify(productAttrs(p)),
+      sku: p.sku, name: p.name, price: p.price, stock: p.stock, attrs: JSON.stringify(productAttrs(p).set),
     })));
     const children = await writeChildren(db, [...bySku.values()].map((p) => ({ productPk: pks.get(p.sku)!, images: p.images, variations: p.variations })), fresh);
     return {
@@ -116,9 +127,9 @@ export class CatalogWriter {
       const row = item.pk !== undefined ? byPk.get(item.pk) : bySku.get(item.sku!);
       const by = item.pk !== undefined ? 'pk' : 'sku';
       if (row === undefined || (row.deleted_at !== null && !deletedOk)) {
-        errors.push(notFoundError(index, `/${index}/${by}`, `Product ${by} ${String(item[by])} was not found in this shop.`, { sku: item.sku, pk: item.pk }));
+        errors.push(notFoundError(index, `/${index}/${by}`, `Product ${by} ${String(item[by])} was not found in this shop.`, { sku: item.sku, product_pk: item.pk }));
       } else if (item.pk !== undefined && item.sku !== undefined && item.sku !== row.sku) {
-        errors.push({ index, pk: item.pk, sku: item.sku, pointer: `/${index}/sku`, code: 'sku_mismatch', message: `Product ${row.pk} has sku ${row.sku}; a sku cannot be changed.` });
+        errors.push({ index, product_pk: item.pk, sku: item.sku, pointer: `/${index}/sku`, code: 'sku_mismatch', message: `Product ${row.pk} has sku ${row.sku}; a sku cannot be changed.` });
       } else {
         found.push({ index, item, pk: row.pk, sku: row.sku, deleted: row.deleted_at !== null });
       }
@@ -129,16 +140,20 @@ export class CatalogWriter {
   async #update(db: Executor, shopPk: number, items: Indexed<ProductUpdate>[]): Promise<ChunkOutcome> {
     const { found, errors } = await this.#resolve(db, shopPk, items, false);
     // Several updates of one product in a chunk fold into one, in order.
-    const patches = new Map<number, w.ProductPatchRow & { attrsObj: Record<string, unknown> }>();
+    const patches = new Map<number, Omit<w.ProductPatchRow, 'attrs' | 'drop'> & { set: Record<string, unknown>; drop: Set<string> }>();
     for (const { pk, item } of found) {
-      const p = patches.get(pk) ?? { pk, name: null, price: null, stock: null, attrs: '', attrsObj: {} };
+      const p = patches.get(pk) ?? { pk, name: null, price: null, stock: null, set: {}, drop: new Set() };
       p.name = item.name ?? p.name;
       p.price = item.price ?? p.price;
       p.stock = item.stock ?? p.stock;
-      Object.assign(p.attrsObj, productAttrs(item));
+      const attrs = productAttrs(item);
+      for (const k of Object.keys(attrs.set)) p.drop.delete(k);
+      for (const k of attrs.remove) delete p.set[k];
+      Object.assign(p.set, attrs.set);
+      for (const k of attrs.remove) p.drop.add(k);
       patches.set(pk, p);
     }
-    await w.patchProducts(db, [...patches.values()].map(({ attrsObj, ...p }) => ({ ...p, attrs: JSON.stringify(attrsObj) })));
+    await w.patchProducts(db, [...patches.values()].map(({ set, drop, ...p }) => ({ ...p, attrs: JSON.stringify(set), drop: JSON.stringify([...drop]) })));
     const children = await writeChildren(db, found.map(({ pk, item }) => ({ productPk: pk, images: item.images, variations: item.variations })));
     return {
       success: found.map(({ index, pk, sku, item }) => ok(index, {
@@ -159,12 +174,12 @@ export class CatalogWriter {
 
   async #createVariations(db: Executor, target: ApplyTarget, items: Indexed<VariationCreate>[]): Promise<ChunkOutcome> {
     const productPk = target.productPk!;
-    if (!(await productAlive(db, target.shopPk, productPk))) return productGone(items, productPk);
+    if (!(await productAlive(db, target.shopPk, productPk))) return productGone(items, productPk, true);
     const children = await writeChildren(db, [{ productPk, variations: items.map(({ item }) => item) }]);
     const success: ItemSuccess[] = [];
     for (const { index, item } of items) {
       const vpk = children.variationPk(productPk, item.sku);
-      success.push(ok(index, { sku: item.sku, product_pk: productPk, variation_pk: vpk, images: await children.variationImages(vpk) }));
+      success.push(ok(index, { sku: item.sku, product_pk: vpk, parent_pk: productPk, variation_pk: vpk, images: await children.variationImages(vpk) }));
     }
     return { success, errors: [] };
   }
@@ -176,7 +191,7 @@ export async function productAlive(db: Executor, shopPk: number, productPk: numb
 }
 
 /** The product was deleted after the feed was accepted: every item fails. */
-export const productGone = (items: Indexed<unknown>[], productPk: number): ChunkOutcome => ({
+export const productGone = (items: Indexed<unknown>[], productPk: number, variations = false): ChunkOutcome => ({
   success: [],
-  errors: items.map(({ index }) => notFoundError(index, `/${index}`, `Product ${productPk} was not found in this shop.`)),
+  errors: items.map(({ index }) => notFoundError(index, `/${index}`, `Product ${productPk} was not found in this shop.`, variations ? { parent_pk: productPk } : { product_pk: productPk })),
 });

@@ -1,7 +1,9 @@
-// The catalog's shapes, written once: request items (Product, Variation create/update, Image,
-// Image reference) with INTERFACE.md's bounds and enums, and the stored records the API returns.
+// The catalog's shapes: request items (Product, Variation create/update, Image, Image
+// reference) built from the field catalog (field-catalog.ts: bounds, enums, requirements), and
+// the stored records the API returns. Fields outside the catalog are category attributes: not
+// in these schemas, kept by validation (product-validation.ts), returned beside the others.
 import { Type, type Static, type TSchema } from 'typebox';
-import { Int4 } from '../platform/column-types.ts';
+import { FIELD_CATALOG, READ_ONLY_FIELDS, type FieldSpec } from './field-catalog.ts';
 
 /** Wall-clock timestamp of the seed: exactly YYYY-MM-DDThh:mm:ss, no zone, a real date (src/platform/timestamp.ts). */
 export const Timestamp = Type.String({
@@ -15,129 +17,96 @@ export const Timestamp = Type.String({
 const nullable = <T extends TSchema>(schema: T) =>
   Type.Unsafe<Static<T> | null>({ ...schema, type: [(schema as { type?: string }).type ?? 'string', 'null'] });
 
-const Money = Type.Number({ minimum: 0 });
-const Count = Int4();
 /** Images of one product or variation, and variations of one product, per request. */
 export const MAX_IMAGES = 100;
 export const MAX_VARIATIONS = 1_000;
 const HttpUrl = Type.String({ pattern: '^https?://\\S+$', maxLength: 2000 });
+/** Read-only fields a GET returns: accepted with any value, ignored. */
+const ReadOnly = Type.Optional(Type.Unknown({ description: 'read-only: accepted and ignored' }));
+const readOnly = (names: string[]) => Object.fromEntries(names.map((n) => [n, ReadOnly]));
 
-export const Availability = Type.Union([Type.Literal('in_stock'), Type.Literal('preorder'), Type.Literal('out_of_stock')]);
-export const Condition = Type.Union([Type.Literal('new'), Type.Literal('used'), Type.Literal('refurbished')]);
-export const Gender = Type.Union([Type.Literal('unisex'), Type.Literal('male'), Type.Literal('female'), Type.Literal('boy'), Type.Literal('girl')]);
-export const WeightUnit = Type.Union([Type.Literal('kg'), Type.Literal('g'), Type.Literal('lb'), Type.Literal('oz')]);
-export const DimensionsUnit = Type.Union([Type.Literal('cm'), Type.Literal('mm'), Type.Literal('m'), Type.Literal('in')]);
-
-/** An image in a product or variation of product creation: `{"url": ...}` or the address alone. */
-export const ImageInput = Type.Union([Type.Object({ url: HttpUrl }), HttpUrl], {
+/** An image in a product or variation: `{"url": ...}` (a GET's image, with pk and position, too) or the address alone. */
+export const ImageInput = Type.Union([Type.Object({ url: HttpUrl, ...readOnly(['pk', 'position', 'url_source']) }), HttpUrl], {
   description: '{"url": "https://..."} or a plain http(s) address string',
 });
-export type ImageInput = Static<typeof ImageInput>;
+export type ImageInput = string | { url: string };
 
-/** A product image by its pk (variation update, image replace, image delete). */
-export const ImageRef = Type.Object({ pk: Type.Integer({ minimum: 1 }) });
-export type ImageRef = Static<typeof ImageRef>;
+/** A product image by its pk (variation update, image replace, image delete); a GET's image may be sent as it is. */
+export const ImageRef = Type.Object({ pk: Type.Integer({ minimum: 1 }), ...readOnly(['url', 'position', 'url_source']) });
+export type ImageRef = { pk: number };
 
-/** Fields a variation shares with its product (optional everywhere). */
-const variationFields = {
-  price: Type.Optional(Money),
-  stock: Type.Optional(Count),
-  availability: Type.Optional(Availability),
-  condition: Type.Optional(Condition),
-  color: Type.Optional(Type.String({ maxLength: 100 })),
-  secondary_color: Type.Optional(Type.String({ maxLength: 100 })),
-  size: Type.Optional(Type.String({ maxLength: 100 })),
-  discount: Type.Optional(nullable(Money)),
-  discount_from: Type.Optional(nullable(Timestamp)),
-  discount_to: Type.Optional(nullable(Timestamp)),
+/** A product image moved to a 0-based position (PUT .../images/). */
+export const ImagePosition = Type.Object({ pk: Type.Integer({ minimum: 1 }), position: Type.Integer({ minimum: 0, maximum: 1_000_000 }), ...readOnly(['url', 'url_source']) });
+export type ImagePosition = { pk: number; position: number };
+
+const choice = (spec: FieldSpec) => Type.Union(spec.options!.map((o) => Type.Literal(o.value)));
+
+/** The schema of one catalog field. `required`: a required text may not be empty. */
+function fieldSchema(spec: FieldSpec, images: TSchema, variations: TSchema | undefined): TSchema {
+  const bounds = (min: string, max: string) => ({
+    ...(spec.min_num === null ? {} : { [min]: spec.min_num }),
+    ...(spec.max_num === null ? {} : { [max]: spec.max_num }),
+  });
+  let s: TSchema;
+  switch (spec.format) {
+    case 'text': s = Type.String({ ...(spec.requirement === 'Required' ? { minLength: 1 } : {}), ...(spec.max_length === null ? {} : { maxLength: spec.max_length }) }); break;
+    case 'numeric_text': s = Type.String({ pattern: '^\\d{1,10}(\\.\\d{1,6})?$', description: 'numeric text, e.g. "21" or "21.00"' }); break;
+    case 'integer': s = Type.Integer(bounds('minimum', 'maximum')); break;
+    case 'decimal': s = Type.Number(bounds('minimum', 'maximum')); break;
+    case 'boolean': s = Type.Boolean(); break;
+    case 'timestamp': s = Timestamp; break;
+    case 'datetime': s = Type.String({ format: 'timestamp-zone', description: 'YYYY-MM-DDThh:mm:ss, or ISO 8601 with a zone' }); break;
+    case 'choice': s = choice(spec); break;
+    case 'images': s = Type.Array(images, { maxItems: MAX_IMAGES }); break;
+    case 'variations': s = variations === undefined ? Type.Never() : Type.Array(variations, { maxItems: MAX_VARIATIONS }); break;
+  }
+  return spec.nullable === true ? nullable(s) : s;
+}
+
+type Where = 'product' | 'product_update' | 'variation' | 'variation_update';
+
+/** The properties of an item kind, from the catalog, in its order. */
+function properties(where: Where, variations?: TSchema): Record<string, TSchema> {
+  const inVariation = where === 'variation' || where === 'variation_update';
+  const images = where === 'variation_update' ? ImageRef : ImageInput;
+  const out: Record<string, TSchema> = {};
+  if (where === 'product_update' || where === 'variation_update') out.pk = Type.Integer({ minimum: 1 });
+  for (const spec of FIELD_CATALOG) {
+    if (inVariation && !spec.in_variation) continue;
+    if (spec.format === 'variations' && variations === undefined) continue;
+    const schema = fieldSchema(spec, images, variations);
+    const required = (where === 'product' && spec.requirement === 'Required') || (where === 'variation' && spec.name === 'sku');
+    out[spec.name] = required ? schema : Type.Optional(schema);
+  }
+  return { ...readOnly(READ_ONLY_FIELDS.filter((n) => out[n] === undefined)), ...out };
+}
+
+export const VariationCreate = Type.Object(properties('variation'));
+interface VariationFields {
+  price?: number; stock?: number; discount?: number | null; discount_from?: string | null; discount_to?: string | null;
+  /** Other documented fields and category attributes. */
+  [field: string]: unknown;
+}
+export type VariationCreate = VariationFields & { sku: string; images?: ImageInput[] };
+
+export const VariationUpdate = Type.Object(properties('variation_update'));
+export type VariationUpdate = VariationFields & { pk: number; sku?: string; images?: ImageRef[] };
+
+export const Product = Type.Object(properties('product', VariationCreate));
+export type ProductInput = {
+  sku: string; name: string; price: number; stock: number; images?: ImageInput[]; variations?: VariationCreate[]; [attribute: string]: unknown;
 };
-
-export const VariationCreate = Type.Object({
-  sku: Type.String({ minLength: 1, maxLength: 100 }),
-  ...variationFields,
-  images: Type.Optional(Type.Array(ImageInput, { maxItems: MAX_IMAGES })),
-});
-export type VariationCreate = Static<typeof VariationCreate>;
-
-export const VariationUpdate = Type.Object({
-  pk: Type.Integer({ minimum: 1 }),
-  sku: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
-  ...variationFields,
-  images: Type.Optional(Type.Array(ImageRef, { maxItems: MAX_IMAGES })),
-});
-export type VariationUpdate = Static<typeof VariationUpdate>;
-
-/** Product attributes besides sku/name/price/stock/images/variations (stored as one document). */
-export const productAttributeFields = {
-  sku_simple: Type.Optional(Type.String({ maxLength: 100 })),
-  brand: Type.Optional(Type.String({ maxLength: 255 })),
-  category_pk: Type.Optional(Type.Integer({ minimum: 1 })),
-  description: Type.Optional(Type.String({ maxLength: 65_535 })),
-  short_description: Type.Optional(Type.String({ maxLength: 65_535 })),
-  availability: Type.Optional(Availability),
-  condition: Type.Optional(Condition),
-  color: Type.Optional(Type.String({ maxLength: 100 })),
-  secondary_color: Type.Optional(Type.String({ maxLength: 100 })),
-  size: Type.Optional(Type.String({ maxLength: 100 })),
-  gender: Type.Optional(Gender),
-  tax: Type.Optional(Type.String({ pattern: '^\\d{1,10}(\\.\\d{1,6})?$', description: 'numeric text, e.g. "21" or "21.00"' })),
-  delivery_time: Type.Optional(Count),
-  discount: Type.Optional(nullable(Money)),
-  discount_from: Type.Optional(nullable(Timestamp)),
-  discount_to: Type.Optional(nullable(Timestamp)),
-  weight: Type.Optional(Money),
-  weight_unit: Type.Optional(WeightUnit),
-  width: Type.Optional(Money),
-  height: Type.Optional(Money),
-  depth: Type.Optional(Money),
-  dimensions_unit: Type.Optional(DimensionsUnit),
-  shipping: Type.Optional(Money),
-  shipping_width: Type.Optional(Money),
-  shipping_height: Type.Optional(Money),
-  shipping_depth: Type.Optional(Money),
-  shipping_price_mia: Type.Optional(Money),
-  is_default: Type.Optional(Type.Boolean()),
-};
-
-/** Accepted in the request (seed), validated, not stored: the server keeps its own clock. */
-const clientTimestamps = {
-  created_at: Type.Optional(Timestamp),
-  updated_at: Type.Optional(Timestamp),
-  deleted_at: Type.Optional(nullable(Timestamp)),
-};
-
-export const Product = Type.Object({
-  sku: Type.String({ minLength: 1, maxLength: 100 }),
-  name: Type.String({ minLength: 1, maxLength: 255 }),
-  price: Money,
-  stock: Count,
-  ...productAttributeFields,
-  ...clientTimestamps,
-  images: Type.Optional(Type.Array(ImageInput, { maxItems: MAX_IMAGES })),
-  variations: Type.Optional(Type.Array(VariationCreate, { maxItems: MAX_VARIATIONS })),
-});
-export type ProductInput = Static<typeof Product>;
 
 /** PUT /products/: a partial product identified by `pk` or `sku` (checked in code). */
-export const ProductUpdate = Type.Object({
-  pk: Type.Optional(Type.Integer({ minimum: 1 })),
-  sku: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
-  name: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })),
-  price: Type.Optional(Money),
-  stock: Type.Optional(Count),
-  ...productAttributeFields,
-  ...clientTimestamps,
-  images: Type.Optional(Type.Array(ImageInput, { maxItems: MAX_IMAGES })),
-  variations: Type.Optional(Type.Array(VariationCreate, { maxItems: MAX_VARIATIONS })),
-});
-export type ProductUpdate = Static<typeof ProductUpdate>;
+export const ProductUpdate = Type.Object(properties('product_update', VariationCreate));
+export type ProductUpdate = Partial<ProductInput> & { pk?: number };
 
-/** DELETE /products/: `{"pk"}` or `{"sku"}` (checked in code). */
+/** DELETE /products/: `{"pk"}` or `{"sku"}` (checked in code); a GET's product may be sent as it is. */
 export const ProductRef = Type.Object({
   pk: Type.Optional(Type.Integer({ minimum: 1 })),
   sku: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
-});
-export type ProductRef = Static<typeof ProductRef>;
+}, { additionalProperties: true });
+export type ProductRef = { pk?: number; sku?: string };
 
 /** Request bodies: one item or a non-empty array of them. */
 export const oneOrMany = <T extends TSchema>(item: T, description: string) =>
@@ -145,8 +114,16 @@ export const oneOrMany = <T extends TSchema>(item: T, description: string) =>
 
 // ---- What the API returns ----
 
-export const StoredImage = Type.Object({ pk: Type.Integer(), url: Type.String(), position: Type.Integer() });
+export const StoredImage = Type.Object({ pk: Type.Integer(), url: Type.String(), position: Type.Integer({ description: '0-based' }) });
 export type StoredImage = Static<typeof StoredImage>;
+
+/** Documented fields kept in the attributes document, as a GET returns them. */
+const CORE = new Set(['sku', 'name', 'price', 'stock', 'images', 'variations']);
+const storedFields = (inVariation: boolean): Record<string, TSchema> => Object.fromEntries(FIELD_CATALOG
+  .filter((s) => !CORE.has(s.name) && s.ignored !== true && (!inVariation || s.in_variation))
+  .map((s) => [s.name, Type.Optional(fieldSchema(s, ImageInput, undefined))]));
+
+const ATTRIBUTES = 'Category attributes (fields outside the field catalog) are returned at the top level beside these fields.';
 
 export const StoredVariation = Type.Object({
   pk: Type.Integer(),
@@ -155,18 +132,11 @@ export const StoredVariation = Type.Object({
   /** The variation's own price, else the product's. */
   price: Type.Number(),
   stock: Type.Integer(),
-  availability: Type.Optional(Availability),
-  condition: Type.Optional(Condition),
-  color: Type.Optional(Type.String()),
-  secondary_color: Type.Optional(Type.String()),
-  size: Type.Optional(Type.String()),
-  discount: Type.Optional(nullable(Type.Number())),
-  discount_from: Type.Optional(nullable(Type.String())),
-  discount_to: Type.Optional(nullable(Type.String())),
+  ...storedFields(true),
   images: Type.Array(StoredImage),
   created_at: Type.String({ format: 'date-time' }),
   updated_at: Type.String({ format: 'date-time' }),
-});
+}, { additionalProperties: true, description: ATTRIBUTES });
 export type StoredVariation = Static<typeof StoredVariation>;
 
 export const StoredProduct = Type.Object({
@@ -176,12 +146,12 @@ export const StoredProduct = Type.Object({
   name: Type.String(),
   price: Type.Number(),
   stock: Type.Integer(),
-  ...productAttributeFields,
+  ...storedFields(false),
   images: Type.Array(StoredImage),
   variations: Type.Array(StoredVariation),
   created_at: Type.String({ format: 'date-time', description: 'server time, UTC' }),
   updated_at: Type.String({ format: 'date-time', description: 'server time, UTC: any change of the product, its variations or images' }),
-});
+}, { additionalProperties: true, description: ATTRIBUTES });
 export type StoredProduct = Static<typeof StoredProduct>;
 
 export const ProductPage = Type.Object({

@@ -47,11 +47,35 @@ export class CatalogService {
     return (await this.getProduct(shopPk, productPk)).variations;
   }
 
-  async variationImages(shopPk: number, productPk: number, variationPk: number): Promise<StoredImage[]> {
-    const product = await this.getProduct(shopPk, productPk);
-    const v = product.variations.find((x) => x.pk === variationPk);
+  async getVariation(shopPk: number, productPk: number, variationPk: number): Promise<StoredVariation> {
+    const v = (await this.getProduct(shopPk, productPk)).variations.find((x) => x.pk === variationPk);
     if (v === undefined) throw notFound(`Variation ${variationPk}`);
-    return v.images;
+    return v;
+  }
+
+  async variationImages(shopPk: number, productPk: number, variationPk: number): Promise<StoredImage[]> {
+    return (await this.getVariation(shopPk, productPk, variationPk)).images;
+  }
+
+  /** One image of a variation (its position is the variation's order). */
+  async variationImage(shopPk: number, productPk: number, variationPk: number, imagePk: number): Promise<StoredImage> {
+    const image = (await this.variationImages(shopPk, productPk, variationPk)).find((i) => i.pk === imagePk);
+    if (image === undefined) throw notFound(`Image ${imagePk} of variation ${variationPk}`);
+    return image;
+  }
+
+  /** The images of a product in order: one page of them and how many there are. */
+  async productImages(shopPk: number, productPk: number, page: number, pageSize: number): Promise<{ total: number; results: StoredImage[] }> {
+    await this.assertProduct(shopPk, productPk);
+    const all = await repo.imagesOf(this.#db, [productPk]);
+    return { total: all.length, results: all.slice((page - 1) * pageSize, page * pageSize).map((i) => ({ pk: i.pk, url: i.url, position: i.position })) };
+  }
+
+  async productImage(shopPk: number, productPk: number, imagePk: number): Promise<StoredImage> {
+    await this.assertProduct(shopPk, productPk);
+    const image = (await repo.imagesOf(this.#db, [productPk])).find((i) => i.pk === imagePk);
+    if (image === undefined) throw notFound(`Image ${imagePk} of product ${productPk}`);
+    return { pk: image.pk, url: image.url, position: image.position };
   }
 
   /** The pks of the images linked to a variation, in order. */

@@ -1,13 +1,16 @@
 // The API's validation rules for catalog items, usable without HTTP (the connectors validate
-// ERP files with it). Every invalid field of every item is reported by JSON pointer; unknown
-// fields are stripped and reported as warnings, never as errors.
+// ERP files with it). Every invalid field of every item is reported by JSON pointer. A field
+// outside the field catalog at a product's or variation's top level is a category attribute:
+// kept as sent, never a warning. Read-only fields a GET returns are accepted and ignored.
+// Unknown fields elsewhere (inside an image object) are stripped and reported as warnings.
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import type { TSchema } from 'typebox';
 import type { FieldError } from '../errors.ts';
 import { compileRequestSchema, createAjv } from '../platform/ajv.ts';
 import { oversizeArray, oversizeMessage } from '../platform/array-caps.ts';
-import { TIMESTAMP_MESSAGE } from '../platform/timestamp.ts';
-import { ImageRef, Product, ProductRef, ProductUpdate, VariationCreate, VariationUpdate, type ProductInput } from './catalog.schemas.ts';
+import { TIMESTAMP_MESSAGE, ZONED_TIMESTAMP_MESSAGE } from '../platform/timestamp.ts';
+import { ImageInput, ImagePosition, ImageRef, Product, ProductRef, ProductUpdate, VariationCreate, VariationUpdate, type ProductInput } from './catalog.schemas.ts';
+import { MAX_ATTRIBUTE_NAME, MAX_ATTRIBUTES } from './field-catalog.ts';
 
 // Strict like request bodies: "10" is not a number. No defaults, no removal: we strip ourselves.
 const ajv = createAjv({ verbose: true, coerceTypes: false, useDefaults: false, removeAdditional: false });
@@ -15,11 +18,17 @@ const ajv = createAjv({ verbose: true, coerceTypes: false, useDefaults: false, r
 export interface ItemWarning {
   index: number;
   pointer: string;
+  code: string;
   message: string;
 }
 
 /** Item kinds, one per feed item shape. */
-export type ItemKind = 'product' | 'product_update' | 'product_ref' | 'variation_create' | 'variation_update' | 'pk_ref';
+export type ItemKind = 'product' | 'product_update' | 'product_ref' | 'variation_create' | 'variation_update' | 'pk_ref' | 'image_input' | 'image_position';
+
+/** Kinds whose items carry category attributes at their top level (and, for products, in their variations). */
+const WITH_ATTRIBUTES = new Set<TSchema>([Product, ProductUpdate, VariationCreate, VariationUpdate]);
+/** Kinds that name things (delete, reorder): other top-level fields are ignored without a word. */
+const REFERENCES = new Set<ItemKind>(['product_ref', 'pk_ref', 'image_position']);
 
 const schemas: Record<ItemKind, TSchema> = {
   product: Product,
@@ -29,6 +38,8 @@ const schemas: Record<ItemKind, TSchema> = {
   variation_update: VariationUpdate,
   // {pk} of a variation (delete) or of a product image (replace, delete).
   pk_ref: ImageRef,
+  image_input: ImageInput,
+  image_position: ImagePosition,
 };
 const compiled = new Map<ItemKind, ValidateFunction>();
 const validatorOf = (kind: ItemKind): ValidateFunction => {
@@ -59,9 +70,9 @@ function toFieldErrors(errors: ErrorObject[], prefix: string): FieldError[] {
     const schema = e.parentSchema as { format?: string; description?: string; anyOf?: { const?: unknown }[] } | undefined;
     let code = codeOfKeyword[e.keyword] ?? 'invalid';
     let message = e.keyword === 'required' ? 'is required' : (e.message ?? 'is invalid');
-    if (schema?.format === 'timestamp' && (e.keyword === 'pattern' || e.keyword === 'format')) {
+    if ((schema?.format === 'timestamp' || schema?.format === 'timestamp-zone') && (e.keyword === 'pattern' || e.keyword === 'format')) {
       code = 'invalid_timestamp';
-      message = TIMESTAMP_MESSAGE;
+      message = schema.format === 'timestamp' ? TIMESTAMP_MESSAGE : ZONED_TIMESTAMP_MESSAGE;
     } else if (e.keyword === 'anyOf' && schema?.anyOf?.every((b) => b.const !== undefined)) {
       message = `must be one of ${schema.anyOf.map((b) => String(b.const)).join(', ')}`;
     } else if (e.keyword === 'anyOf' && schema?.description !== undefined) {
@@ -100,10 +111,19 @@ export const MAX_ITEM_WARNINGS = 100;
 interface Unknown {
   pointers: string[];
   count: number;
+  /** Category attributes refused (too many, a bad name). */
+  errors: FieldError[];
 }
 
-/** Removes fields the schema does not know (in place), reporting each by pointer (the first MAX_ITEM_WARNINGS). */
-function strip(schema: TSchema, value: unknown, pointer: string, found: Unknown): void {
+const escape = (key: string): string => key.replaceAll('~', '~0').replaceAll('/', '~1');
+
+/**
+ * Removes fields the schema does not know (in place), reporting each by pointer (the first
+ * MAX_ITEM_WARNINGS), except category attributes: unknown top-level fields of a product or
+ * variation stay (a `__proto__` never does). `silent`: unknown fields of this object go
+ * without a warning (references: only their pk counts).
+ */
+function strip(schema: TSchema, value: unknown, pointer: string, found: Unknown, silent = false): void {
   const s = schema as { properties?: Record<string, TSchema>; items?: TSchema; anyOf?: TSchema[]; type?: unknown };
   if (s.anyOf !== undefined) {
     const branch = s.anyOf.find((b) => ((b as { type?: unknown }).type === 'object') === isObject(value) && (b as { type?: unknown }).type !== undefined);
@@ -111,16 +131,31 @@ function strip(schema: TSchema, value: unknown, pointer: string, found: Unknown)
     return;
   }
   if (s.properties !== undefined && isObject(value)) {
+    const keepsAttributes = WITH_ATTRIBUTES.has(schema);
+    let attributes = 0;
+    const badNames: FieldError[] = [];
     for (const key of Object.keys(value)) {
       // Own properties only: `__proto__` or `constructor` must not find Object.prototype's.
       const child = Object.hasOwn(s.properties, key) ? s.properties[key] : undefined;
       if (child === undefined) {
-        if (++found.count <= MAX_ITEM_WARNINGS) found.pointers.push(`${pointer}/${key.replaceAll('~', '~0').replaceAll('/', '~1')}`);
+        if (keepsAttributes && key !== '__proto__') {
+          attributes++;
+          if (key.length === 0 || key.length > MAX_ATTRIBUTE_NAME) {
+            badNames.push({ pointer: `${pointer}/${escape(key)}`, code: 'invalid_attribute', message: `an attribute name has 1-${MAX_ATTRIBUTE_NAME} characters` });
+          }
+          continue;
+        }
+        if (!silent && ++found.count <= MAX_ITEM_WARNINGS) found.pointers.push(`${pointer}/${escape(key)}`);
         delete value[key];
       } else if (typeof value[key] === 'object' && value[key] !== null) {
         // Objects and arrays only: a primitive has nothing to strip (no pointer built for it).
         strip(child, value[key], `${pointer}/${key}`, found);
       }
+    }
+    if (attributes > MAX_ATTRIBUTES) {
+      found.errors.push({ pointer, code: 'too_many_attributes', message: `has ${attributes} category attributes; at most ${MAX_ATTRIBUTES}` });
+    } else {
+      found.errors.push(...badNames);
     }
   } else if (s.items !== undefined && Array.isArray(value)) {
     for (let i = 0; i < value.length; i++) {
@@ -186,20 +221,22 @@ export function validateItems<T = Record<string, unknown>>(kind: ItemKind, items
   };
   items.forEach((raw, index) => {
     const prefix = single ? '' : `/${index}`;
-    if (!isObject(raw)) return fail([{ pointer: prefix, code: 'invalid_type', message: 'must be object' }]);
+    // An image to add may be its address alone.
+    if (!isObject(raw) && !(kind === 'image_input' && typeof raw === 'string')) return fail([{ pointer: prefix, code: 'invalid_type', message: 'must be object' }]);
     // An array over its bound (images, variations) is the item's one error, found before its
     // elements are copied or checked.
     const over = oversizeArray(schemas[kind], raw);
     if (over !== undefined) return fail([{ pointer: prefix + over.pointer, code: 'too_many', message: oversizeMessage(over) }]);
-    const item = inPlace ? raw : copyJson(raw) as Record<string, unknown>;
-    const unknown: Unknown = { pointers: [], count: 0 };
-    strip(schemas[kind], item, prefix, unknown);
+    const item = (inPlace ? raw : copyJson(raw)) as Record<string, unknown>;
+    const unknown: Unknown = { pointers: [], count: 0, errors: [] };
+    strip(schemas[kind], item, prefix, unknown, REFERENCES.has(kind));
     const errors = validate(item) ? [] : toFieldErrors(validate.errors ?? [], prefix);
-    errors.push(...crossFieldErrors(kind, item, prefix));
+    if (isObject(item)) errors.push(...crossFieldErrors(kind, item, prefix));
+    errors.push(...unknown.errors);
     if (errors.length > 0) return fail(errors);
-    for (const pointer of unknown.pointers) out.warnings.push({ index, pointer, message: 'unknown field, ignored' });
+    for (const pointer of unknown.pointers) out.warnings.push({ index, pointer, code: 'unknown_field', message: 'unknown field, ignored' });
     const more = unknown.count - unknown.pointers.length;
-    if (more > 0) out.warnings.push({ index, pointer: prefix, message: `${more} more unknown field${more === 1 ? '' : 's'}, ignored` });
+    if (more > 0) out.warnings.push({ index, pointer: prefix, code: 'unknown_field', message: `${more} more unknown field${more === 1 ? '' : 's'}, ignored` });
     out.valid.push({ index, item: item as T });
   });
   return out;

@@ -2,19 +2,17 @@
 import type { Executor } from '../db/database.ts';
 import * as w from './catalog-write.repository.ts';
 import type { ImageRef, VariationUpdate } from './catalog.schemas.ts';
-import { notFoundError, variationAttrs, type ChunkOutcome, type ImageOut, type Indexed, type ItemError, type ItemSuccess } from './catalog-items.ts';
+import { notFoundError, ok, variationAttrs, type ChunkOutcome, type ImageOut, type Indexed, type ItemError, type ItemSuccess } from './catalog-items.ts';
 import { productAlive, productGone, type ApplyTarget } from './catalog-writer.service.ts';
-
-const ok = (index: number, fields: Omit<ItemSuccess, 'index' | 'warning'>): ItemSuccess => ({ index, ...fields, warning: [] });
 
 async function productImages(db: Executor, productPk: number): Promise<Map<number, ImageOut>> {
   const rows = await w.imagesOfProducts(db, [productPk]);
-  return new Map(rows.map((i) => [i.pk, { image_pk: i.pk, url: i.url, position: i.position }]));
+  return new Map(rows.map((i) => [i.pk, { image_pk: i.pk, url: i.url, url_source: i.url, position: i.position }]));
 }
 
 export async function applyVariationUpdate(db: Executor, target: ApplyTarget, items: Indexed<VariationUpdate>[]): Promise<ChunkOutcome> {
   const productPk = target.productPk!;
-  if (!(await productAlive(db, target.shopPk, productPk))) return productGone(items, productPk);
+  if (!(await productAlive(db, target.shopPk, productPk))) return productGone(items, productPk, true);
   const variations = await w.variationsOfProducts(db, [productPk]);
   const byPk = new Map(variations.map((v) => [v.pk, v]));
   const skuOwner = new Map(variations.map((v) => [v.sku, v.pk]));
@@ -24,19 +22,19 @@ export async function applyVariationUpdate(db: Executor, target: ApplyTarget, it
   for (const { index, item } of items) {
     const v = byPk.get(item.pk);
     if (v === undefined || v.deleted_at !== null) {
-      errors.push(notFoundError(index, `/${index}/pk`, `Variation ${item.pk} was not found in product ${productPk}.`, { pk: item.pk, sku: item.sku }));
+      errors.push(notFoundError(index, `/${index}/pk`, `Variation ${item.pk} was not found in product ${productPk}.`, { sku: item.sku, product_pk: item.pk, parent_pk: productPk }));
       continue;
     }
     const badImages = (item.images ?? []).flatMap((ref, j) => (images.has(ref.pk) ? [] : [j]));
     if (badImages.length > 0) {
       for (const j of badImages) {
-        errors.push(notFoundError(index, `/${index}/images/${j}/pk`, `Image ${item.images![j]!.pk} is not an image of product ${productPk}.`, { pk: item.pk, sku: v.sku }));
+        errors.push(notFoundError(index, `/${index}/images/${j}/pk`, `Image ${item.images![j]!.pk} is not an image of product ${productPk}.`, { sku: v.sku, product_pk: item.pk, parent_pk: productPk, image_pk: item.images![j]!.pk }));
       }
       continue;
     }
     const owner = item.sku === undefined ? undefined : skuOwner.get(item.sku);
     if (owner !== undefined && owner !== item.pk) {
-      errors.push({ index, pk: item.pk, sku: item.sku, pointer: `/${index}/sku`, code: 'conflict', message: `Variation ${owner} of product ${productPk} already has sku ${item.sku}.` });
+      errors.push({ index, sku: item.sku, product_pk: item.pk, parent_pk: productPk, pointer: `/${index}/sku`, code: 'conflict', message: `Variation ${owner} of product ${productPk} already has sku ${item.sku}.` });
       continue;
     }
     if (item.sku !== undefined) {
@@ -47,18 +45,22 @@ export async function applyVariationUpdate(db: Executor, target: ApplyTarget, it
     good.push({ index, item });
   }
   // Several updates of one variation in a chunk fold into one, in order.
-  const patches = new Map<number, w.VariationPatchRow & { attrsObj: Record<string, unknown>; images?: number[] }>();
+  const patches = new Map<number, Omit<w.VariationPatchRow, 'attrs' | 'drop'> & { set: Record<string, unknown>; drop: Set<string>; images?: number[] }>();
   for (const { item } of good) {
-    const p = patches.get(item.pk) ?? { pk: item.pk, sku: null, price: null, stock: null, attrs: '', attrsObj: {} };
+    const p = patches.get(item.pk) ?? { pk: item.pk, sku: null, price: null, stock: null, set: {}, drop: new Set<string>() };
     p.sku = item.sku ?? p.sku;
     p.price = item.price ?? p.price;
     p.stock = item.stock ?? p.stock;
-    Object.assign(p.attrsObj, variationAttrs(item));
+    const attrs = variationAttrs(item);
+    for (const k of Object.keys(attrs.set)) p.drop.delete(k);
+    for (const k of attrs.remove) delete p.set[k];
+    Object.assign(p.set, attrs.set);
+    for (const k of attrs.remove) p.drop.add(k);
     if (item.images !== undefined) p.images = [...new Set(item.images.map((r) => r.pk))];
     patches.set(item.pk, p);
   }
   const all = [...patches.values()];
-  const touched = await w.patchVariations(db, all.map(({ attrsObj, images: _i, ...p }) => ({ ...p, attrs: JSON.stringify(attrsObj) })));
+  const touched = await w.patchVariations(db, all.map(({ set, drop, images: _i, ...p }) => ({ ...p, attrs: JSON.stringify(set), drop: JSON.stringify([...drop]) })));
   const withImages = all.filter((p) => p.images !== undefined);
   const links = withImages.flatMap((p) => p.images!.map((image_pk, position) => ({ variation_pk: p.pk, image_pk, position })));
   if (await w.setVariationImages(db, withImages.map((p) => p.pk), links)) touched.push(productPk);
@@ -68,39 +70,48 @@ export async function applyVariationUpdate(db: Executor, target: ApplyTarget, it
     (linked.get(l.variation_pk) ?? linked.set(l.variation_pk, []).get(l.variation_pk)!).push({ ...images.get(l.image_pk)!, position: l.position });
   }
   return {
-    success: good.map(({ index, item }) => ok(index, { sku: byPk.get(item.pk)!.sku, product_pk: productPk, variation_pk: item.pk, images: linked.get(item.pk) ?? [] })),
+    success: good.map(({ index, item }) => ok(index, { sku: byPk.get(item.pk)!.sku, product_pk: item.pk, parent_pk: productPk, variation_pk: item.pk, images: linked.get(item.pk) ?? [] })),
     errors,
   };
 }
 
 export async function applyVariationDelete(db: Executor, target: ApplyTarget, items: Indexed<ImageRef>[]): Promise<ChunkOutcome> {
   const productPk = target.productPk!;
-  if (!(await productAlive(db, target.shopPk, productPk))) return productGone(items, productPk);
+  if (!(await productAlive(db, target.shopPk, productPk))) return productGone(items, productPk, true);
   const byPk = new Map((await w.variationsOfProducts(db, [productPk])).map((v) => [v.pk, v]));
   const found = items.filter(({ item }) => byPk.has(item.pk));
   const touched = await w.softDeleteVariations(db, [...new Set(found.map(({ item }) => item.pk))]);
   await w.touchProducts(db, touched);
   return {
-    success: found.map(({ index, item }) => ok(index, { sku: byPk.get(item.pk)!.sku, product_pk: productPk, variation_pk: item.pk })),
+    success: found.map(({ index, item }) => ok(index, { sku: byPk.get(item.pk)!.sku, product_pk: item.pk, parent_pk: productPk, variation_pk: item.pk })),
     errors: items.filter(({ item }) => !byPk.has(item.pk))
-      .map(({ index, item }) => notFoundError(index, `/${index}/pk`, `Variation ${item.pk} was not found in product ${productPk}.`, { pk: item.pk })),
+      .map(({ index, item }) => notFoundError(index, `/${index}/pk`, `Variation ${item.pk} was not found in product ${productPk}.`, { product_pk: item.pk, parent_pk: productPk })),
   };
 }
 
-async function variationAlive(db: Executor, target: ApplyTarget): Promise<boolean> {
-  if (!(await productAlive(db, target.shopPk, target.productPk!))) return false;
+/** The feed's variation (its sku), or undefined when it or its product is gone. */
+async function liveVariation(db: Executor, target: ApplyTarget): Promise<{ sku: string } | undefined> {
+  if (!(await productAlive(db, target.shopPk, target.productPk!))) return undefined;
   const v = (await w.variationsOfProducts(db, [target.productPk!])).find((x) => x.pk === target.variationPk);
-  return v !== undefined && v.deleted_at === null;
+  return v !== undefined && v.deleted_at === null ? v : undefined;
 }
 
 const variationGone = (items: Indexed<unknown>[], target: ApplyTarget): ChunkOutcome => ({
   success: [],
-  errors: items.map(({ index }) => notFoundError(index, `/${index}`, `Variation ${target.variationPk} of product ${target.productPk} was not found.`)),
+  errors: items.map(({ index }) => notFoundError(index, `/${index}`, `Variation ${target.variationPk} of product ${target.productPk} was not found.`, { product_pk: target.productPk! })),
 });
+
+/** One report item per image of a variation image feed. */
+const imageItem = (index: number, sku: string, target: ApplyTarget, image: ImageOut): ItemSuccess =>
+  ok(index, { sku, product_pk: target.productPk!, variation_pk: target.variationPk!, image_pk: image.image_pk, url_source: image.url_source, position: image.position });
+
+const imageNotFound = (index: number, target: ApplyTarget, pk: number, of: string): ItemError =>
+  notFoundError(index, `/${index}/pk`, `Image ${pk} is not an image of ${of}.`, { product_pk: target.productPk!, image_pk: pk });
 
 /** The images sent become the variation's images, in the order sent; refs to other products' images are reported. */
 export async function applyImageReplace(db: Executor, target: ApplyTarget, items: Indexed<ImageRef>[]): Promise<ChunkOutcome> {
-  if (!(await variationAlive(db, target))) return variationGone(items, target);
+  const variation = await liveVariation(db, target);
+  if (variation === undefined) return variationGone(items, target);
   const productPk = target.productPk!;
   const variationPk = target.variationPk!;
   const images = await productImages(db, productPk);
@@ -110,11 +121,11 @@ export async function applyImageReplace(db: Executor, target: ApplyTarget, items
   for (const { index, item } of items) {
     const img = images.get(item.pk);
     if (img === undefined) {
-      errors.push(notFoundError(index, `/${index}/pk`, `Image ${item.pk} is not an image of product ${productPk}.`, { pk: item.pk }));
+      errors.push(imageNotFound(index, target, item.pk, `product ${productPk}`));
       continue;
     }
     if (!order.includes(item.pk)) order.push(item.pk);
-    success.push(ok(index, { product_pk: productPk, variation_pk: variationPk, image_pk: item.pk, url: img.url, position: order.indexOf(item.pk) }));
+    success.push(imageItem(index, variation.sku, target, { ...img, position: order.indexOf(item.pk) }));
   }
   if (await w.setVariationImages(db, [variationPk], order.map((image_pk, position) => ({ variation_pk: variationPk, image_pk, position })))) {
     await w.touchProducts(db, [productPk]);
@@ -122,17 +133,19 @@ export async function applyImageReplace(db: Executor, target: ApplyTarget, items
   return { success, errors };
 }
 
-/** Detaches images from the variation (the product keeps them). */
+/** Detaches images from the variation (the product keeps them); each is reported with the position it had. */
 export async function applyImageDelete(db: Executor, target: ApplyTarget, items: Indexed<ImageRef>[]): Promise<ChunkOutcome> {
-  if (!(await variationAlive(db, target))) return variationGone(items, target);
+  const variation = await liveVariation(db, target);
+  if (variation === undefined) return variationGone(items, target);
   const productPk = target.productPk!;
   const variationPk = target.variationPk!;
-  const linked = new Set((await w.linksOfVariations(db, [variationPk])).map((l) => l.image_pk));
+  const images = await productImages(db, productPk);
+  const linked = new Map((await w.linksOfVariations(db, [variationPk])).map((l) => [l.image_pk, l.position]));
   const removed = await w.unlinkVariationImages(db, variationPk, items.filter(({ item }) => linked.has(item.pk)).map(({ item }) => item.pk));
   if (removed.length > 0) await w.touchProducts(db, [productPk]);
   return {
-    success: items.filter(({ item }) => linked.has(item.pk)).map(({ index, item }) => ok(index, { product_pk: productPk, variation_pk: variationPk, image_pk: item.pk })),
-    errors: items.filter(({ item }) => !linked.has(item.pk))
-      .map(({ index, item }) => notFoundError(index, `/${index}/pk`, `Image ${item.pk} is not an image of variation ${variationPk}.`, { pk: item.pk })),
+    success: items.filter(({ item }) => linked.has(item.pk))
+      .map(({ index, item }) => imageItem(index, variation.sku, target, { ...images.get(item.pk)!, position: linked.get(item.pk)! })),
+    errors: items.filter(({ item }) => !linked.has(item.pk)).map(({ index, item }) => imageNotFound(index, target, item.pk, `variation ${variationPk}`)),
   };
 }

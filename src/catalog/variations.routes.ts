@@ -11,8 +11,12 @@ import type { CatalogRoutesOptions } from './catalog.routes.ts';
 
 const VARIATIONS = '/shops/:shop/products/:product/variations/';
 const VARIATIONS_ALLOW = 'GET, PUT, POST, DELETE, OPTIONS';
+const VARIATION = '/shops/:shop/products/:product/variations/:variation/';
+const ONE_ALLOW = 'GET, OPTIONS';
 const IMAGES = '/shops/:shop/products/:product/variations/:variation/images/';
 const IMAGES_ALLOW = 'GET, POST, DELETE, OPTIONS';
+const IMAGE = '/shops/:shop/products/:product/variations/:variation/images/:image/';
+const ImageParams = Type.Object({ ...VariationParams.properties, image: Type.Integer({ minimum: 1 }) });
 
 export const variationRoutes: FastifyPluginAsyncTypebox<CatalogRoutesOptions> = async (app, { services, publicUrl }) => {
   const write = (allow: string, params: object, summary: string, body: object, description?: string, bodyOptional = false) => ({
@@ -46,6 +50,12 @@ export const variationRoutes: FastifyPluginAsyncTypebox<CatalogRoutesOptions> = 
     oneOrMany(ImageRef, '{"pk"} of a variation, or an array of them')), submit('variation_delete'));
   allowOnly(app, VARIATIONS, VARIATIONS_ALLOW);
 
+  app.get(VARIATION, {
+    config: { auth: 'shop', allow: ONE_ALLOW },
+    schema: { tags: ['catalog'], summary: 'One variation of a product, with its images', params: VariationParams, response: { 200: StoredVariation } },
+  }, async (request) => services.catalog.getVariation(request.params.shop, request.params.product, request.params.variation));
+  allowOnly(app, VARIATION, ONE_ALLOW);
+
   app.get(IMAGES, {
     config: { auth: 'shop', allow: IMAGES_ALLOW },
     schema: { tags: ['catalog'], summary: 'The images of a variation, in order', params: VariationParams, response: { 200: Type.Array(StoredImage) } },
@@ -56,4 +66,10 @@ export const variationRoutes: FastifyPluginAsyncTypebox<CatalogRoutesOptions> = 
     Type.Optional(oneOrMany(ImageRef, '{"pk"} of a linked image, or an array of them')),
     'Without a body every image of the variation is detached. The product keeps its images.', true), submit('image_delete', true));
   allowOnly(app, IMAGES, IMAGES_ALLOW);
+
+  app.get(IMAGE, {
+    config: { auth: 'shop', allow: ONE_ALLOW },
+    schema: { tags: ['catalog'], summary: 'One image of a variation (position: its place among the variation\'s images)', params: ImageParams, response: { 200: StoredImage } },
+  }, async (request) => services.catalog.variationImage(request.params.shop, request.params.product, request.params.variation, request.params.image));
+  allowOnly(app, IMAGE, ONE_ALLOW);
 };

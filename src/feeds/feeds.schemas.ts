@@ -6,6 +6,7 @@ export const FeedType = Type.Union([
   Type.Literal('product_create'), Type.Literal('product_update'), Type.Literal('product_delete'),
   Type.Literal('variation_update'), Type.Literal('variation_create'), Type.Literal('variation_delete'),
   Type.Literal('image_replace'), Type.Literal('image_delete'),
+  Type.Literal('product_image_add'), Type.Literal('product_image_reorder'), Type.Literal('product_image_delete'),
 ]);
 export type FeedType = Static<typeof FeedType>;
 
@@ -16,27 +17,35 @@ export type FeedState = Static<typeof FeedState>;
 export const FeedStatus = Type.Union([Type.Literal('Wait'), Type.Literal('Complete'), Type.Literal('Error')]);
 export type FeedStatus = Static<typeof FeedStatus>;
 
-const Warning = Type.Object({ pointer: Type.String(), message: Type.String() });
-const ImageOut = Type.Object({ image_pk: Type.Integer(), url: Type.String(), position: Type.Integer() });
+const Warning = Type.Object({ pointer: Type.String(), code: Type.String(), message: Type.String() });
+const ImageOut = Type.Object({
+  image_pk: Type.Integer(),
+  url: Type.String(),
+  url_source: Type.String({ description: 'exactly the address the client sent' }),
+  position: Type.Integer({ description: '0-based' }),
+});
 
 export const FeedSuccessItem = Type.Object({
-  index: Type.Integer(),
+  index: Type.Integer({ description: 'the item\'s index in the request' }),
   sku: Type.Optional(Type.String()),
-  product_pk: Type.Optional(Type.Integer()),
+  product_pk: Type.Optional(Type.Integer({ description: 'the product; in a variation feed the variation (its parent is parent_pk)' })),
+  parent_pk: Type.Optional(Type.Integer({ description: 'variation feeds: the variation\'s product' })),
   variation_pk: Type.Optional(Type.Integer()),
   variation_pks: Type.Optional(Type.Array(Type.Integer())),
-  image_pk: Type.Optional(Type.Integer()),
-  url: Type.Optional(Type.String()),
+  image_pk: Type.Optional(Type.Integer({ description: 'image feeds: one item per image' })),
+  url_source: Type.Optional(Type.String()),
   position: Type.Optional(Type.Integer()),
   images: Type.Optional(Type.Array(ImageOut)),
-  /** Unknown fields of the item, ignored. */
-  warning: Type.Array(Warning),
+  warning: Type.Array(Type.String(), { description: '"<pointer>: <message>" of each warning; empty when there is none' }),
+  warnings: Type.Array(Warning),
 });
 
 export const FeedErrorItem = Type.Object({
   index: Type.Integer(),
   sku: Type.Optional(Type.String()),
-  pk: Type.Optional(Type.Integer()),
+  product_pk: Type.Optional(Type.Integer()),
+  parent_pk: Type.Optional(Type.Integer()),
+  image_pk: Type.Optional(Type.Integer({ description: 'an image that was not found' })),
   pointer: Type.String(),
   code: Type.String(),
   message: Type.String(),

@@ -9,8 +9,8 @@
 // twice). Small feeds are applied together, in transactions they share.
 import { randomUUID } from 'node:crypto';
 import type { CatalogService } from '../catalog/catalog.service.ts';
-import type { CatalogWriter } from '../catalog/catalog-writer.service.ts';
-import type { ChunkOutcome, Indexed, ItemSuccess } from '../catalog/catalog-items.ts';
+import { IMAGE_OPERATIONS, type CatalogWriter } from '../catalog/catalog-writer.service.ts';
+import type { ChunkOutcome, Indexed, ItemSuccess, ReportWarning } from '../catalog/catalog-items.ts';
 import { validateItems, type ItemKind, type ItemWarning } from '../catalog/product-validation.ts';
 import type { Config } from '../config.ts';
 import { upsertHashes } from '../connectors/host/connectors.repository.ts';
@@ -22,6 +22,7 @@ import { AppError, badRequest, conflict, MAX_LISTED_ERRORS, notFound, unavailabl
 import type { JobSender } from '../jobs/job-map.ts';
 import type { ShopService } from '../shops/shops.service.ts';
 import type { WebhookService } from '../webhooks/webhooks.service.ts';
+import { upgradeError, upgradeSuccess, withWarnings } from './feed-report.ts';
 import * as repo from './feeds.repository.ts';
 import type { Feed, FeedCritical, FeedFilter, FeedJson, FeedState, FeedSummaryJson, FeedType } from './feeds.schemas.ts';
 
@@ -75,6 +76,7 @@ const kindOf: Record<FeedType, ItemKind> = {
   product_create: 'product', product_update: 'product_update', product_delete: 'product_ref',
   variation_create: 'variation_create', variation_update: 'variation_update', variation_delete: 'pk_ref',
   image_replace: 'pk_ref', image_delete: 'pk_ref',
+  product_image_add: 'image_input', product_image_reorder: 'image_position', product_image_delete: 'pk_ref',
 };
 
 /** Items applied per transaction. Image sets are applied whole (the set sent is the result). */
@@ -88,7 +90,8 @@ export const SMALL_FEED = 100;
 const FEED_QUEUES = ['feed.process', 'feed.process.small'] as const;
 /** The queue of a feed with `left` items to apply. */
 const queueOf = (left: number): (typeof FEED_QUEUES)[number] => (left <= SMALL_FEED ? 'feed.process.small' : 'feed.process');
-const chunkSizeOf = (type: FeedType, total: number): number => (type === 'image_replace' || type === 'image_delete' ? Math.max(total, 1) : CHUNK_SIZE);
+const chunkSizeOf = (type: FeedType, total: number): number => (IMAGE_OPERATIONS.has(type) ? Math.max(total, 1) : CHUNK_SIZE);
+const isProductFeed = (type: FeedType): boolean => type === 'product_create' || type === 'product_update' || type === 'product_delete';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const iso = (d: Date | null): string | null => (d === null ? null : d.toISOString());
@@ -115,10 +118,10 @@ interface SmallOutcome {
   failed: number;
 }
 
-/** A payload's validation warnings, by item index. */
-const warningsByIndex = (warnings: { index: number; pointer: string; message: string }[]) => {
-  const byIndex = new Map<number, { pointer: string; message: string }[]>();
-  for (const w of warnings) (byIndex.get(w.index) ?? byIndex.set(w.index, []).get(w.index)!).push({ pointer: w.pointer, message: w.message });
+/** A payload's validation warnings, by item index (payloads from before codes: unknown_field). */
+const warningsByIndex = (warnings: { index: number; pointer: string; code?: string; message: string }[]) => {
+  const byIndex = new Map<number, ReportWarning[]>();
+  for (const w of warnings) (byIndex.get(w.index) ?? byIndex.set(w.index, []).get(w.index)!).push({ pointer: w.pointer, code: w.code ?? 'unknown_field', message: w.message });
   return byIndex;
 };
 
@@ -176,7 +179,7 @@ export class FeedService {
     }
     const warnings: ItemWarning[] = input.single === true ? v.warnings.map((w) => ({ ...w, pointer: `/0${w.pointer}` })) : v.warnings;
     const items = v.valid.map((x) => x.item);
-    const skus = input.type.startsWith('product_') ? items.flatMap((i) => (typeof i.sku === 'string' ? [i.sku] : [])) : [];
+    const skus = isProductFeed(input.type) ? items.flatMap((i) => (typeof i.sku === 'string' ? [i.sku] : [])) : [];
     return this.#record(input, items, warnings, skus, input.contentHashes === true ? items.map(contentHash) : null);
   }
 
@@ -187,7 +190,7 @@ export class FeedService {
    */
   async submitValidated(input: ValidatedSubmitInput): Promise<Feed> {
     await this.#checkInput(input, input.items.length);
-    const skus = input.type.startsWith('product_') ? input.items.flatMap((i) => (i.sku === undefined ? [] : [i.sku])) : [];
+    const skus = isProductFeed(input.type) ? input.items.flatMap((i) => (i.sku === undefined ? [] : [i.sku])) : [];
     const hashes = input.items.some((i) => i.hash !== undefined) ? input.items.map((i) => i.hash ?? null) : null;
     return this.#record(input, { json: input.items.map((i) => i.json) }, [], skus, hashes);
   }
@@ -195,7 +198,7 @@ export class FeedService {
   /** What a feed needs besides valid items: its product (and variation), and items. */
   async #checkInput(input: Omit<SubmitInput, 'items'>, count: number): Promise<void> {
     const { shopPk, type } = input;
-    if (type.startsWith('variation_') || type.startsWith('image_')) {
+    if (type.startsWith('variation_') || type.startsWith('image_') || type.startsWith('product_image_')) {
       if (input.productPk === undefined) throw new AppError('invalid_feed', 500, `A ${type} feed needs a product.`);
       if (type.startsWith('image_')) {
         if (input.variationPk === undefined) throw new AppError('invalid_feed', 500, `A ${type} feed needs a variation.`);
@@ -233,11 +236,12 @@ export class FeedService {
     const row = UUID.test(feedPk) ? await repo.findFeed(this.#d.db, feedPk) : undefined;
     if (row === undefined) throw notFound(`Feed ${feedPk}`);
     const chunks = await repo.results(this.#d.db, feedPk);
+    const type = row.type as FeedType;
     return {
       ...toFeed(row),
       result: {
-        success: chunks.flatMap((c) => c.success) as FeedJson['result']['success'],
-        errors: chunks.flatMap((c) => c.errors) as FeedJson['result']['errors'],
+        success: chunks.flatMap((c) => c.success.map((x) => upgradeSuccess(type, x, row.product_pk))),
+        errors: chunks.flatMap((c) => c.errors.map((x) => upgradeError(type, x, row.product_pk))),
         criticals: row.criticals,
       },
     };
@@ -310,8 +314,8 @@ export class FeedService {
         const success = outcome.success.filter(mine).map(local);
         let warnings = 0;
         for (const s of success) {
-          s.warning = warningsOf.get(s.index) ?? [];
-          warnings += s.warning.length;
+          withWarnings(s, warningsOf.get(s.index) ?? []);
+          warnings += s.warnings.length;
         }
         const errors = outcome.errors.filter(mine).map((e) => ({ ...local(e), pointer: e.pointer.replace(/^\/\d+/, `/${e.index - base + f.processed}`) }));
         await this.#rememberApplied(trx, f, success);
@@ -382,8 +386,8 @@ export class FeedService {
         await this.#rememberApplied(trx, feed, outcome.success);
         let warnings = 0;
         for (const s of outcome.success) {
-          s.warning = warningsOf.get(s.index) ?? [];
-          warnings += s.warning.length;
+          withWarnings(s, warningsOf.get(s.index) ?? []);
+          warnings += s.warnings.length;
         }
         await repo.insertResult(trx, { feed_pk: feedPk, offset, success: JSON.stringify(outcome.success), errors: JSON.stringify(outcome.errors) });
         const processed = offset + chunk.length;

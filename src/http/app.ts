@@ -24,6 +24,8 @@ import './route-config.ts';
 import { orderRoutes } from '../orders/orders.routes.ts';
 import { catalogRoutes } from '../catalog/catalog.routes.ts';
 import { variationRoutes } from '../catalog/variations.routes.ts';
+import { imageRoutes } from '../catalog/images.routes.ts';
+import { fieldRoutes } from '../catalog/fields.routes.ts';
 import { feedRoutes } from '../feeds/feeds.routes.ts';
 import { systemRoutes } from './system.routes.ts';
 import { connectorReceiverRoutes, receiverRoutes } from '../connectors/host/connectors.routes.ts';
@@ -162,6 +164,8 @@ export async function buildApp({ config, services, logger }: AppDeps): Promise<A
   await app.register(orderRoutes, { services, publicUrl: config.publicUrl });
   await app.register(catalogRoutes, { services, publicUrl: config.publicUrl });
   await app.register(variationRoutes, { services, publicUrl: config.publicUrl });
+  await app.register(imageRoutes, { services, publicUrl: config.publicUrl });
+  await app.register(fieldRoutes);
   await app.register(feedRoutes, { services, publicUrl: config.publicUrl });
   return app;
 }

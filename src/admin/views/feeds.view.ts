@@ -13,7 +13,7 @@ export interface FeedFilters {
   page: number;
 }
 
-const types = ['product_create', 'product_update', 'product_delete', 'variation_create', 'variation_update', 'variation_delete', 'image_replace', 'image_delete'];
+const types = ['product_create', 'product_update', 'product_delete', 'variation_create', 'variation_update', 'variation_delete', 'image_replace', 'image_delete', 'product_image_add', 'product_image_reorder', 'product_image_delete'];
 const states = ['queued', 'processing', 'done', 'failed'];
 export const PAGE_SIZE = 50;
 
@@ -80,7 +80,7 @@ ${feed.product_pk === null ? '' : html`<dt>Product</dt><dd>${feed.product_pk}${f
 ${feed.result.criticals.length === 0 ? '' : html`<h2>Why it failed</h2><ul class="card">${feed.result.criticals.map((c) => html`<li class="error"><code>${c.code}</code> ${c.message}</li>`)}</ul>`}
 <h2>Item errors (${errors.length}) ${errors.length === 0 ? '' : html`<a class="button" id="errors-csv" href="/admin/api/feeds/${feed.pk}/errors.csv" download>Download CSV</a>`}</h2>
 ${errors.length === 0 ? html`<p class="muted">No item errors.</p>` : html`<table class="errors"><thead><tr><th class="num">Index</th><th>SKU / pk</th><th>Field</th><th>Code</th><th>Message</th></tr></thead>
-<tbody>${errors.slice(0, SHOWN_ERRORS).map((e) => html`<tr><td class="num">${e.index}</td><td>${e.sku ?? e.pk ?? ''}</td><td><code>${e.pointer}</code></td><td>${e.code}</td><td class="wrap">${e.message}</td></tr>`)}</tbody></table>
+<tbody>${errors.slice(0, SHOWN_ERRORS).map((e) => html`<tr><td class="num">${e.index}</td><td>${e.sku ?? e.image_pk ?? e.product_pk ?? ''}</td><td><code>${e.pointer}</code></td><td>${e.code}</td><td class="wrap">${e.message}</td></tr>`)}</tbody></table>
 ${errors.length > SHOWN_ERRORS ? html`<p class="muted">The first ${SHOWN_ERRORS} are shown; the CSV has all ${errors.length}.</p>` : ''}`}`;
 }
 
@@ -90,6 +90,6 @@ export const feedBody = (feed: FeedJson): Html => html`<h1>Feed <code>${feed.pk}
 /** CSV of a feed's item errors (CRLF rows; skus and messages made safe for spreadsheets). */
 export function errorsCsv(feed: FeedJson): string {
   const lines = [csvLine(['index', 'sku', 'pk', 'pointer', 'code', 'message'])];
-  for (const e of feed.result.errors) lines.push(csvLine([e.index, e.sku, e.pk, e.pointer, e.code, e.message]));
+  for (const e of feed.result.errors) lines.push(csvLine([e.index, e.sku, e.image_pk ?? e.product_pk, e.pointer, e.code, e.message]));
   return `${lines.join('\r\n')}\r\n`;
 }
