@@ -70,7 +70,9 @@ function properties(where: Where, variations?: TSchema): Record<string, TSchema>
   const inVariation = where === 'variation' || where === 'variation_update';
   const images = where === 'variation_update' ? ImageRef : ImageInput;
   const out: Record<string, TSchema> = {};
-  if (where === 'product_update' || where === 'variation_update') out.pk = Type.Integer({ minimum: 1 });
+  // A product update names its product by pk or sku (checked in code); a variation update by pk.
+  if (where === 'product_update') out.pk = Type.Optional(Type.Integer({ minimum: 1 }));
+  if (where === 'variation_update') out.pk = Type.Integer({ minimum: 1 });
   for (const spec of FIELD_CATALOG) {
     if (inVariation && !spec.in_variation) continue;
     if (spec.format === 'variations' && variations === undefined) continue;

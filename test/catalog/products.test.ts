@@ -46,9 +46,9 @@ describe('POST /shops/{shop}/products/', () => {
     })]);
     const s = feed.result.success[0]!;
     expect(s.images).toEqual([
-      { image_pk: expect.any(Number), url: 'https://cdn.example/1.jpg', position: 0 },
-      { image_pk: expect.any(Number), url: 'https://cdn.example/2.jpg', position: 1 },
-      { image_pk: expect.any(Number), url: 'https://cdn.example/3.jpg', position: 2 },
+      { image_pk: expect.any(Number), url: 'https://cdn.example/1.jpg', url_source: 'https://cdn.example/1.jpg', position: 0 },
+      { image_pk: expect.any(Number), url: 'https://cdn.example/2.jpg', url_source: 'https://cdn.example/2.jpg', position: 1 },
+      { image_pk: expect.any(Number), url: 'https://cdn.example/3.jpg', url_source: 'https://cdn.example/3.jpg', position: 2 },
     ]);
     const got = (await app.inject({ url: `${PRODUCTS}${String(s.product_pk)}/`, headers: auth })).json() as Record<string, unknown> & { variations: Record<string, unknown>[] };
     expect(got).toMatchObject({ sku: 'IMG-1', price: 10.5, stock: 3 });
@@ -74,14 +74,12 @@ describe('POST /shops/{shop}/products/', () => {
     expect((await sql.query(`select price from products where sku = 'UP-2'`)).rows[0].price).toBe(99);
   });
 
-  it('reports unknown fields as warnings and ignores them', async () => {
+  it('keeps fields outside the field catalog as category attributes, without a warning', async () => {
     const feed = await write(app, auth, 'POST', PRODUCTS, [product('W-1', { template_html: '<b>x</b>', variations: [{ sku: 'W-1-a', shipping_price: 3 }] })]);
-    expect(feed.counts.warnings).toBe(2);
-    expect(feed.result.success[0]!.warning).toEqual([
-      { pointer: '/0/template_html', message: 'unknown field, ignored' },
-      { pointer: '/0/variations/0/shipping_price', message: 'unknown field, ignored' },
-    ]);
-    expect((await sql.query(`select attrs from products where sku = 'W-1'`)).rows[0].attrs).toEqual({});
+    expect(feed.counts.warnings).toBe(0);
+    expect(feed.result.success[0]).toMatchObject({ warning: [], warnings: [] });
+    expect((await sql.query(`select attrs from products where sku = 'W-1'`)).rows[0].attrs).toEqual({ template_html: '<b>x</b>' });
+    expect((await sql.query(`select attrs from variations where sku = 'W-1-a'`)).rows[0].attrs).toEqual({ shipping_price: 3 });
   });
 
   it('a field named __proto__: refused by the API (400), and an unknown field for connectors (never a prototype)', async () => {
@@ -147,8 +145,8 @@ describe('400: every invalid field by JSON pointer', () => {
   });
 
   it('bounds: sku length, negative stock, category_pk, tax text', async () => {
-    const res = await app.inject({ method: 'POST', url: PRODUCTS, headers: auth, payload: [product('x'.repeat(101), { stock: -1, category_pk: 0, tax: 'abc', weight_unit: 'ton' })] });
-    expect(expectProblem(res, 400, 'validation_failed').errors!.map((e) => e.pointer)).toEqual(['/0/sku', '/0/stock', '/0/category_pk', '/0/tax', '/0/weight_unit']);
+    const res = await app.inject({ method: 'POST', url: PRODUCTS, headers: auth, payload: [product('x'.repeat(101), { stock: -1, price: -0.01, discount: 100, category_pk: 'c', tax: 'abc', weight_unit: 'ton' })] });
+    expect(expectProblem(res, 400, 'validation_failed').errors!.map((e) => e.pointer)).toEqual(['/0/sku', '/0/category_pk', '/0/price', '/0/stock', '/0/tax', '/0/discount', '/0/weight_unit']);
   });
 });
 
@@ -178,7 +176,7 @@ describe('PUT and DELETE /shops/{shop}/products/', () => {
     expect(feed.counts).toMatchObject({ total: 4, succeeded: 2, failed: 2 });
     expect(feed.result.errors).toEqual([
       { index: 2, sku: 'NOPE', pointer: '/2/sku', code: 'not_found', message: expect.any(String) },
-      { index: 3, pk: 999999, pointer: '/3/pk', code: 'not_found', message: expect.any(String) },
+      { index: 3, product_pk: 999999, pointer: '/3/pk', code: 'not_found', message: expect.any(String) },
     ]);
     const got = (await app.inject({ url: `${PRODUCTS}${pk1}/`, headers: auth })).json() as Record<string, unknown>;
     expect(got).toMatchObject({ sku: 'PU-1', name: 'Product PU-1', stock: 7, brand: 'Acme', color: 'blue', price: 10.5 });

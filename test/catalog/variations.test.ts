@@ -43,7 +43,7 @@ describe('/shops/{shop}/products/{product}/variations/', () => {
     expect(feed).toMatchObject({ type: 'variation_update', product_pk: p.pk, counts: { succeeded: 1 } });
     const first = await waitFeed(app, auth, res.headers.location);
     expect(first.counts).toMatchObject({ total: 2, succeeded: 1, failed: 1 });
-    expect(first.result.errors).toEqual([{ index: 1, pk: 999999, pointer: '/1/pk', code: 'not_found', message: `Variation 999999 was not found in product ${p.pk}.` }]);
+    expect(first.result.errors).toEqual([{ index: 1, product_pk: 999999, parent_pk: p.pk, pointer: '/1/pk', code: 'not_found', message: `Variation 999999 was not found in product ${p.pk}.` }]);
     const list = (await app.inject({ url: p.url, headers: auth })).json() as Record<string, unknown>[];
     expect(list).toMatchObject([
       { pk: p.va, price: 20, stock: 5, color: 'green', images: [{ pk: p.images[1], position: 0 }, { pk: p.images[0], position: 1 }] },
@@ -55,7 +55,7 @@ describe('/shops/{shop}/products/{product}/variations/', () => {
     const p = await seed('V3');
     const q = await seed('V3X');
     const feed = await write(app, auth, 'PUT', p.url, [{ pk: p.va, stock: 9, images: [{ pk: q.images[0] }] }]);
-    expect(feed.result.errors).toEqual([{ index: 0, pk: p.va, sku: 'V3-a', pointer: '/0/images/0/pk', code: 'not_found', message: `Image ${q.images[0]} is not an image of product ${p.pk}.` }]);
+    expect(feed.result.errors).toEqual([{ index: 0, product_pk: p.va, parent_pk: p.pk, image_pk: q.images[0], sku: 'V3-a', pointer: '/0/images/0/pk', code: 'not_found', message: `Image ${q.images[0]} is not an image of product ${p.pk}.` }]);
     expect((await app.inject({ url: p.url, headers: auth })).json()).toMatchObject([{ pk: p.va, stock: 3, images: [{ pk: p.images[0] }] }, {}]);
   });
 
@@ -96,7 +96,7 @@ describe('/shops/{shop}/products/{product}/variations/{variation}/images/', () =
     expect(res.headers['content-type']).toMatch(/^application\/json/);
     const feed = await waitFeed(app, auth, res.headers.location);
     expect(feed).toMatchObject({ type: 'image_replace', variation_pk: p.va, counts: { total: 3, succeeded: 2, failed: 1 } });
-    expect(feed.result.errors).toEqual([{ index: 1, pk: q.images[0], pointer: '/1/pk', code: 'not_found', message: `Image ${q.images[0]} is not an image of product ${p.pk}.` }]);
+    expect(feed.result.errors).toEqual([{ index: 1, product_pk: p.pk, image_pk: q.images[0], pointer: '/1/pk', code: 'not_found', message: `Image ${q.images[0]} is not an image of product ${p.pk}.` }]);
     const images = await app.inject({ url, headers: auth });
     expect(images.headers.allow).toBe(IMAGES_ALLOW);
     expect(images.json()).toEqual([

@@ -96,9 +96,10 @@ describe('column mapping', () => {
     const shoe = await product('SCHUH-1');
     expect(shoe).toMatchObject({ sku: 'SCHUH-1', name: 'Wanderschuh', price: 89.95, stock: 12, delivery_time: 3, brand: 'Bergwerk' });
     expect(shoe!.variations.map((v: { sku: string; size: string; stock: number }) => [v.sku, v.size, v.stock])).toEqual([['SCHUH-1-42', '42', 5], ['SCHUH-1-43', '43', 7]]);
-    // Unknown Akeneo columns are listed as warnings in the report, not errors.
+    // Columns outside the field catalog are category attributes: kept as sent, never a warning.
+    expect(await product('AK-1')).toMatchObject({ categories: 'lighting', enabled: '1' });
     const rep = report(path.join(inboxes.akeneo, '.done'), 'akeneo.csv');
-    expect(rep.warnings[0]).toEqual({ line: 2, sku: 'AK-1', pointer: '/categories', message: 'unknown field, ignored' });
+    expect(rep.warnings).toEqual([]);
   });
 });
 

@@ -26,10 +26,10 @@ describe('40 concurrent one-product writes, then one worker', () => {
       ...Array.from({ length: 36 }, (_, i) => ['POST', [product(`GC-${i}`)]] as ['POST', unknown]),
       // The same sku twice: its feeds must read as one after the other (both variations kept).
       ['POST', [product('GC-TWIN', { variations: [{ sku: 'GC-TWIN-a' }] })]],
-      ['POST', [product('GC-TWIN', { variations: [{ sku: 'GC-TWIN-b' }], colour: 'unknown field' })]],
+      ['POST', [product('GC-TWIN', { variations: [{ sku: 'GC-TWIN-b' }], images: [{ url: 'https://cdn.example/t.jpg', colour: 'unknown field' }] })]],
       // A partial update of an unknown sku: an error of that feed only, at its own pointer.
       ['PUT', [{ sku: 'GC-NOWHERE', stock: 1 }]],
-      ['POST', { ...product('GC-SINGLE'), shade: 'unknown field' }],
+      ['POST', { ...product('GC-SINGLE'), images: [{ url: 'https://cdn.example/s.jpg', shade: 'unknown field' }] }],
     ];
     accepted.push(...(await Promise.all(bodies.map(([m, p]) => write(m, p)))));
     expect(new Set(accepted.map((f) => f.pk)).size).toBe(40);
@@ -54,11 +54,11 @@ describe('40 concurrent one-product writes, then one worker', () => {
       const [twinA, twinB, update, single] = done.slice(36);
       expect(twinA!.result.success).toEqual([expect.objectContaining({ index: 0, sku: 'GC-TWIN', warning: [] })]);
       expect(twinB).toMatchObject({ counts: { succeeded: 1, warnings: 1 } });
-      expect(twinB!.result.success[0]!.warning).toEqual([expect.objectContaining({ pointer: '/0/colour' })]);
+      expect(twinB!.result.success[0]!.warning).toEqual(['/0/images/0/colour: unknown field, ignored']);
       expect(update).toMatchObject({ state: 'done', counts: { total: 1, succeeded: 0, failed: 1 } });
       expect(update!.result.errors).toEqual([expect.objectContaining({ index: 0, pointer: '/0/sku', code: 'not_found' })]);
       expect(single).toMatchObject({ counts: { succeeded: 1, warnings: 1 } });
-      expect(single!.result.success[0]!.warning).toEqual([expect.objectContaining({ pointer: '/0/shade' })]);
+      expect(single!.result.success[0]!.warnings).toEqual([expect.objectContaining({ pointer: '/0/images/0/shade' })]);
 
       const twin = (await inject(app, { url: `${PRODUCTS}?sku=GC-TWIN`, headers: auth })).json() as { count: number; results: { variations: { sku: string }[] }[] };
       expect(twin.count).toBe(1);

@@ -166,11 +166,12 @@ describe('with a worker', () => {
   });
 
   it('connectors submit feeds too, under their own source and the default base URL', async () => {
-    const feed = await api.services.feeds.submit({ shopPk, type: 'product_create', items: [product('CONN-1', { x: 1 })], source: 'connector:erp-main' });
+    const feed = await api.services.feeds.submit({ shopPk, type: 'product_create', items: [product('CONN-1', { images: [{ url: 'https://cdn.example/c.jpg', x: 1 }] })], source: 'connector:erp-main' });
     const json = present(feed, api.services.feeds.defaultBaseUrl);
     expect(json).toMatchObject({ source: 'connector:erp-main', url: `http://127.0.0.1:0/feeds/${feed.pk}/`, status: 'Wait' });
     const done = await waitFeed(app, auth, `/feeds/${feed.pk}/`);
-    expect(done.result.success[0]!.warning).toEqual([{ pointer: '/0/x', message: 'unknown field, ignored' }]);
+    expect(done.result.success[0]!.warning).toEqual(['/0/images/0/x: unknown field, ignored']);
+    expect(done.result.success[0]!.warnings).toEqual([{ pointer: '/0/images/0/x', code: 'unknown_field', message: 'unknown field, ignored' }]);
     await expect(api.services.feeds.submit({ shopPk, type: 'product_create', items: [{ sku: 'NO-NAME' }], source: 'connector:erp-main' }))
       .rejects.toMatchObject({ status: 400, errors: [{ pointer: '/0/name' }, { pointer: '/0/price' }, { pointer: '/0/stock' }] });
   });

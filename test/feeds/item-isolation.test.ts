@@ -88,7 +88,7 @@ describe('a feed with an item the database refuses', () => {
     const productPk = feed.result.success[0]!.product_pk as number;
     const vfeed = await waitFeed(app, auth, (await accept([{ sku: 'V-1' }, { sku: 'POISON-V' }, { sku: 'V-2' }], `${PRODUCTS}${productPk}/variations/`)).url, 15_000);
     expect(vfeed).toMatchObject({ state: 'done', counts: { succeeded: 2, failed: 1 } });
-    expect(vfeed.result.errors).toEqual([refusal(1, 'POISON-V', '23514')]);
+    expect(vfeed.result.errors).toEqual([{ ...refusal(1, 'POISON-V', '23514'), parent_pk: productPk }]);
     const variations = (await app.inject({ url: `${PRODUCTS}${productPk}/variations/`, headers: auth })).json() as { sku: string }[];
     expect(variations.map((v) => v.sku).sort()).toEqual(['V-1', 'V-2']);
   });

@@ -100,14 +100,19 @@ describe('the JSON text, before it is parsed', () => {
     problem(await app.inject({ method: 'POST', url: ORDERS, headers, payload: `{"order_pk":9,"customer":${members(10_001)},"items":[]}` }), 413, 'too_many_members');
     const pushed = members(10_001);
     problem(await app.inject({ method: 'POST', url: '/connectors/pim/webhook', payload: pushed, headers: { 'content-type': 'application/json', ...signedHeaders(SECRET, 'msg_limits_2', pushed) } }), 413, 'too_many_members');
-    // 10,000 members are taken; the unknown ones are listed as the item's first 100 warnings and a count.
-    const res = await app.inject({ method: 'POST', url: PRODUCTS, headers, payload: members(10_000) });
+    // 10,000 members are parsed; as category attributes they are more than a product may carry: one error.
+    const attrs = problem(await app.inject({ method: 'POST', url: PRODUCTS, headers, payload: members(10_000) }), 400, 'validation_failed');
+    expect(attrs.errors).toEqual([{ pointer: '', code: 'too_many_attributes', message: 'has 9996 category attributes; at most 500' }]);
+    // Unknown members where attributes are not kept (an image object) are warnings: the first 100 and a count.
+    const image = `{"url":"https://cdn.example/m.jpg"${Array.from({ length: 9_000 }, (_, i) => `,"u${i}":1`).join('')}}`;
+    const res = await app.inject({ method: 'POST', url: PRODUCTS, headers, payload: `[{"sku":"M","name":"m","price":1,"stock":1,"images":[${image}]}]` });
     expect(res.statusCode).toBe(201);
     const feed = await waitFeed(app, auth, res.headers.location, 15_000);
-    const warnings = feed.result.success[0]!.warning as { pointer: string; message: string }[];
+    const warnings = feed.result.success[0]!.warnings as { pointer: string; code: string; message: string }[];
     expect(warnings).toHaveLength(101);
-    expect(warnings[0]).toEqual({ pointer: '/0/u0', message: 'unknown field, ignored' });
-    expect(warnings[100]).toEqual({ pointer: '/0', message: '9896 more unknown fields, ignored' });
+    expect(warnings[0]).toEqual({ pointer: '/0/images/0/u0', code: 'unknown_field', message: 'unknown field, ignored' });
+    expect(warnings[100]).toEqual({ pointer: '/0', code: 'unknown_field', message: '8900 more unknown fields, ignored' });
+    expect(feed.result.success[0]!.warning).toContain('/0/images/0/u0: unknown field, ignored');
   });
 });
 
