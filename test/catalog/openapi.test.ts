@@ -17,6 +17,11 @@ it('the OpenAPI document describes every catalog and feed operation with its bod
   expect(ops('/shops/{shop}/products/{product}/')).toEqual(['delete', 'get']);
   expect(ops('/shops/{shop}/products/{product}/variations/')).toEqual(['delete', 'get', 'post', 'put']);
   expect(ops('/shops/{shop}/products/{product}/variations/{variation}/images/')).toEqual(['delete', 'get', 'post']);
+  expect(ops('/shops/{shop}/products/{product}/variations/{variation}/')).toEqual(['get']);
+  expect(ops('/shops/{shop}/products/{product}/variations/{variation}/images/{image}/')).toEqual(['get']);
+  expect(ops('/shops/{shop}/products/{product}/images/')).toEqual(['delete', 'get', 'post', 'put']);
+  expect(ops('/shops/{shop}/products/{product}/images/{image}/')).toEqual(['get']);
+  expect(ops('/fields/')).toEqual(['get']);
   expect(ops('/feeds/{feed}/')).toEqual(['get']);
   expect(ops('/shops/{shop}/feeds/')).toEqual(['get']);
   const post = doc.paths['/shops/{shop}/products/']!.post!;
