@@ -20,7 +20,7 @@ export interface PreparedChunk {
   errors: ReportEntry[];
   warnings: WarningEntry[];
   /**
-   * Valid products (validated by validateProducts: unknown fields removed and warned about),
+   * Valid products (validated by validateProducts: category attributes kept, unknown fields in images removed and warned about),
    * one per sku (the later row wins): canonicalJson of each, and its content hash.
    */
   items: { sku: string; json: string; hash: string }[];
@@ -41,7 +41,7 @@ export function prepareChunk(products: FileProduct[], where: 'line' | 'element',
   };
   for (const p of products) out.counts.variations += Array.isArray(p.product.variations) ? p.product.variations.length : 0;
   if (products.length === 0) return out;
-  // The products were built for this chunk: validated in place (unknown fields removed), not copied.
+  // The products were built for this chunk: validated in place (unknown image fields removed), not copied.
   const v = validateProducts(products.map((p) => p.product), { inPlace: true });
   const byIndex = new Map<number, (FieldError & { line?: number })[]>();
   for (const e of v.errors) {

@@ -63,10 +63,11 @@ describe('CSV', () => {
       { sku: 'AK-1', name: 'Desk lamp', price: 49.9, stock: 3, description: 'A lamp; bright', categories: 'lighting', enabled: '1' },
       { sku: 'AK-2', name: 'Floor lamp', price: 129, stock: 0, categories: 'lighting', enabled: '1' },
     ]);
-    // Columns the API does not know are warnings, not errors.
+    // Columns outside the field catalog are category attributes: kept, neither errors nor warnings.
     const v = validateProducts(products.map((p) => p.product));
     expect(v.errors).toEqual([]);
-    expect(v.warnings.map((w) => w.pointer)).toEqual(['/0/categories', '/0/enabled', '/1/categories', '/1/enabled']);
+    expect(v.warnings).toEqual([]);
+    expect(v.valid[0]!.product).toMatchObject({ categories: 'lighting', enabled: '1' });
   });
 
   it('maps a German ERP header set, children by Vaterartikel', async () => {
@@ -153,7 +154,9 @@ describe('JSON', () => {
   it('reads the products POST body, element numbers from 1', async () => {
     const products = await readJson(fixture('products.json'));
     expect(products.map((p) => [p.at, p.product.sku])).toEqual([[1, 'J-1'], [2, 'J-2']]);
-    expect(validateProducts(products.map((p) => p.product)).warnings).toEqual([{ index: 1, pointer: '/1/template_html', message: 'unknown field, ignored' }]);
+    const v = validateProducts(products.map((p) => p.product));
+    expect(v.warnings).toEqual([]);
+    expect(v.valid[1]!.product).toMatchObject({ template_html: expect.any(String) });
   });
 
   it('refuses what is not an array or object', async () => {

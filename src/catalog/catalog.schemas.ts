@@ -63,6 +63,8 @@ function fieldSchema(spec: FieldSpec, images: TSchema, variations: TSchema | und
   return spec.nullable === true ? nullable(s) : s;
 }
 
+const WITH_ATTRIBUTES = { description: 'Fields outside the field catalog (GET /fields/) are category attributes: stored and returned as sent.' };
+
 type Where = 'product' | 'product_update' | 'variation' | 'variation_update';
 
 /** The properties of an item kind, from the catalog, in its order. */
@@ -83,7 +85,7 @@ function properties(where: Where, variations?: TSchema): Record<string, TSchema>
   return { ...readOnly(READ_ONLY_FIELDS.filter((n) => out[n] === undefined)), ...out };
 }
 
-export const VariationCreate = Type.Object(properties('variation'));
+export const VariationCreate = Type.Object(properties('variation'), WITH_ATTRIBUTES);
 interface VariationFields {
   price?: number; stock?: number; discount?: number | null; discount_from?: string | null; discount_to?: string | null;
   /** Other documented fields and category attributes. */
@@ -91,16 +93,16 @@ interface VariationFields {
 }
 export type VariationCreate = VariationFields & { sku: string; images?: ImageInput[] };
 
-export const VariationUpdate = Type.Object(properties('variation_update'));
+export const VariationUpdate = Type.Object(properties('variation_update'), WITH_ATTRIBUTES);
 export type VariationUpdate = VariationFields & { pk: number; sku?: string; images?: ImageRef[] };
 
-export const Product = Type.Object(properties('product', VariationCreate));
+export const Product = Type.Object(properties('product', VariationCreate), WITH_ATTRIBUTES);
 export type ProductInput = {
   sku: string; name: string; price: number; stock: number; images?: ImageInput[]; variations?: VariationCreate[]; [attribute: string]: unknown;
 };
 
 /** PUT /products/: a partial product identified by `pk` or `sku` (checked in code). */
-export const ProductUpdate = Type.Object(properties('product_update', VariationCreate));
+export const ProductUpdate = Type.Object(properties('product_update', VariationCreate), WITH_ATTRIBUTES);
 export type ProductUpdate = Partial<ProductInput> & { pk?: number };
 
 /** DELETE /products/: `{"pk"}` or `{"sku"}` (checked in code); a GET's product may be sent as it is. */

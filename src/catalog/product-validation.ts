@@ -26,7 +26,7 @@ export interface ItemWarning {
 export type ItemKind = 'product' | 'product_update' | 'product_ref' | 'variation_create' | 'variation_update' | 'pk_ref' | 'image_input' | 'image_position';
 
 /** Kinds whose items carry category attributes at their top level (and, for products, in their variations). */
-const WITH_ATTRIBUTES = new Set<TSchema>([Product, ProductUpdate, VariationCreate, VariationUpdate]);
+const attributeSchemas = new Set<TSchema>([Product, ProductUpdate, VariationCreate, VariationUpdate]);
 /** Kinds that name things (delete, reorder): other top-level fields are ignored without a word. */
 const REFERENCES = new Set<ItemKind>(['product_ref', 'pk_ref', 'image_position']);
 
@@ -131,9 +131,9 @@ function strip(schema: TSchema, value: unknown, pointer: string, found: Unknown,
     return;
   }
   if (s.properties !== undefined && isObject(value)) {
-    const keepsAttributes = WITH_ATTRIBUTES.has(schema);
+    const keepsAttributes = attributeSchemas.has(schema);
     let attributes = 0;
-    const badNames: FieldError[] = [];
+    let badNames: FieldError[] | undefined;
     for (const key of Object.keys(value)) {
       // Own properties only: `__proto__` or `constructor` must not find Object.prototype's.
       const child = Object.hasOwn(s.properties, key) ? s.properties[key] : undefined;
@@ -141,7 +141,7 @@ function strip(schema: TSchema, value: unknown, pointer: string, found: Unknown,
         if (keepsAttributes && key !== '__proto__') {
           attributes++;
           if (key.length === 0 || key.length > MAX_ATTRIBUTE_NAME) {
-            badNames.push({ pointer: `${pointer}/${escape(key)}`, code: 'invalid_attribute', message: `an attribute name has 1-${MAX_ATTRIBUTE_NAME} characters` });
+            (badNames ??= []).push({ pointer: `${pointer}/${escape(key)}`, code: 'invalid_attribute', message: `an attribute name has 1-${MAX_ATTRIBUTE_NAME} characters` });
           }
           continue;
         }
@@ -154,7 +154,7 @@ function strip(schema: TSchema, value: unknown, pointer: string, found: Unknown,
     }
     if (attributes > MAX_ATTRIBUTES) {
       found.errors.push({ pointer, code: 'too_many_attributes', message: `has ${attributes} category attributes; at most ${MAX_ATTRIBUTES}` });
-    } else {
+    } else if (badNames !== undefined) {
       found.errors.push(...badNames);
     }
   } else if (s.items !== undefined && Array.isArray(value)) {

@@ -35,12 +35,35 @@ export function oversizeArray(schema: unknown, value: unknown, pointer = ''): Ov
       if (found !== undefined) return found;
     }
   } else if (isObject(value) && s.properties !== undefined) {
-    for (const key of Object.keys(s.properties)) {
+    for (const key of boundedKeys(s)) {
       const found = Object.hasOwn(value, key) ? oversizeArray(s.properties[key], value[key], `${pointer}/${key}`) : undefined;
       if (found !== undefined) return found;
     }
   }
   return undefined;
+}
+
+/**
+ * The properties of an object schema under which a bounded array can be (images, variations):
+ * the only ones worth a look. Worked out once per schema; a product schema has about 40
+ * properties and two of them matter.
+ */
+const bounded = new WeakMap<SchemaLike, string[]>();
+function boundedKeys(s: SchemaLike): string[] {
+  let keys = bounded.get(s);
+  if (keys === undefined) {
+    keys = Object.keys(s.properties!).filter((k) => hasBoundedArray(s.properties![k], new Set()));
+    bounded.set(s, keys);
+  }
+  return keys;
+}
+
+function hasBoundedArray(schema: unknown, seen: Set<unknown>): boolean {
+  if (typeof schema !== 'object' || schema === null || seen.has(schema)) return false;
+  seen.add(schema);
+  const s = schema as SchemaLike;
+  if (s.maxItems !== undefined) return true;
+  return [...(s.anyOf ?? []), ...(s.oneOf ?? []), ...(s.items === undefined ? [] : [s.items]), ...Object.values(s.properties ?? {})].some((x) => hasBoundedArray(x, seen));
 }
 
 /** Ajv's own words for it, so it reads like any other validation error. */
