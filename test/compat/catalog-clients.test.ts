@@ -97,18 +97,21 @@ describe('the catalog clients', () => {
   });
 
   it('Magento module: bare-object stock updates of a product and of a variation', async () => {
-    const created = await feedOf('POST', PRODUCTS, [{ sku: 'MAG-1', name: 'Kettle', price: 30, stock: 1, variations: [{ sku: 'MAG-1-W', stock: 1 }] }]);
+    const created = await feedOf('POST', PRODUCTS, [{ sku: 'MAG-1', name: 'Kettle', price: 30, stock: 1, variations: [{ sku: 'MAG-1-B', stock: 1 }, { sku: 'MAG-1-W', stock: 1 }] }]);
     const s = created.result.success[0] as Json;
+    // The variation updated below: its pk differs from its product's (ids of two tables may coincide).
+    const vw = (s.variation_pks as number[])[1]!;
+    expect(vw).not.toBe(s.product_pk);
     const product = await feedOf('PUT', PRODUCTS, { pk: s.product_pk, stock: 7 });
     expectSynced(product.result.success[0], 'MAG-1');
     expect(product.result.success[0].product_pk).toBe(s.product_pk);
-    const variation = await feedOf('PUT', `${PRODUCTS}${s.product_pk}/variations/`, { pk: s.variation_pks[0], stock: 2 });
+    const variation = await feedOf('PUT', `${PRODUCTS}${s.product_pk}/variations/`, { pk: vw, stock: 2 });
     const v = variation.result.success[0] as Json;
     expectSynced(v, 'MAG-1-W');
     // The module stores product_pk as the variation's id and parent_pk as its product's.
-    expect([v.product_pk, v.parent_pk]).toEqual([s.variation_pks[0], s.product_pk]);
+    expect([v.product_pk, v.parent_pk]).toEqual([vw, s.product_pk]);
     const got = (await call('GET', `${PRODUCTS}${s.product_pk}/`)).body;
-    expect([got.stock, got.variations[0].stock]).toEqual([7, 2]);
+    expect([got.stock, got.variations.find((x: Json) => x.pk === vw).stock]).toEqual([7, 2]);
     // An update of a variation that is not there: an error item with a message string.
     const missing = await feedOf('PUT', `${PRODUCTS}${s.product_pk}/variations/`, [{ pk: 987654, stock: 1 }]);
     expect(missing.result.success).toEqual([]);
