@@ -5,7 +5,7 @@ import { badRequest } from '../errors.ts';
 import { baseUrl } from '../http/base-url.ts';
 import { validatorCompiler } from '../http/validation.ts';
 import type { Feed } from '../feeds/feeds.schemas.ts';
-import { feedUrl, present } from '../feeds/feeds.service.ts';
+import { feedUrl, presentApi } from '../feeds/feeds.service.ts';
 import { bodyItems } from './product-validation.ts';
 
 /**
@@ -31,19 +31,7 @@ export function itemsOf(body: unknown): { items: unknown[]; single: boolean } {
 
 /** 201, Location of the feed, the feed as body: the answer of every catalog write. */
 export function feedCreated(reply: FastifyReply, feed: Feed, base: string): FastifyReply {
-  return reply.code(201).header('location', feedUrl(base, feed.pk)).type('application/json').send(present(feed, base));
+  return reply.code(201).header('location', feedUrl(base, feed.pk)).type('application/json').send(presentApi(feed, base));
 }
 
 export const baseOf = (request: FastifyRequest, publicUrl: string | undefined): string => baseUrl(request, publicUrl);
-
-/** `{count,next,previous}` links of a page. */
-export function pageLinks(request: FastifyRequest, base: string, page: number, pageSize: number, count: number): { next: string | null; previous: string | null } {
-  const [path = '', query = ''] = request.url.split('?');
-  const at = (p: number): string => {
-    const q = new URLSearchParams(query);
-    q.set('page', String(p));
-    q.set('page_size', String(pageSize));
-    return `${base}${path}?${q.toString()}`;
-  };
-  return { next: page * pageSize < count ? at(page + 1) : null, previous: page > 1 ? at(Math.min(page - 1, Math.max(1, Math.ceil(count / pageSize)))) : null };
-}

@@ -19,29 +19,62 @@ export interface UpsertedProducts {
   fresh: Set<number>;
 }
 
-/** Creates or updates products by (shop, sku). */
+/**
+ * Adds the number of rows of the CTE `rows` (`sign` -1: takes it away) to the live-product
+ * count of their shop, in the statement that wrote them (migration 20261124T0030). The
+ * connection picks its slot, so concurrent writers of one shop rarely wait on each other.
+ */
+export const countChange = (rows: string, sign: 1 | -1) => sql`
+  insert into product_counts (shop_pk, slot, live)
+  select shop_pk, pg_backend_pid() % ${sql.lit(COUNT_SLOTS)}, ${sql.lit(sign)} * count(*) from ${sql.table(rows)} group by shop_pk
+  on conflict (shop_pk, slot) do update set live = product_counts.live + excluded.live`;
+const COUNT_SLOTS = 16;
+
+/**
+ * Creates or updates products by (shop, sku); a deleted product sent again comes back (same pk).
+ * Two statements at most: the upsert (new and changed live products), then, for skus it did
+ * not return, the revival of deleted ones and the pks of the unchanged. The upsert locks every
+ * row it meets, changed or not, so the second statement sees each as it stays until commit:
+ * what it revives is exactly what the count gains.
+ */
 export async function upsertProducts(db: Executor, shopPk: number, rows: ProductRow[]): Promise<UpsertedProducts> {
   if (rows.length === 0) return { pks: new Map(), fresh: new Set() };
   const skus = rows.map((r) => r.sku);
+  const data = sql`unnest(${skus}::text[], ${rows.map((x) => x.name)}::text[], ${rows.map((x) => x.price)}::numeric[],
+                  ${rows.map((x) => x.stock)}::int[], ${rows.map((x) => x.attrs)}::jsonb[]) as t(s, n, p, st, a)`;
   const r = await sql<{ pk: number; sku: string; fresh: boolean }>`
     with up as (
       insert into products (shop_pk, sku, name, price, stock, attrs)
-      select ${shopPk}::bigint, s, n, p, st, a
-      from unnest(${skus}::text[], ${rows.map((x) => x.name)}::text[], ${rows.map((x) => x.price)}::numeric[],
-                  ${rows.map((x) => x.stock)}::int[], ${rows.map((x) => x.attrs)}::jsonb[]) as t(s, n, p, st, a)
+      select ${shopPk}::bigint, s, n, p, st, a from ${data}
       on conflict (shop_pk, sku) do update
-        set name = excluded.name, price = excluded.price, stock = excluded.stock, attrs = excluded.attrs,
-            deleted_at = null, updated_at = now()
-        where (products.name, products.price, products.stock, products.attrs, products.deleted_at)
-              is distinct from (excluded.name, excluded.price, excluded.stock, excluded.attrs, null)
-      returning pk, sku, xmax = 0 as fresh
-    )
+        set name = excluded.name, price = excluded.price, stock = excluded.stock, attrs = excluded.attrs, updated_at = now()
+        where products.deleted_at is null
+          and (products.name, products.price, products.stock, products.attrs)
+              is distinct from (excluded.name, excluded.price, excluded.stock, excluded.attrs)
+      returning pk, shop_pk, sku, xmax = 0 as fresh
+    ), added as (select shop_pk from up where fresh), counted as (${countChange('added', 1)})
     select pk, sku, fresh from up
-    union all
-    select pk, sku, false from products where shop_pk = ${shopPk} and sku = any(${skus}::text[]) and sku not in (select sku from up)
   `.execute(db);
   const pks = new Map(r.rows.map((x) => [x.sku, x.pk]));
   const fresh = new Set(r.rows.filter((x) => x.fresh).map((x) => x.pk));
+  const rest = skus.filter((s) => !pks.has(s));
+  if (rest.length > 0) {
+    const restRows = rows.filter((x) => !pks.has(x.sku));
+    const back = await sql<{ pk: number; sku: string }>`
+      with rev as (
+        update products p
+        set name = t.n, price = t.p, stock = t.st, attrs = t.a, deleted_at = null, updated_at = now()
+        from unnest(${restRows.map((x) => x.sku)}::text[], ${restRows.map((x) => x.name)}::text[], ${restRows.map((x) => x.price)}::numeric[],
+                    ${restRows.map((x) => x.stock)}::int[], ${restRows.map((x) => x.attrs)}::jsonb[]) as t(s, n, p, st, a)
+        where p.shop_pk = ${shopPk} and p.sku = t.s and p.deleted_at is not null
+        returning p.pk, p.shop_pk, p.sku
+      ), counted as (${countChange('rev', 1)})
+      select pk, sku from rev
+      union all
+      select pk, sku from products where shop_pk = ${shopPk} and sku = any(${rest}::text[]) and sku not in (select sku from rev)
+    `.execute(db);
+    for (const x of back.rows) pks.set(x.sku, x.pk);
+  }
   // A row another transaction inserted while this one ran is not in this statement's
   // snapshot; a new statement sees it.
   const missing = skus.filter((s) => !pks.has(s));
@@ -87,9 +120,18 @@ export async function findProducts(db: Executor, shopPk: number, pks: number[], 
     .execute();
 }
 
-export async function softDeleteProducts(db: Executor, pks: number[]): Promise<void> {
-  if (pks.length === 0) return;
-  await db.updateTable('products').set({ deleted_at: new Date(), updated_at: new Date() }).where('pk', 'in', pks).where('deleted_at', 'is', null).execute();
+/** Soft-deletes products (those not deleted yet; of `shopPk` only, when given), and takes them off their shop's count. */
+export async function softDeleteProducts(db: Executor, pks: number[], shopPk?: number): Promise<number> {
+  if (pks.length === 0) return 0;
+  const r = await sql<{ n: number }>`
+    with gone as (
+      update products set deleted_at = now(), updated_at = now()
+      where pk = any(${pks}::bigint[]) and deleted_at is null ${shopPk === undefined ? sql`` : sql`and shop_pk = ${shopPk}`}
+      returning shop_pk
+    ), counted as (${countChange('gone', -1)})
+    select count(*)::int as n from gone
+  `.execute(db);
+  return r.rows[0]?.n ?? 0;
 }
 
 /** A change to a product's variations or images changes the product's updated_at. */

@@ -6,10 +6,11 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { parseTimestamp } from '../platform/timestamp.ts';
 import { allowOnly } from '../http/plugins/methods.ts';
+import { PageOf, PageQuery, sendPage } from '../http/list-reply.ts';
 import { FeedJson } from '../feeds/feeds.schemas.ts';
 import type { Services } from '../services.ts';
-import { baseOf, bodyCheckedByFeeds, feedCreated, itemsOf, pageLinks, ProductParams, ShopParams, sourceOf } from './catalog-http.ts';
-import { oneOrMany, Product, ProductPage, ProductRef, ProductUpdate, StoredProduct } from './catalog.schemas.ts';
+import { baseOf, bodyCheckedByFeeds, feedCreated, itemsOf, ProductParams, ShopParams, sourceOf } from './catalog-http.ts';
+import { oneOrMany, Product, ProductRef, ProductUpdate, StoredProduct } from './catalog.schemas.ts';
 import type { FeedType } from '../feeds/feeds.schemas.ts';
 
 export interface CatalogRoutesOptions {
@@ -23,8 +24,7 @@ const PRODUCT = '/shops/:shop/products/:product/';
 const PRODUCT_ALLOW = 'GET, DELETE, OPTIONS';
 
 const ProductQuery = Type.Object({
-  page: Type.Integer({ minimum: 1, default: 1 }),
-  page_size: Type.Integer({ minimum: 1, maximum: 1000, default: 100 }),
+  ...PageQuery,
   sku: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
   updated_since: Type.Optional(Type.String({ format: 'timestamp-zone', description: 'YYYY-MM-DDThh:mm:ss (UTC) or with a zone (Z, +01:00): a real date, years 0001-9999' })),
 });
@@ -51,11 +51,12 @@ export const catalogRoutes: FastifyPluginAsyncTypebox<CatalogRoutesOptions> = as
 
   app.get(PRODUCTS, {
     config: { auth: 'shop', allow: PRODUCTS_ALLOW },
-    schema: { tags: ['catalog'], summary: 'List products (with images and variations)', params: ShopParams, querystring: ProductQuery, response: { 200: ProductPage } },
-  }, async (request) => {
+    schema: { tags: ['catalog'], summary: 'List products (with images and variations), by pk', params: ShopParams, querystring: ProductQuery,
+      response: { 200: PageOf(StoredProduct, 'The products of the page, oldest pk first') } },
+  }, async (request, reply) => {
     const { page, page_size: pageSize, sku, updated_since: since } = request.query;
     const r = await services.catalog.listProducts(request.params.shop, { page, pageSize, sku, updatedSince: sinceOf(since) });
-    return { count: r.count, ...pageLinks(request, baseOf(request, publicUrl), page, pageSize, r.count), results: r.results };
+    return sendPage(reply, request, baseOf(request, publicUrl), { page, pageSize, total: r.count }, r.results);
   });
   allowOnly(app, PRODUCTS, PRODUCTS_ALLOW);
 

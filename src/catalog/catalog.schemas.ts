@@ -3,6 +3,7 @@
 // the stored records the API returns. Fields outside the catalog are category attributes: not
 // in these schemas, kept by validation (product-validation.ts), returned beside the others.
 import { Type, type Static, type TSchema } from 'typebox';
+import { ReplyTimestamp, replyTimestamp } from '../platform/timestamp.ts';
 import { FIELD_CATALOG, READ_ONLY_FIELDS, type FieldSpec } from './field-catalog.ts';
 
 /** Wall-clock timestamp of the seed: exactly YYYY-MM-DDThh:mm:ss, no zone, a real date (src/platform/timestamp.ts). */
@@ -138,8 +139,8 @@ export const StoredVariation = Type.Object({
   stock: Type.Integer(),
   ...storedFields(true),
   images: Type.Array(StoredImage),
-  created_at: Type.String({ format: 'date-time' }),
-  updated_at: Type.String({ format: 'date-time' }),
+  created_at: ReplyTimestamp,
+  updated_at: ReplyTimestamp,
 }, { additionalProperties: true, description: ATTRIBUTES });
 export type StoredVariation = Static<typeof StoredVariation>;
 
@@ -153,15 +154,7 @@ export const StoredProduct = Type.Object({
   ...storedFields(false),
   images: Type.Array(StoredImage),
   variations: Type.Array(StoredVariation),
-  created_at: Type.String({ format: 'date-time', description: 'server time, UTC' }),
-  updated_at: Type.String({ format: 'date-time', description: 'server time, UTC: any change of the product, its variations or images' }),
+  created_at: ReplyTimestamp,
+  updated_at: replyTimestamp('any change of the product, its variations or images'),
 }, { additionalProperties: true, description: ATTRIBUTES });
 export type StoredProduct = Static<typeof StoredProduct>;
-
-export const ProductPage = Type.Object({
-  count: Type.Integer(),
-  next: nullable(Type.String()),
-  previous: nullable(Type.String()),
-  results: Type.Array(StoredProduct),
-});
-export type ProductPage = Static<typeof ProductPage>;

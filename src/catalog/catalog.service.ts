@@ -1,6 +1,7 @@
 // Catalog reads (products with images and variations) and the checks writes make first.
 import type { Db } from '../db/database.ts';
 import { notFound } from '../errors.ts';
+import { formatTimestamp } from '../platform/timestamp.ts';
 import * as repo from './catalog.repository.ts';
 import type { StoredImage, StoredProduct, StoredVariation } from './catalog.schemas.ts';
 
@@ -21,7 +22,8 @@ export class CatalogService {
     const filter = { sku: q.sku, updatedSince: q.updatedSince };
     const [rows, count] = await Promise.all([
       repo.listProducts(this.#db, shopPk, { ...filter, limit: q.pageSize, offset: (q.page - 1) * q.pageSize }),
-      repo.countProducts(this.#db, shopPk, filter),
+      // Unfiltered: the count the writer keeps, not a scan of every product on each page.
+      q.sku === undefined && q.updatedSince === undefined ? repo.liveProductCount(this.#db, shopPk) : repo.countProducts(this.#db, shopPk, filter),
     ]);
     return { count, results: await this.#hydrate(rows) };
   }
@@ -121,11 +123,11 @@ export class CatalogService {
           const i = imageByPk.get(l.image_pk);
           return i === undefined ? [] : [{ pk: i.pk, url: i.url, position: l.position }];
         }),
-        created_at: v.created_at.toISOString(),
-        updated_at: v.updated_at.toISOString(),
+        created_at: formatTimestamp(v.created_at),
+        updated_at: formatTimestamp(v.updated_at),
       })),
-      created_at: p.created_at.toISOString(),
-      updated_at: p.updated_at.toISOString(),
+      created_at: formatTimestamp(p.created_at),
+      updated_at: formatTimestamp(p.updated_at),
     }));
   }
 }

@@ -4,6 +4,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { allowOnly } from '../http/plugins/methods.ts';
+import { PageOf, PageQuery, sendPage } from '../http/list-reply.ts';
 import { FeedJson, type FeedType } from '../feeds/feeds.schemas.ts';
 import { baseOf, bodyCheckedByFeeds, feedCreated, itemsOf, ProductParams, sourceOf, VariationParams } from './catalog-http.ts';
 import { ImageRef, oneOrMany, StoredImage, StoredVariation, VariationCreate, VariationUpdate } from './catalog.schemas.ts';
@@ -24,6 +25,12 @@ export const variationRoutes: FastifyPluginAsyncTypebox<CatalogRoutesOptions> = 
     validatorCompiler: bodyCheckedByFeeds,
     schema: { tags: ['catalog'], summary, description, params, body, response: { 201: FeedJson } },
   });
+  // A product's variations and a variation's images are few (tens), read whole with the
+  // product, and paged here like every other list.
+  const pageOfAll = <T>(request: FastifyRequest, reply: FastifyReply, all: T[]) => {
+    const { page, page_size: pageSize } = request.query as { page: number; page_size: number };
+    return sendPage(reply, request, baseOf(request, publicUrl), { page, pageSize, total: all.length }, all.slice((page - 1) * pageSize, page * pageSize));
+  };
   const submit = (type: FeedType, emptyMeansAll = false) => async (request: FastifyRequest, reply: FastifyReply) => {
     const base = baseOf(request, publicUrl);
     const { shop, product, variation } = request.params as { shop: number; product: number; variation?: number };
@@ -40,8 +47,9 @@ export const variationRoutes: FastifyPluginAsyncTypebox<CatalogRoutesOptions> = 
 
   app.get(VARIATIONS, {
     config: { auth: 'shop', allow: VARIATIONS_ALLOW },
-    schema: { tags: ['catalog'], summary: 'The variations of a product', params: ProductParams, response: { 200: Type.Array(StoredVariation) } },
-  }, async (request) => services.catalog.listVariations(request.params.shop, request.params.product));
+    schema: { tags: ['catalog'], summary: 'The variations of a product', params: ProductParams, querystring: Type.Object(PageQuery),
+      response: { 200: PageOf(StoredVariation, 'The variations of the page, by pk') } },
+  }, async (request, reply) => pageOfAll(request, reply, await services.catalog.listVariations(request.params.shop, request.params.product)));
   app.put(VARIATIONS, write(VARIATIONS_ALLOW, ProductParams, 'Update variations by pk (images as [{"pk"}] of product images): a feed',
     oneOrMany(VariationUpdate, 'one Variation update (with pk) or an array of them')), submit('variation_update'));
   app.post(VARIATIONS, write(VARIATIONS_ALLOW, ProductParams, 'Create variations (or update them, by sku): a feed',
@@ -58,8 +66,9 @@ export const variationRoutes: FastifyPluginAsyncTypebox<CatalogRoutesOptions> = 
 
   app.get(IMAGES, {
     config: { auth: 'shop', allow: IMAGES_ALLOW },
-    schema: { tags: ['catalog'], summary: 'The images of a variation, in order', params: VariationParams, response: { 200: Type.Array(StoredImage) } },
-  }, async (request) => services.catalog.variationImages(request.params.shop, request.params.product, request.params.variation));
+    schema: { tags: ['catalog'], summary: 'The images of a variation, in order', params: VariationParams, querystring: Type.Object(PageQuery),
+      response: { 200: PageOf(StoredImage, 'The images of the page, in order') } },
+  }, async (request, reply) => pageOfAll(request, reply, await services.catalog.variationImages(request.params.shop, request.params.product, request.params.variation)));
   app.post(IMAGES, write(IMAGES_ALLOW, VariationParams, 'Replace the images of a variation: the set sent becomes its images, in order; a feed',
     oneOrMany(ImageRef, '{"pk"} of a product image, or an array of them')), submit('image_replace'));
   app.delete(IMAGES, write(IMAGES_ALLOW, VariationParams, 'Detach images from a variation: a feed',

@@ -71,8 +71,9 @@ export const FeedResult = Type.Object({
 });
 export type FeedResult = Static<typeof FeedResult>;
 
-const nullableString = Type.Union([Type.String(), Type.Null()]);
 const nullableInt = Type.Union([Type.Integer(), Type.Null()]);
+
+const TIMES = 'YYYY-MM-DDThh:mm:ss, UTC (the admin API: ISO 8601)';
 
 const summaryFields = {
   pk: Type.String({ description: 'feed id: the last segment of the Location URL' }),
@@ -85,9 +86,10 @@ const summaryFields = {
   source: Type.String(),
   product_pk: nullableInt,
   variation_pk: nullableInt,
-  created_at: Type.String({ format: 'date-time' }),
-  started_at: nullableString,
-  finished_at: nullableString,
+  // The marketplace API: YYYY-MM-DDThh:mm:ss, UTC (presentApi); the admin API: ISO 8601.
+  created_at: Type.String({ description: TIMES }),
+  started_at: Type.Union([Type.String({ description: TIMES }), Type.Null()]),
+  finished_at: Type.Union([Type.String({ description: TIMES }), Type.Null()]),
   counts: FeedCounts,
 };
 
@@ -97,13 +99,6 @@ export type FeedSummaryJson = Static<typeof FeedSummaryJson>;
 
 export const FeedJson = Type.Object({ ...summaryFields, result: FeedResult });
 export type FeedJson = Static<typeof FeedJson>;
-
-export const FeedPage = Type.Object({
-  count: Type.Integer(),
-  next: nullableString,
-  previous: nullableString,
-  results: Type.Array(FeedSummaryJson),
-});
 
 /** A feed as services hand it around; `present()` adds url and status for the API. */
 export interface Feed {

@@ -16,6 +16,7 @@ import type { Config } from '../config.ts';
 import { upsertHashes } from '../connectors/host/connectors.repository.ts';
 import { contentHash } from '../connectors/host/run-context.ts';
 import { metrics } from '../metrics/metrics.ts';
+import { formatTimestamp } from '../platform/timestamp.ts';
 import { inTransaction, type Db, type Executor, type Trx } from '../db/database.ts';
 import { GroupCommit } from '../db/group-commit.ts';
 import { AppError, badRequest, conflict, MAX_LISTED_ERRORS, notFound, unavailable } from '../errors.ts';
@@ -134,6 +135,15 @@ export function present(feed: Feed, baseUrl: string, summary = false): FeedJson 
   const { result, ...rest } = feed;
   const base = { ...rest, url: feedUrl(baseUrl, feed.pk), status: statusOf[feed.state] };
   return summary ? base : { ...base, result: result ?? { success: [], errors: [], criticals: [] } };
+}
+
+/** A feed as the marketplace API answers it: `present` with its timestamps in the API's form (the admin API keeps ISO 8601). */
+export function presentApi(feed: Feed, baseUrl: string): FeedJson;
+export function presentApi(feed: Feed, baseUrl: string, summary: true): FeedSummaryJson;
+export function presentApi(feed: Feed, baseUrl: string, summary = false): FeedJson | FeedSummaryJson {
+  const at = (t: string | null): string | null => (t === null ? null : formatTimestamp(new Date(t)));
+  const shown = { ...feed, created_at: at(feed.created_at)!, started_at: at(feed.started_at), finished_at: at(feed.finished_at) };
+  return summary ? present(shown, baseUrl, true) : present(shown, baseUrl);
 }
 
 export class FeedService {

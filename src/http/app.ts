@@ -27,6 +27,7 @@ import { variationRoutes } from '../catalog/variations.routes.ts';
 import { imageRoutes } from '../catalog/images.routes.ts';
 import { fieldRoutes } from '../catalog/fields.routes.ts';
 import { feedRoutes } from '../feeds/feeds.routes.ts';
+import { shopRoutes } from '../shops/shops.routes.ts';
 import { systemRoutes } from './system.routes.ts';
 import { connectorReceiverRoutes, receiverRoutes } from '../connectors/host/connectors.routes.ts';
 import { metricsRoutes } from '../metrics/metrics.routes.ts';
@@ -71,6 +72,10 @@ export async function buildApp({ config, services, logger }: AppDeps): Promise<A
     frameworkErrors: (error, request, reply) => errorHandler(error, request, reply),
     clientErrorHandler: clientErrorReply,
     forceCloseConnections: 'idle',
+    // `/shops/1` and `/shops/1/` are one resource (one real client leaves the slash off): the
+    // router matches both forms of every path, so nothing is redirected (a redirected write
+    // would lose its body) and the OpenAPI document lists each operation once.
+    routerOptions: { ignoreTrailingSlash: true },
     // X-Forwarded-Proto/-For/-Host count only from the proxies WAYBILL_TRUST_PROXY names.
     trustProxy: trustProxyOption(config.trustProxy),
   }).withTypeProvider<TypeBoxTypeProvider>();
@@ -167,5 +172,6 @@ export async function buildApp({ config, services, logger }: AppDeps): Promise<A
   await app.register(imageRoutes, { services, publicUrl: config.publicUrl });
   await app.register(fieldRoutes);
   await app.register(feedRoutes, { services, publicUrl: config.publicUrl });
+  await app.register(shopRoutes, { services, publicUrl: config.publicUrl });
   return app;
 }

@@ -2,7 +2,7 @@
 // body) and carry their paging in headers: `Link` (RFC 8288: first, prev, next, last) and
 // `X-Total-Count`. Every list route answers through sendPage, so they all page alike.
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { Type } from 'typebox';
+import { Type, type TSchema } from 'typebox';
 
 export interface PageWindow {
   /** 1-based. */
@@ -17,6 +17,16 @@ export const PageQuery = {
   page: Type.Integer({ minimum: 1, default: 1 }),
   page_size: Type.Integer({ minimum: 1, maximum: 1000, default: 100 }),
 };
+
+/** The 200 reply of a list: a bare array of `item`, its paging headers documented in the OpenAPI. */
+export const PageOf = <T extends TSchema>(item: T, description: string) =>
+  Type.Array(item, {
+    description: `${description}. A bare JSON array; paging in the Link (RFC 8288: first, prev, next, last) and X-Total-Count headers.`,
+    headers: {
+      link: { description: 'RFC 8288 links to the first, prev, next and last pages (absolute URLs keeping the other query parameters)', schema: { type: 'string' } },
+      'x-total-count': { description: 'Items matching the filters, over all pages', schema: { type: 'integer' } },
+    },
+  });
 
 /** The `Link` header value of a page (empty when there is one page or none). */
 export function linkHeader(request: FastifyRequest, base: string, { page, pageSize, total }: PageWindow): string {

@@ -1,9 +1,11 @@
 // Rows -> the order as the API shows it. Pure functions, no queries.
+import { formatTimestamp } from '../platform/timestamp.ts';
 import type { ItemStatus, OrderStatus } from './order-state.ts';
 import type { HistoryRow, ItemRow, OrderRow, ShipmentRow } from './orders.repository.ts';
 import type { HistoryEntry, Order, OrderItem, OrderSummary, Shipment } from './orders.schemas.ts';
 
-const iso = (d: Date): string => d.toISOString();
+// The marketplace API's one timestamp form (YYYY-MM-DDThh:mm:ss, UTC).
+const iso = formatTimestamp;
 
 export const toItem = (r: ItemRow): OrderItem => ({
   item_pk: r.item_pk,

@@ -210,14 +210,17 @@ export const applyChanges = async (db: Executor, writes: readonly ActionWrite[])
   return out;
 };
 
-export const listOrders = (db: Executor, shopPk: number, marketplacePk: number, status: string | undefined, offset: number, limit: number) => {
-  let q = db.selectFrom('orders').select(orderColumns).where('shop_pk', '=', shopPk).where('marketplace_pk', '=', marketplacePk);
+/** `marketplacePk` undefined: the orders of every marketplace. */
+export const listOrders = (db: Executor, shopPk: number, marketplacePk: number | undefined, status: string | undefined, offset: number, limit: number) => {
+  let q = db.selectFrom('orders').select(orderColumns).where('shop_pk', '=', shopPk);
+  if (marketplacePk !== undefined) q = q.where('marketplace_pk', '=', marketplacePk);
   if (status !== undefined) q = q.where('status', '=', status);
   return q.orderBy('id').offset(offset).limit(limit).execute();
 };
 
-export const countOrders = async (db: Executor, shopPk: number, marketplacePk: number, status: string | undefined): Promise<number> => {
-  let q = db.selectFrom('orders').select((eb) => eb.fn.countAll<number>().as('n')).where('shop_pk', '=', shopPk).where('marketplace_pk', '=', marketplacePk);
+export const countOrders = async (db: Executor, shopPk: number, marketplacePk: number | undefined, status: string | undefined): Promise<number> => {
+  let q = db.selectFrom('orders').select((eb) => eb.fn.countAll<number>().as('n')).where('shop_pk', '=', shopPk);
+  if (marketplacePk !== undefined) q = q.where('marketplace_pk', '=', marketplacePk);
   if (status !== undefined) q = q.where('status', '=', status);
   return Number((await q.executeTakeFirstOrThrow()).n);
 };

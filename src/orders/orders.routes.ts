@@ -1,10 +1,11 @@
 // Orders API: intake, read, list, and the eight actions of the documented interface
 // (POST .../orders/{order}/{action}/ -> 204, Allow: POST, OPTIONS on every reply).
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { FastifyRequest } from 'fastify';
-import { Type } from 'typebox';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { Type, type Static } from 'typebox';
 import { baseUrl } from '../http/base-url.ts';
 import { allowOnly } from '../http/plugins/methods.ts';
+import { sendPage } from '../http/list-reply.ts';
 import type { Services } from '../services.ts';
 import { ORDER_ACTIONS, STATE_TABLE } from './order-state.ts';
 import { ActionBody, Order, OrderIntake, OrderList, OrderListQuery, ShipBody, type OrderSource, type ShipBody as ShipBodyT } from './orders.schemas.ts';
@@ -14,6 +15,7 @@ export interface OrderRoutesOptions {
   publicUrl: string | undefined;
 }
 
+const ShopParams = Type.Object({ shop: Type.Integer({ minimum: 1 }) });
 const ShopMarketplace = Type.Object({ shop: Type.Integer({ minimum: 1 }), mp: Type.Integer({ minimum: 1 }) });
 const OrderParams = Type.Object({ ...ShopMarketplace.properties, order: Type.Integer({ minimum: 1 }) });
 const NoContent = Type.Null({ description: 'No Content' });
@@ -21,6 +23,8 @@ const NoContent = Type.Null({ description: 'No Content' });
 const LIST_URL = '/shops/:shop/marketplace/:mp/orders/';
 const ORDER_URL = '/shops/:shop/marketplace/:mp/orders/:order/';
 const LIST_ALLOW = 'GET, POST, OPTIONS';
+const SHOP_ORDERS_URL = '/shops/:shop/orders/';
+const SHOP_ORDERS_ALLOW = 'GET, OPTIONS';
 const ORDER_ALLOW = 'GET, OPTIONS';
 const ACTION_ALLOW = 'POST, OPTIONS';
 
@@ -57,27 +61,23 @@ export const orderRoutes: FastifyPluginAsyncTypebox<OrderRoutesOptions> = async 
     return reply.code(created ? 201 : 200).send(order);
   });
 
+  const list = async (request: FastifyRequest, reply: FastifyReply, shop: number, mp: number | undefined) => {
+    const { status, page, page_size: pageSize } = request.query as Static<typeof OrderListQuery>;
+    const { count, results } = await services.orders.list(shop, mp, { status, page, pageSize });
+    return sendPage(reply, request, baseUrl(request, publicUrl), { page, pageSize, total: count }, results);
+  };
+
   app.get(LIST_URL, {
     config: { auth: 'shop', allow: LIST_ALLOW },
     schema: { tags: ['orders'], summary: 'List the orders of a marketplace', params: ShopMarketplace, querystring: OrderListQuery, response: { 200: OrderList } },
-  }, async (request) => {
-    const { shop, mp } = request.params;
-    const page = request.query.page ?? 1;
-    const pageSize = request.query.page_size ?? 100;
-    const { count, results } = await services.orders.list(shop, mp, { status: request.query.status, page, pageSize });
-    const link = (p: number): string => {
-      const q = new URLSearchParams({ page: String(p), page_size: String(pageSize) });
-      if (request.query.status !== undefined) q.set('status', request.query.status);
-      return `${baseUrl(request, publicUrl)}/shops/${shop}/marketplace/${mp}/orders/?${q.toString()}`;
-    };
-    return {
-      count,
-      next: page * pageSize < count ? link(page + 1) : null,
-      previous: page > 1 ? link(Math.min(page - 1, Math.max(1, Math.ceil(count / pageSize)))) : null,
-      results,
-    };
-  });
+  }, async (request, reply) => list(request, reply, request.params.shop, request.params.mp));
   allowOnly(app, LIST_URL, LIST_ALLOW);
+
+  app.get(SHOP_ORDERS_URL, {
+    config: { auth: 'shop', allow: SHOP_ORDERS_ALLOW },
+    schema: { tags: ['orders'], summary: 'List the orders of the shop, of every marketplace', params: ShopParams, querystring: OrderListQuery, response: { 200: OrderList } },
+  }, async (request, reply) => list(request, reply, request.params.shop, undefined));
+  allowOnly(app, SHOP_ORDERS_URL, SHOP_ORDERS_ALLOW);
 
   app.get(ORDER_URL, {
     config: { auth: 'shop', allow: ORDER_ALLOW },

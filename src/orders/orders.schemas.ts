@@ -2,10 +2,12 @@
 // schema per shape; routes validate with them, the OpenAPI document is generated from them.
 import { Type, type Static } from 'typebox';
 import { Int4 } from '../platform/column-types.ts';
+import { ReplyTimestamp } from '../platform/timestamp.ts';
+import { PageOf, PageQuery } from '../http/list-reply.ts';
 import { ITEM_STATUSES, ORDER_ACTIONS, ORDER_STATUSES } from './order-state.ts';
 
 const Id = Type.Integer({ minimum: 1, description: 'numeric id' });
-const Timestamp = Type.String({ format: 'date-time' });
+const Timestamp = ReplyTimestamp;
 const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(t: T) => Type.Union([t, Type.Null()]);
 const AnyObject = Type.Object({}, { additionalProperties: true });
 
@@ -109,18 +111,11 @@ export type Order = Static<typeof Order>;
 export const OrderSummary = Type.Object(orderFields);
 export type OrderSummary = Static<typeof OrderSummary>;
 
-export const OrderList = Type.Object({
-  count: Type.Integer(),
-  next: Nullable(Type.String()),
-  previous: Nullable(Type.String()),
-  results: Type.Array(OrderSummary),
-});
+export const OrderList = PageOf(OrderSummary, 'The orders of the page, oldest first');
 
 export const OrderListQuery = Type.Object({
   status: Type.Optional(OrderStatusSchema),
-  page: Type.Optional(Type.Integer({ minimum: 1, default: 1 })),
-  /** Default 100, at most 1000. */
-  page_size: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 100 })),
+  ...PageQuery,
 });
 export type OrderListQuery = Static<typeof OrderListQuery>;
 

@@ -163,8 +163,9 @@ export class OrderService {
     return order!;
   }
 
-  async list(shopPk: number, marketplacePk: number, options: ListOptions): Promise<{ count: number; results: OrderSummary[] }> {
-    await this.#marketplaces.get(marketplacePk);
+  /** The shop's orders of one marketplace, or of all (`marketplacePk` undefined), oldest first. */
+  async list(shopPk: number, marketplacePk: number | undefined, options: ListOptions): Promise<{ count: number; results: OrderSummary[] }> {
+    if (marketplacePk !== undefined) await this.#marketplaces.get(marketplacePk);
     const offset = (options.page - 1) * options.pageSize;
     const [count, rows] = await Promise.all([
       repo.countOrders(this.#db, shopPk, marketplacePk, options.status),

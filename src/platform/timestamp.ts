@@ -1,3 +1,5 @@
+import { Type } from 'typebox';
+
 // The one rule for timestamps a client sends, in bodies and query strings alike: the document's
 // form YYYY-MM-DDThh:mm:ss (UTC), a real calendar date and time, year 0001-9999 (Postgres and
 // JavaScript hold every such instant; year 0000 does not exist in Postgres). Query strings may
@@ -35,3 +37,18 @@ export const timestampFormats = {
 
 export const TIMESTAMP_MESSAGE = 'must be a timestamp YYYY-MM-DDThh:mm:ss (a real date, years 0001-9999)';
 export const ZONED_TIMESTAMP_MESSAGE = `${TIMESTAMP_MESSAGE}, optionally with a zone (Z, +01:00)`;
+
+/**
+ * The one form of timestamps in the marketplace API's replies: the document's YYYY-MM-DDThh:mm:ss,
+ * UTC, whole seconds (every route's reply goes through this; the admin API keeps full ISO 8601).
+ */
+export const formatTimestamp = (at: Date): string => at.toISOString().slice(0, 19);
+
+/** `formatTimestamp` of a nullable instant. */
+export const formatNullableTimestamp = (at: Date | null | undefined): string | null => (at === null || at === undefined ? null : formatTimestamp(at));
+
+const REPLY_FORM = 'YYYY-MM-DDThh:mm:ss, UTC';
+/** A timestamp in a marketplace API reply (formatTimestamp); `what` adds to its description. */
+export const replyTimestamp = (what?: string) =>
+  Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}$', description: what === undefined ? REPLY_FORM : `${REPLY_FORM}: ${what}`, examples: ['2026-11-21T12:00:00'] });
+export const ReplyTimestamp = replyTimestamp();

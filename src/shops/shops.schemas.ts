@@ -1,4 +1,5 @@
 import { Type, type Static } from 'typebox';
+import { ReplyTimestamp } from '../platform/timestamp.ts';
 
 export const Shop = Type.Object({
   pk: Type.Integer(),
@@ -46,3 +47,12 @@ export interface Principal {
   shopPk: number;
   keyPrefix: string;
 }
+
+/** A shop as the marketplace API shows it to its own keys (GET /shops/, /shops/{shop}/). */
+export const ApiShop = Type.Object({
+  pk: Type.Integer(),
+  name: Type.String(),
+  marketplaces: Type.Array(Type.Object({ pk: Type.Integer(), name: Type.String() }), { description: 'The marketplaces the shop can take orders from' }),
+  created_at: ReplyTimestamp,
+});
+export type ApiShop = Static<typeof ApiShop>;

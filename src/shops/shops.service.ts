@@ -6,7 +6,9 @@ import { AppError, badRequest, notFound } from '../errors.ts';
 import type { DestinationPolicy } from '../platform/destination-policy.ts';
 import { SecretBox } from '../platform/secret-box.ts';
 import * as repo from './shops.repository.ts';
-import type { ApiKey, CreatedApiKey, CreatedShop, Principal, RotatedSecret, Shop, ShopCreate } from './shops.schemas.ts';
+import type { Marketplace } from '../marketplaces/marketplaces.schemas.ts';
+import { formatTimestamp } from '../platform/timestamp.ts';
+import type { ApiShop, ApiKey, CreatedApiKey, CreatedShop, Principal, RotatedSecret, Shop, ShopCreate } from './shops.schemas.ts';
 
 const KEY_PREFIX_LENGTH = 11; // "wb_" + 8 characters
 /** How long a checked key is trusted without asking the database again, ms. */
@@ -109,6 +111,12 @@ export class ShopService {
     const row = await repo.findShop(this.#db, pk);
     if (row === undefined) throw notFound(`Shop ${pk}`);
     return toShop(row);
+  }
+
+  /** The shop as the marketplace API shows it: every registered marketplace is open to it. */
+  async apiShop(pk: number, marketplaces: { list(): Promise<Marketplace[]> }): Promise<ApiShop> {
+    const [shop, mps] = await Promise.all([this.get(pk), marketplaces.list()]);
+    return { pk: shop.pk, name: shop.name, marketplaces: mps.map((m) => ({ pk: m.pk, name: m.name })), created_at: formatTimestamp(new Date(shop.created_at)) };
   }
 
   async exists(pk: number): Promise<boolean> {

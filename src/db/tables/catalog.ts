@@ -18,6 +18,12 @@ export interface CatalogTables {
     updated_at: Stamp;
     deleted_at: Date | null;
   };
+  /** Live (not deleted) products of a shop: the sum of its slots (migration 20261124T0030). */
+  product_counts: {
+    shop_pk: number;
+    slot: number;
+    live: ColumnType<number, number | string, number | string>;
+  };
   product_images: {
     pk: Generated<number>;
     product_pk: number;
