@@ -117,9 +117,10 @@ async function waitFeedsDone(url: string, shopPk: number, key: string, pks: stri
     const seen: FeedSummary[] = [];
     for (let page = 1; ; page++) {
       const res = await fetch(`${url}/shops/${shopPk}/feeds/?page_size=1000&page=${page}`, { headers: { authorization: `Token ${key}` } });
-      const body = (await res.json()) as { results: FeedSummary[]; next: string | null };
-      seen.push(...body.results.filter((f) => wanted.has(f.pk)));
-      if (body.next === null) break;
+      // A bare array; the Link header names the next page while there is one.
+      const body = (await res.json()) as FeedSummary[];
+      seen.push(...body.filter((f) => wanted.has(f.pk)));
+      if (!/rel="next"/.test(res.headers.get('link') ?? '')) break;
     }
     const failed = seen.find((f) => f.state === 'failed');
     if (failed !== undefined) throw new Error(`feed ${failed.pk} failed`);

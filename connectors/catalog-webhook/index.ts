@@ -6,7 +6,7 @@ import { Type } from 'typebox';
 import { bodyItems } from '../../src/catalog/product-validation.ts';
 import { defineConnector } from '../../src/connectors/host/contract.ts';
 import { AppError, badRequest } from '../../src/errors.ts';
-import { present } from '../../src/feeds/feeds.service.ts';
+import { presentApi } from '../../src/feeds/feeds.service.ts';
 import { verify } from '../../src/webhooks/signature.ts';
 
 export const CatalogWebhookOptions = Type.Object({
@@ -49,7 +49,7 @@ export const catalogWebhook = defineConnector({
         });
         ctx.report.feed(feed.pk);
         ctx.report.count('products_sent', feed.counts.total);
-        const json = present(feed, request.baseUrl);
+        const json = presentApi(feed, request.baseUrl);
         ctx.log.info({ webhookId: id, feed: feed.pk, products: feed.counts.total }, 'webhook accepted');
         return { status: 202, headers: { location: json.url }, body: json };
       });

@@ -95,8 +95,7 @@ export const adminPageRoutes: FastifyPluginAsyncTypebox<{ services: Services; ad
     return clearSessionCookie(request, reply).redirect(LOGIN_PATH, 303);
   });
 
-  app.get('/admin', { config: { html: true }, schema: { hide: true } }, async (_request, reply) => reply.redirect('/admin/', 301));
-
+  // '/admin' is this page too: the router takes every path with or without its slash (app.ts).
   app.get('/admin/', { config: pageConfig, schema: { hide: true, querystring: Fragment } }, async (request, reply) => {
     const o = await a.overview(3);
     return sendHtml(reply, request.query.fragment === '1' ? overviewFragment(o) : page('Overview', 'overview', nav, overviewBody(o)));

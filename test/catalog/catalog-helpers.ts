@@ -64,3 +64,25 @@ export const expectProblem = (res: Reply, status: number, code: string): { error
 };
 
 export const product = (sku: string, extra: Record<string, unknown> = {}) => ({ sku, name: `Product ${sku}`, price: 10.5, stock: 3, ...extra });
+
+export interface Page<T = Record<string, unknown>> {
+  items: T[];
+  /** X-Total-Count. */
+  total: number;
+  /** Link header by rel (first, prev, next, last): absolute URLs. */
+  links: Record<string, string>;
+}
+
+/** A list reply as a client reads it: a bare JSON array, paged by Link and X-Total-Count. */
+export function pageOf<T = Record<string, unknown>>(res: Reply): Page<T> {
+  expect(res.statusCode).toBe(200);
+  const items = res.json();
+  expect(Array.isArray(items)).toBe(true);
+  const links: Record<string, string> = {};
+  for (const part of String(res.headers.link ?? '').split(', ').filter((p) => p !== '')) {
+    const m = /^<([^>]+)>; rel="(\w+)"$/.exec(part);
+    expect(m, `Link part ${part}`).not.toBeNull();
+    links[m![2]!] = m![1]!;
+  }
+  return { items: items as T[], total: Number(res.headers['x-total-count']), links };
+}

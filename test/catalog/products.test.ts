@@ -2,7 +2,7 @@ import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { validateItems } from '../../src/catalog/product-validation.ts';
 import { useTestDaemon } from '../helpers/daemon.ts';
-import { expectProblem, pathOf, product, waitFeed, write, type Feed } from './catalog-helpers.ts';
+import { expectProblem, pageOf, pathOf, product, waitFeed, write, type Feed } from './catalog-helpers.ts';
 
 const daemon = await useTestDaemon();
 const app = daemon.app!;
@@ -27,7 +27,7 @@ describe('POST /shops/{shop}/products/', () => {
     expect(feed.counts).toEqual({ total: 2, processed: 0, succeeded: 0, failed: 0, warnings: 0 });
     const done = await waitFeed(app, auth, res.headers.location);
     expect(done).toMatchObject({ pk: feed.pk, state: 'done', status: 'Complete', counts: { total: 2, processed: 2, succeeded: 2, failed: 0, warnings: 0 } });
-    expect(done.finished_at).toMatch(/Z$/);
+    expect(done.finished_at).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}$/);
     expect(done.result.success.map((s) => s.sku)).toEqual(['P-1', 'P-2']);
     expect(done.result.success[0]).toMatchObject({ index: 0, product_pk: expect.any(Number), variation_pks: [], images: [], warning: [] });
   });
@@ -190,7 +190,7 @@ describe('PUT and DELETE /shops/{shop}/products/', () => {
     expect(feed).toMatchObject({ type: 'product_delete', counts: { succeeded: 2, failed: 1 } });
     expect((await write(app, auth, 'DELETE', PRODUCTS, { sku: 'D-2' })).counts.succeeded).toBe(1);
     expect(await count('products', `sku in ('D-1', 'D-2') and deleted_at is not null`)).toBe(2);
-    expect((await app.inject({ url: `${PRODUCTS}?sku=D-1`, headers: auth })).json()).toMatchObject({ count: 0, results: [] });
+    expect(pageOf(await app.inject({ url: `${PRODUCTS}?sku=D-1`, headers: auth }))).toMatchObject({ total: 0, items: [] });
     // Re-created by POST: the same row comes back.
     const back = await write(app, auth, 'POST', PRODUCTS, [product('D-1')]);
     expect(back.result.success[0]!.product_pk).toBe(created.result.success[0]!.product_pk);
@@ -198,20 +198,21 @@ describe('PUT and DELETE /shops/{shop}/products/', () => {
 });
 
 describe('GET /shops/{shop}/products/ and one product', () => {
-  it('pages with count/next/previous, filters by sku and updated_since', async () => {
+  it('pages by Link and X-Total-Count, filters by sku and updated_since', async () => {
     await write(app, auth, 'POST', PRODUCTS, Array.from({ length: 5 }, (_, i) => product(`L-${i}`)));
-    const page1 = (await app.inject({ url: `${PRODUCTS}?page_size=2`, headers: { ...auth, host: 'api.test' } })).json() as { count: number; next: string; previous: null; results: unknown[] };
-    expect(page1.results).toHaveLength(2);
-    expect(page1.previous).toBeNull();
-    expect(page1.next).toBe(`http://api.test${PRODUCTS}?page_size=2&page=2`);
-    const total = page1.count;
-    const last = (await app.inject({ url: `${PRODUCTS}?page_size=2&page=${Math.ceil(total / 2)}`, headers: auth })).json() as { next: null; previous: string };
-    expect(last.next).toBeNull();
-    expect(last.previous).toContain(`page=${Math.ceil(total / 2) - 1}`);
-    expect((await app.inject({ url: `${PRODUCTS}?sku=L-3`, headers: auth })).json()).toMatchObject({ count: 1, results: [{ sku: 'L-3' }] });
-    const future = (await app.inject({ url: `${PRODUCTS}?updated_since=2099-01-01T00:00:00`, headers: auth })).json();
-    expect(future).toMatchObject({ count: 0 });
-    expect((await app.inject({ url: `${PRODUCTS}?updated_since=2000-01-01T00:00:00`, headers: auth })).json()).toMatchObject({ count: total });
+    const page1 = pageOf(await app.inject({ url: `${PRODUCTS}?page_size=2`, headers: { ...auth, host: 'api.test' } }));
+    expect(page1.items).toHaveLength(2);
+    expect(page1.links.prev).toBeUndefined();
+    expect(page1.links.next).toBe(`http://api.test${PRODUCTS}?page_size=2&page=2`);
+    const total = page1.total;
+    const lastPage = Math.ceil(total / 2);
+    expect(page1.links.last).toBe(`http://api.test${PRODUCTS}?page_size=2&page=${lastPage}`);
+    const last = pageOf(await app.inject({ url: `${PRODUCTS}?page_size=2&page=${lastPage}`, headers: auth }));
+    expect(last.links.next).toBeUndefined();
+    expect(last.links.prev).toContain(`page=${lastPage - 1}`);
+    expect(pageOf(await app.inject({ url: `${PRODUCTS}?sku=L-3`, headers: auth }))).toMatchObject({ total: 1, items: [{ sku: 'L-3' }] });
+    expect(pageOf(await app.inject({ url: `${PRODUCTS}?updated_since=2099-01-01T00:00:00`, headers: auth }))).toMatchObject({ total: 0, items: [] });
+    expect(pageOf(await app.inject({ url: `${PRODUCTS}?updated_since=2000-01-01T00:00:00`, headers: auth })).total).toBe(total);
     expectProblem(await app.inject({ url: `${PRODUCTS}?updated_since=yesterday`, headers: auth }), 400, 'validation_failed');
     expectProblem(await app.inject({ url: `${PRODUCTS}?page_size=1001`, headers: auth }), 400, 'validation_failed');
   });

@@ -5,7 +5,7 @@
 // exactly as sent.
 import { describe, expect, it } from 'vitest';
 import { useTestDaemon } from '../helpers/daemon.ts';
-import { product, waitFeed, type Feed } from './catalog-helpers.ts';
+import { pageOf, product, waitFeed, type Feed } from './catalog-helpers.ts';
 
 const daemon = await useTestDaemon();
 const app = daemon.app!;
@@ -29,7 +29,7 @@ describe('numbers a column cannot hold', () => {
   it('the issue\'s mixed feed is refused whole, pointing at the bad value: nothing is accepted to be lost', async () => {
     expect(await refused('POST', PRODUCTS, `[${good('MIX-GOOD')}},${good('MIX-BAD').replace('"stock":1', '"stock":2147483648')}}]`))
       .toEqual([['/1/stock', 'too_large']]);
-    expect((await app.inject({ url: `${PRODUCTS}?sku=MIX-GOOD`, headers: auth })).json()).toMatchObject({ count: 0 });
+    expect(pageOf(await app.inject({ url: `${PRODUCTS}?sku=MIX-GOOD`, headers: auth })).total).toBe(0);
   });
 
   it('products: int4 stock and days, safe-integer ids, finite numbers; each by pointer', async () => {
@@ -66,7 +66,7 @@ describe('numbers a column cannot hold', () => {
     expect(res.statusCode).toBe(201);
     const feed: Feed = await waitFeed(app, auth, res.headers.location, 10_000);
     expect(feed).toMatchObject({ state: 'done', counts: { succeeded: 1, failed: 0 } });
-    const got = ((await app.inject({ url: `${PRODUCTS}?sku=EXACT`, headers: auth })).json() as { results: Record<string, unknown>[] }).results[0];
+    const got = pageOf(await app.inject({ url: `${PRODUCTS}?sku=EXACT`, headers: auth })).items[0];
     expect(got).toMatchObject(values);
   });
 });

@@ -55,7 +55,7 @@ const feedDone = (pk: string) => waitFor(async () => {
 const product = async (sku: string) => {
   const res = await app.inject({ url: `/shops/1/products/?sku=${encodeURIComponent(sku)}`, headers: auth });
   expect(res.statusCode).toBe(200);
-  return (res.json() as { results: StoredProduct[] }).results[0];
+  return (res.json() as StoredProduct[])[0];
 };
 const drop = (inbox: string, name: string, content: string | Buffer) => fs.writeFileSync(path.join(inbox, name), content);
 const dropFixture = (inbox: string, fixture: string, as = path.basename(fixture)) => fs.copyFileSync(path.join(fixtures, fixture), path.join(inbox, as));

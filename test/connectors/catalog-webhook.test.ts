@@ -37,8 +37,8 @@ describe('signature', () => {
     expect(feed).toMatchObject({ url: location, shop_pk: 1, type: 'product_create', source: 'connector:pim', status: 'Wait', counts: { total: 1 } });
     const path = new URL(location).pathname;
     await waitFor(async () => ((await app.inject({ url: path, headers: auth })).json() as { state: string }).state === 'done', 20_000, 'the feed');
-    const list = (await app.inject({ url: '/shops/1/products/?sku=W-1', headers: auth })).json() as { results: { sku: string; price: number }[] };
-    expect(list.results).toMatchObject([{ sku: 'W-1', price: 10 }]);
+    const list = (await app.inject({ url: '/shops/1/products/?sku=W-1', headers: auth })).json() as { sku: string; price: number }[];
+    expect(list).toMatchObject([{ sku: 'W-1', price: 10 }]);
     // The delivery is a run of the connector, with its feed.
     const [run] = await daemon.services.connectors.runs('pim');
     expect(run).toMatchObject({ trigger: 'webhook', outcome: 'succeeded', feed_pks: [feed.pk], counts: { products_sent: 1 } });

@@ -3,7 +3,7 @@
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startTestDaemon, useTestDaemon } from '../helpers/daemon.ts';
-import { inject, product, waitFeed, type Feed } from '../catalog/catalog-helpers.ts';
+import { inject, pageOf, product, waitFeed, type Feed } from '../catalog/catalog-helpers.ts';
 
 const api = await useTestDaemon({ role: 'api' });
 const app = api.app!;
@@ -60,9 +60,9 @@ describe('40 concurrent one-product writes, then one worker', () => {
       expect(single).toMatchObject({ counts: { succeeded: 1, warnings: 1 } });
       expect(single!.result.success[0]!.warnings).toEqual([expect.objectContaining({ pointer: '/0/images/0/shade' })]);
 
-      const twin = (await inject(app, { url: `${PRODUCTS}?sku=GC-TWIN`, headers: auth })).json() as { count: number; results: { variations: { sku: string }[] }[] };
-      expect(twin.count).toBe(1);
-      expect(twin.results[0]!.variations.map((v) => v.sku).sort()).toEqual(['GC-TWIN-a', 'GC-TWIN-b']);
+      const twin = pageOf<{ variations: { sku: string }[] }>(await inject(app, { url: `${PRODUCTS}?sku=GC-TWIN`, headers: auth }));
+      expect(twin.total).toBe(1);
+      expect(twin.items[0]!.variations.map((v) => v.sku).sort()).toEqual(['GC-TWIN-a', 'GC-TWIN-b']);
       const stored = (await sql.query(`select count(*)::int as n, count(distinct sku)::int as d from products where sku like 'GC-%'`)).rows[0];
       expect(stored).toEqual({ n: 38, d: 38 });
       const jobs = (await sql.query(`select state, count(*)::int as n from pgboss.job where name = 'feed.process.small' group by state`)).rows;

@@ -1,6 +1,7 @@
 // Intake (POST .../orders/), reading one order and the list, by API and by the service.
 import { describe, expect, it } from 'vitest';
 import { useTestDaemon } from '../helpers/daemon.ts';
+import { pageOf } from '../catalog/catalog-helpers.ts';
 import { expectProblem, orderClient, type OrderJson } from './helpers.ts';
 
 const daemon = await useTestDaemon();
@@ -133,19 +134,24 @@ describe('GET .../orders/', () => {
     const all = await app.inject({ url: `${l.base}?page_size=2`, headers: l.auth });
     expect(all.statusCode).toBe(200);
     expect(all.headers.allow).toBe('GET, POST, OPTIONS');
-    const page1 = all.json() as { count: number; next: string | null; previous: string | null; results: OrderJson[] };
-    expect(page1.count).toBe(5);
-    expect(page1.results.map((o) => o.order_pk)).toEqual([1, 2]);
-    expect(page1.previous).toBeNull();
-    expect(page1.next).toBe(`http://localhost:80${l.base}?page=2&page_size=2`);
-    expect(page1.results[0]!.items).toHaveLength(2);
-    const page3 = (await app.inject({ url: `${l.base}?page=3&page_size=2`, headers: l.auth })).json() as typeof page1;
-    expect(page3.results.map((o) => o.order_pk)).toEqual([5]);
-    expect(page3.next).toBeNull();
-    expect(page3.previous).toBe(`http://localhost:80${l.base}?page=2&page_size=2`);
+    const page1 = pageOf<OrderJson>(all);
+    expect(page1.total).toBe(5);
+    expect(page1.items.map((o) => o.order_pk)).toEqual([1, 2]);
+    expect(page1.links.prev).toBeUndefined();
+    expect(page1.links.next).toBe(`http://localhost:80${l.base}?page_size=2&page=2`);
+    expect(page1.items[0]!.items).toHaveLength(2);
+    expect(page1.items[0]!.created_at).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}$/);
+    const page3 = pageOf<OrderJson>(await app.inject({ url: `${l.base}?page=3&page_size=2`, headers: l.auth }));
+    expect(page3.items.map((o) => o.order_pk)).toEqual([5]);
+    expect(page3.links.next).toBeUndefined();
+    expect(page3.links.prev).toBe(`http://localhost:80${l.base}?page=2&page_size=2`);
+    // Every marketplace of the shop at once: GET /shops/{shop}/orders/.
+    const shopWide = pageOf<OrderJson>(await app.inject({ url: `/shops/${l.shopPk}/orders?status=pending`, headers: l.auth }));
+    expect(shopWide.items.map((o) => o.order_pk)).toEqual([1, 4, 5]);
+    expect(shopWide.total).toBe(3);
 
     const statusOf = async (status: string) =>
-      ((await app.inject({ url: `${l.base}?status=${status}`, headers: l.auth })).json() as typeof page1).results.map((o) => o.order_pk);
+      pageOf<OrderJson>(await app.inject({ url: `${l.base}?status=${status}`, headers: l.auth })).items.map((o) => o.order_pk);
     expect(await statusOf('pending')).toEqual([1, 4, 5]);
     expect(await statusOf('cancelled')).toEqual([2]);
     expect(await statusOf('partial')).toEqual([3]);

@@ -83,8 +83,8 @@ export async function buildWorld(target: Target, env: Record<string, string> = {
       return f.state === 'done' || f.state === 'failed';
     });
   }
-  const list = (await (await api(`/shops/${shop.shopPk}/products/?page_size=100`)).json()) as { results: StoredProduct[] };
-  const otherList = (await (await api(`/shops/${other.shopPk}/products/?page_size=100`, {}, other)).json()) as { results: StoredProduct[] };
+  const list = { results: (await (await api(`/shops/${shop.shopPk}/products/?page_size=100`)).json()) as StoredProduct[] };
+  const otherList = { results: (await (await api(`/shops/${other.shopPk}/products/?page_size=100`, {}, other)).json()) as StoredProduct[] };
   const variations = list.results.flatMap((p) => p.variations.map((v) => [p.pk, v.pk] as [number, number]));
 
   const orders: World['orders'] = [];

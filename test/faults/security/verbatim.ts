@@ -43,12 +43,12 @@ export async function checkVerbatim(world: World, target: Target): Promise<Check
     }
     const feed = (await res.json()) as { url: string };
     await until('the feed', async () => ((await (await fetch(feed.url, { headers })).json()) as { state: string }).state === 'done');
-    const found = (await (await fetch(`${url}/shops/${shopPk}/products/?sku=${encodeURIComponent(product.sku)}`, { headers })).json()) as { count: number; results: Record<string, unknown>[] };
-    if (found.count !== 1) {
-      problems.push(`?sku= of product ${i} found ${found.count}`);
+    const found = (await (await fetch(`${url}/shops/${shopPk}/products/?sku=${encodeURIComponent(product.sku)}`, { headers })).json()) as Record<string, unknown>[];
+    if (found.length !== 1) {
+      problems.push(`?sku= of product ${i} found ${found.length}`);
       continue;
     }
-    const got = found.results[0]!;
+    const got = found[0]!;
     for (const k of ['sku', 'name', 'sku_simple', 'brand', 'description', 'short_description', 'color', 'secondary_color', 'size'] as const) same(`product ${i} ${k}`, got[k], product[k]);
     same(`product ${i} image`, (got.images as { url: string }[])[0]?.url, product.images[0]);
     const v = (got.variations as Record<string, unknown>[])[0] ?? {};
