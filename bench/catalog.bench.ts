@@ -8,6 +8,10 @@
 //      body per request (concurrent requests sharing commits, as the daemon's do).
 //  (d) single-product feed latency, POST -> done as a client sees it, p50/p99 over 200 feeds.
 //      Target p50 <= 100 ms.
+//  (e) list speed in a shop of LIST_PRODUCTS (1,000,000) simple products, loaded by one SQL
+//      generate_series insert: GET .../products/?page_size=100, page 1 and deep pages
+//      (5,000-9,999) p50 over LIST_READS requests each. Targets: page 1 p50 <= 10 ms, any page
+//      p50 <= 100 ms. ONLY=e runs (e) alone.
 // Database: DATABASE_URL (a scratch database is made on that server and dropped after), else
 // an embedded Postgres in a temp folder. PRODUCTS=20000 (and SECONDS=2) for a shorter run.
 import { spawn } from 'node:child_process';
@@ -31,6 +35,9 @@ const IN_FLIGHT = 4; // POSTs of (a) in flight at once
 const CONNECTIONS = 50;
 const SECONDS = Number(process.env.SECONDS ?? 10); // of each autocannon run in (c)
 const LATENCY_FEEDS = 200;
+const LIST_PRODUCTS = Number(process.env.LIST_PRODUCTS ?? 1_000_000);
+const LIST_READS = 40;
+const ONLY_LIST = process.env.ONLY === 'e';
 
 const target = await benchTarget('catalog');
 const env: Record<string, string> = { PORT: '0', LOG_LEVEL: 'warn', WAYBILL_CONNECTORS: path.join(os.tmpdir(), `none-${target.tag}.json`), ...target.env };
@@ -141,6 +148,61 @@ function cannon(url: string, body: string): Promise<Cannon> {
   });
 }
 
+/**
+ * (e) A shop of LIST_PRODUCTS simple products, written in one statement (with the live count the
+ * catalog writer would have kept), then vacuumed as autovacuum would in time (the visibility
+ * map lets the page seek read only the index). Reads pages through the API.
+ */
+async function listSpeed(): Promise<void> {
+  const shop = await services.shops.create({ name: 'Bench lists' });
+  const { key: listKey } = await services.shops.createKey(shop.pk);
+  const loadStart = performance.now();
+  await pool.query(`
+    with p as (
+      insert into products (shop_pk, sku, name, price, stock, attrs)
+      select $1, 'L-' || i, 'Product ' || i, 10 + i % 100, i % 50, '{"brand":"Acme","availability":"in_stock"}'::jsonb
+      from generate_series(1, $2::int) as i
+      returning shop_pk
+    )
+    insert into product_counts (shop_pk, slot, live) select $1, 0, count(*) from p`, [shop.pk, LIST_PRODUCTS]);
+  await pool.query('vacuum (analyze) products');
+  const loaded = (performance.now() - loadStart) / 1000;
+  const pages = Math.ceil(LIST_PRODUCTS / 100);
+  const read = async (page: number): Promise<number> => {
+    const t0 = performance.now();
+    const res = await fetch(`${daemon.url}/shops/${shop.pk}/products/?page_size=100&page=${page}`, { headers: { authorization: `Token ${listKey}`, accept: 'application/json' } });
+    const body = (await res.json()) as { sku: string }[];
+    const ms = performance.now() - t0;
+    if (res.status !== 200 || Number(res.headers.get('x-total-count')) !== LIST_PRODUCTS || body.length !== Math.min(100, LIST_PRODUCTS - (page - 1) * 100)) {
+      throw new Error(`page ${page}: ${res.status}, X-Total-Count ${res.headers.get('x-total-count')}, ${body.length} items`);
+    }
+    if (body[0]!.sku !== `L-${(page - 1) * 100 + 1}`) throw new Error(`page ${page} starts at ${body[0]!.sku}`);
+    return ms;
+  };
+  for (let i = 0; i < 5; i++) await read(1 + i * Math.floor(pages / 5)); // warm-up: plans, caches
+  const first: number[] = [];
+  const deep: number[] = [];
+  const deepFrom = Math.min(5_000, Math.floor(pages / 2));
+  for (let i = 0; i < LIST_READS; i++) {
+    first.push(await read(1));
+    deep.push(await read(deepFrom + Math.floor(Math.random() * (pages - deepFrom)) + 1));
+  }
+  const last = [await read(pages), await read(pages), await read(pages)];
+  // What the same pages cost as they were read before: a count of every row, and OFFSET over the rows.
+  const before = async (offset: number): Promise<number> => {
+    const t0 = performance.now();
+    await pool.query('select count(*) from products where shop_pk = $1 and deleted_at is null', [shop.pk]);
+    await pool.query('select * from products where shop_pk = $1 and deleted_at is null order by pk limit 100 offset $2', [shop.pk, offset]);
+    return performance.now() - t0;
+  };
+  const oldFirst = [await before(0), await before(0), await before(0)];
+  const oldDeep = [await before((pages - 100) * 100), await before((pages - 100) * 100), await before((pages - 100) * 100)];
+  console.log(`(e) ${LIST_PRODUCTS} products in one shop (loaded and vacuumed in ${loaded.toFixed(1)} s), GET .../products/?page_size=100, p50 of ${LIST_READS}:`);
+  console.log(`    page 1 p50 ${pct(first, 50).toFixed(1)} ms (target <= 10 ms); pages ${deepFrom + 1}-${pages} p50 ${pct(deep, 50).toFixed(1)} ms, p99 ${pct(deep, 99).toFixed(1)} ms; last page ${pct(last, 50).toFixed(1)} ms (target <= 100 ms)`);
+  console.log(`    the reads as they were (count over every row + OFFSET), in SQL alone: page 1 ${pct(oldFirst, 50).toFixed(0)} ms, page ${pages - 99} ${pct(oldDeep, 50).toFixed(0)} ms`);
+  if (pct(first, 50) > 10 || pct(deep, 50) > 100) console.log('    target NOT met');
+}
+
 // The baseline of (c): Fastify with the same body schema (Ajv, strict) and nothing behind it.
 const bare = Fastify({ logger: false });
 bare.setValidatorCompiler(validatorCompiler);
@@ -161,7 +223,8 @@ bare.post('/floor/shops/:shop/products/', { schema: { body: oneOrMany(Product, '
 });
 const bareUrl = await bare.listen({ host: '127.0.0.1', port: 0 });
 
-try {
+/** (a) to (d). */
+async function ingestAndWrites(): Promise<void> {
   console.log(`catalog: ${PRODUCTS} products x (2 variations + 2 images), requests of ${PER_REQUEST}; database ${daemon.connection.mode}; ${os.cpus().length} CPUs; worker concurrency ${config.workerConcurrency}`);
   const direct = await directLoad(shopB.pk);
   const api = await apiLoad();
@@ -208,6 +271,11 @@ try {
     console.error('FAILED: the API did not store every row');
     process.exitCode = 1;
   }
+}
+
+try {
+  if (!ONLY_LIST) await ingestAndWrites();
+  await listSpeed();
 } finally {
   await bare.close();
   await daemon.stop();
