@@ -7,8 +7,8 @@ import { sql, type Kysely } from 'kysely';
 // connection picks one), so concurrent feeds of one shop do not queue on one counter row; the
 // count is the sum of its slots.
 //
-// Deep pages seek by pk through `products_shop_live_pk`: finding the first pk of page N reads
-// only this index (an index-only scan), never the rows before it.
+// Pages are found through `products_shop_live_pk`: the pks of page N come from this index alone
+// (an index-only scan skipping the entries before it), never from the rows before the page.
 export async function up(db: Kysely<any>): Promise<void> {
   await db.schema
     .createTable('product_counts')

@@ -128,8 +128,12 @@ describe('a path with or without its trailing slash', () => {
     }
   });
 
-  it('is one operation in the OpenAPI document', async () => {
-    const paths = Object.keys((await app.inject({ url: '/openapi.json' })).json().paths as Record<string, unknown>);
+  it('is one operation in the OpenAPI document, whose lists are arrays with their paging headers', async () => {
+    const doc = (await app.inject({ url: '/openapi.json' })).json() as { paths: Record<string, Record<string, { responses: Record<string, { headers?: object; content: Record<string, { schema: { type: string } }> }> }>> };
+    const list = doc.paths['/shops/{shop}/products/']!.get!.responses['200']!;
+    expect(list.content['application/json']!.schema.type).toBe('array');
+    expect(Object.keys(list.headers ?? {}).sort()).toEqual(['link', 'x-total-count']);
+    const paths = Object.keys(doc.paths);
     expect(paths).toContain('/shops/{shop}/products/');
     expect(paths).toContain('/shops/');
     expect(paths).not.toContain('/shops/{shop}/products');
