@@ -6,12 +6,14 @@ import { Type, type Static, type TSchema } from 'typebox';
 import { ReplyTimestamp, replyTimestamp } from '../platform/timestamp.ts';
 import { FIELD_CATALOG, READ_ONLY_FIELDS, type FieldSpec } from './field-catalog.ts';
 
-/** Wall-clock timestamp of the seed: exactly YYYY-MM-DDThh:mm:ss, no zone, a real date (src/platform/timestamp.ts). */
+/**
+ * A timestamp a client sends: the seed's YYYY-MM-DDThh:mm:ss (UTC), or ISO 8601 with a zone,
+ * a real date (src/platform/timestamp.ts). Stored, and answered, as the seed's form in UTC.
+ */
 export const Timestamp = Type.String({
-  pattern: '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}$',
-  format: 'timestamp',
-  description: 'YYYY-MM-DDThh:mm:ss (no zone)',
-  examples: ['2026-11-21T12:00:00'],
+  format: 'timestamp-zone',
+  description: 'YYYY-MM-DDThh:mm:ss (UTC), or ISO 8601 with a zone (Z, +01:00); answered as YYYY-MM-DDThh:mm:ss, UTC',
+  examples: ['2026-11-21T12:00:00', '2026-11-21T13:00:00+01:00'],
 });
 
 /** `type` arrays keep Ajv's message short ("must be number,null") where a Union would nest. */

@@ -20,11 +20,14 @@ export class CatalogService {
 
   async listProducts(shopPk: number, q: ProductQuery): Promise<{ count: number; results: StoredProduct[] }> {
     const filter = { sku: q.sku, updatedSince: q.updatedSince };
-    const [rows, count] = await Promise.all([
-      repo.listProducts(this.#db, shopPk, { ...filter, limit: q.pageSize, offset: (q.page - 1) * q.pageSize }),
-      // Unfiltered: the count the writer keeps, not a scan of every product on each page.
-      q.sku === undefined && q.updatedSince === undefined ? repo.liveProductCount(this.#db, shopPk) : repo.countProducts(this.#db, shopPk, filter),
-    ]);
+    const page = { limit: q.pageSize, offset: (q.page - 1) * q.pageSize };
+    if (q.sku === undefined && q.updatedSince === undefined) {
+      // The count the writer keeps (not a scan of every product on each page); knowing it, a
+      // page in the later half is sought from the end.
+      const count = await repo.liveProductCount(this.#db, shopPk);
+      return { count, results: await this.#hydrate(await repo.listProducts(this.#db, shopPk, { ...page, total: count })) };
+    }
+    const [rows, count] = await Promise.all([repo.listProducts(this.#db, shopPk, { ...filter, ...page }), repo.countProducts(this.#db, shopPk, filter)]);
     return { count, results: await this.#hydrate(rows) };
   }
 

@@ -8,7 +8,7 @@ import type { TSchema } from 'typebox';
 import type { FieldError } from '../errors.ts';
 import { compileRequestSchema, createAjv } from '../platform/ajv.ts';
 import { oversizeArray, oversizeMessage } from '../platform/array-caps.ts';
-import { TIMESTAMP_MESSAGE, ZONED_TIMESTAMP_MESSAGE } from '../platform/timestamp.ts';
+import { formatTimestamp, parseTimestamp, TIMESTAMP_MESSAGE, ZONED_TIMESTAMP_MESSAGE } from '../platform/timestamp.ts';
 import { ImageInput, ImagePosition, ImageRef, Product, ProductRef, ProductUpdate, VariationCreate, VariationUpdate, type ProductInput } from './catalog.schemas.ts';
 import { MAX_ATTRIBUTE_NAME, MAX_ATTRIBUTES } from './field-catalog.ts';
 
@@ -166,6 +166,27 @@ function strip(schema: TSchema, value: unknown, pointer: string, found: Unknown,
 }
 
 const TS = /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2})$/;
+const TIMESTAMP_FIELDS = ['discount_from', 'discount_to', 'created_at', 'updated_at', 'deleted_at'];
+
+/**
+ * Valid timestamps sent with a zone become the one stored form, YYYY-MM-DDThh:mm:ss in UTC; one
+ * whose UTC instant leaves years 0001-9999 (0001-01-01T00:00:00+01:00) is an error.
+ */
+function inUtc(item: Record<string, unknown>, prefix: string): FieldError[] {
+  const errors: FieldError[] = [];
+  const fix = (obj: Record<string, unknown>, at: string): void => {
+    for (const f of TIMESTAMP_FIELDS) {
+      const v = obj[f];
+      if (typeof v !== 'string' || TS.test(v)) continue;
+      const utc = formatTimestamp(parseTimestamp(v, true)!);
+      if (TS.test(utc) && parseTimestamp(utc) !== undefined) obj[f] = utc;
+      else errors.push({ pointer: `${at}/${f}`, code: 'invalid_timestamp', message: ZONED_TIMESTAMP_MESSAGE });
+    }
+  };
+  fix(item, prefix);
+  if (Array.isArray(item.variations)) item.variations.forEach((v, i) => isObject(v) && fix(v, `${prefix}/variations/${i}`));
+  return errors;
+}
 
 /** Rules a JSON schema cannot say. */
 function crossFieldErrors(kind: ItemKind, item: Record<string, unknown>, prefix: string): FieldError[] {
@@ -230,7 +251,8 @@ export function validateItems<T = Record<string, unknown>>(kind: ItemKind, items
     const item = (inPlace ? raw : copyJson(raw)) as Record<string, unknown>;
     const unknown: Unknown = { pointers: [], count: 0, errors: [] };
     strip(schemas[kind], item, prefix, unknown, REFERENCES.has(kind));
-    const errors = validate(item) ? [] : toFieldErrors(validate.errors ?? [], prefix);
+    const valid = validate(item);
+    const errors = !valid ? toFieldErrors(validate.errors ?? [], prefix) : isObject(item) ? inUtc(item, prefix) : [];
     if (isObject(item)) errors.push(...crossFieldErrors(kind, item, prefix));
     errors.push(...unknown.errors);
     if (errors.length > 0) return fail(errors);

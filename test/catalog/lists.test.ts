@@ -155,6 +155,16 @@ describe('timestamps', () => {
     expect([order.created_at, order.updated_at]).toEqual([expect.stringMatching(STAMP), expect.stringMatching(STAMP)]);
   });
 
+  it('bodies take the document\'s form (UTC) and ISO 8601 with a zone; both read back in UTC', async () => {
+    await write(app, auth, 'POST', PRODUCTS, [product('LS-TZ', {
+      discount: 10, discount_from: '2026-01-01T10:00:00+02:00', discount_to: '2026-01-31T23:30:00',
+      variations: [{ sku: 'LS-TZ-1', discount_from: '2026-01-01T00:00:00.900Z', discount_to: '2026-01-02T01:00:00-05:00' }],
+    })]);
+    const [p] = pageOf<Record<string, unknown> & { variations: Record<string, unknown>[] }>(await get(`${PRODUCTS}?sku=LS-TZ`)).items;
+    expect(p).toMatchObject({ discount_from: '2026-01-01T08:00:00', discount_to: '2026-01-31T23:30:00' });
+    expect(p!.variations[0]).toMatchObject({ discount_from: '2026-01-01T00:00:00', discount_to: '2026-01-02T06:00:00' });
+  });
+
   it('updated_since takes the document\'s form (UTC) and ISO 8601 with a zone', async () => {
     const stored = (await sql.query('select max(updated_at) as at from products where shop_pk = $1', [shopPk])).rows[0].at as Date;
     const after = new Date(stored.getTime() + 2_000);

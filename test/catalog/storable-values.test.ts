@@ -72,12 +72,12 @@ describe('numbers a column cannot hold', () => {
 });
 
 describe('timestamps: one rule for bodies and query strings', () => {
-  it('bodies: years 0001-9999, real dates and times', async () => {
+  it('bodies: years 0001-9999 (in UTC too), real dates and times, a zone allowed', async () => {
     const at = (v: string) => `${good('T')},"discount_from":"${v}"}`;
-    for (const bad of ['0000-01-01T00:00:00', '2026-02-29T00:00:00', '2026-04-31T00:00:00', '2026-01-01T24:00:00', '2026-01-01T00:60:00', '2026-01-01T00:00:00Z', '99999-01-01T00:00:00']) {
+    for (const bad of ['0000-01-01T00:00:00', '2026-02-29T00:00:00', '2026-04-31T00:00:00', '2026-01-01T24:00:00', '2026-01-01T00:60:00', '99999-01-01T00:00:00', '2026-01-01T00:00:00+24:00', '0001-01-01T00:00:00+01:00', '9999-12-31T23:00:00-02:00']) {
       expect(await refused('POST', PRODUCTS, at(bad))).toEqual([['/discount_from', 'invalid_timestamp']]);
     }
-    for (const fine of ['0001-01-01T00:00:00', '2024-02-29T23:59:59', '9999-12-31T23:59:59']) {
+    for (const fine of ['0001-01-01T00:00:00', '2024-02-29T23:59:59', '9999-12-31T23:59:59', '2026-01-01T00:00:00Z', '2026-01-01T00:00:00.250+05:30']) {
       expect((await app.inject({ method: 'POST', url: PRODUCTS, headers, payload: at(fine) })).statusCode).toBe(201);
     }
   });
