@@ -21,13 +21,16 @@ export class CatalogService {
   async listProducts(shopPk: number, q: ProductQuery): Promise<{ count: number; results: StoredProduct[] }> {
     const filter = { sku: q.sku, updatedSince: q.updatedSince };
     const page = { limit: q.pageSize, offset: (q.page - 1) * q.pageSize };
-    if (q.sku === undefined && q.updatedSince === undefined) {
+    if (q.sku === undefined && q.updatedSince === undefined && page.offset > 0) {
       // The count the writer keeps (not a scan of every product on each page); knowing it, a
-      // page in the later half is sought from the end.
+      // page in the later half is sought from the end. Page 1 needs no count to be found.
       const count = await repo.liveProductCount(this.#db, shopPk);
       return { count, results: await this.#hydrate(await repo.listProducts(this.#db, shopPk, { ...page, total: count })) };
     }
-    const [rows, count] = await Promise.all([repo.listProducts(this.#db, shopPk, { ...filter, ...page }), repo.countProducts(this.#db, shopPk, filter)]);
+    const [rows, count] = await Promise.all([
+      repo.listProducts(this.#db, shopPk, { ...filter, ...page }),
+      q.sku === undefined && q.updatedSince === undefined ? repo.liveProductCount(this.#db, shopPk) : repo.countProducts(this.#db, shopPk, filter),
+    ]);
     return { count, results: await this.#hydrate(rows) };
   }
 
