@@ -2,9 +2,9 @@ import { Type } from 'typebox';
 
 // The one rule for timestamps a client sends, in bodies and query strings alike: the document's
 // form YYYY-MM-DDThh:mm:ss (UTC), a real calendar date and time, year 0001-9999 (Postgres and
-// JavaScript hold every such instant; year 0000 does not exist in Postgres). Query strings may
-// add a zone (Z, +hh:mm) and fractions of a second; bodies may not (a product's wall-clock
-// discount dates are stored as sent).
+// JavaScript hold every such instant; year 0000 does not exist in Postgres). Both may add a zone
+// (Z, +hh:mm) and fractions of a second (format `timestamp-zone`); a body's zoned timestamp is
+// stored in the document's form, in UTC. Replies carry that form only (formatTimestamp).
 
 const WALL = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})$/;
 const ZONED = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(\.\d{1,9})?(Z|z|[+-]\d{2}:?\d{2})?$/;
