@@ -11,6 +11,7 @@ import { FIELD_CATALOG, READ_ONLY_FIELDS, type FieldSpec } from './field-catalog
  * a real date (src/platform/timestamp.ts). Stored, and answered, as the seed's form in UTC.
  */
 export const Timestamp = Type.String({
+  pattern: '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}(\\.\\d{1,9})?([Zz]|[+-]\\d{2}:?\\d{2})?$',
   format: 'timestamp-zone',
   description: 'YYYY-MM-DDThh:mm:ss (UTC), or ISO 8601 with a zone (Z, +01:00); answered as YYYY-MM-DDThh:mm:ss, UTC',
   examples: ['2026-11-21T12:00:00', '2026-11-21T13:00:00+01:00'],
