@@ -39,8 +39,10 @@ describe('a body that is not UTF-8', () => {
     problemOf(await app.inject({ method: 'POST', url: ORDERS, headers: { ...auth, ...json }, payload: latin1('{"order_pk":1,"reference":"\xe9","items":[{"item_pk":1,"sku":"a","quantity":1,"price":1}]}') }), 400, 'invalid_encoding');
     const pushed = latin1('[{"sku":"PIM-\xe9","name":"n","price":1,"stock":1}]');
     problemOf(await app.inject({ method: 'POST', url: '/connectors/pim/webhook', payload: pushed, headers: { ...json, ...signedHeaders(SECRET, 'msg_latin1', pushed.toString('latin1')) } }), 400, 'invalid_encoding');
-    expect((await app.inject({ url: PRODUCTS, headers: auth })).json()).toMatchObject({ count: 0 });
-    expect((await app.inject({ url: ORDERS, headers: auth })).json()).toMatchObject({ count: 0 });
+    for (const url of [PRODUCTS, ORDERS]) {
+      const list = await app.inject({ url, headers: auth });
+      expect([list.json(), list.headers['x-total-count']]).toEqual([[], '0']);
+    }
   });
 
   it('UTF-8 itself, with or without a BOM-less multi-byte text, is taken as sent', async () => {
