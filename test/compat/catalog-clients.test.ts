@@ -31,8 +31,11 @@ async function call(method: string, path: string, body?: unknown): Promise<Reply
   }
 }
 
-/** The items of a list reply: a bare array, or (before lists became arrays) the envelope's results. */
-const listOf = (body: unknown): Json[] => (Array.isArray(body) ? body : (body as { results: Json[] }).results);
+/** Clients `foreach` the decoded body of a list: it must be the array itself. */
+const listOf = (body: unknown): Json[] => {
+  expect(Array.isArray(body)).toBe(true);
+  return body as Json[];
+};
 
 /**
  * A catalog write as the clients do it: 201, the feed id from the last segment of Location,
