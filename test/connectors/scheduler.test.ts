@@ -94,13 +94,19 @@ describe('run records and enable/disable', () => {
   });
 
   it('a failing queued run of a user error is not retried (dead-lettered once)', async () => {
-    await a.services.connectors.runNow('broken');
+    const { job_id: jobId } = await a.services.connectors.runNow('broken');
+    expect(jobId).toEqual(expect.any(String));
     const failed = await waitFor(async () => (await a.services.connectors.runs('broken')).find((r) => r.trigger === 'manual' && r.outcome !== 'running'), 10_000, 'the failed run');
     expect(failed.outcome).toBe('failed');
-    await waitFor(async () => {
-      const { rows } = await sql<{ state: string }>`select state from pgboss.job where name = 'connector.run' and data->>'name' = 'broken'`.execute(db);
-      return rows.length === 1 && rows[0]!.state !== 'active' && rows[0]!.state !== 'created' ? rows : undefined;
+    // Settled for good: `failed` at its first attempt (`retry` would mean it runs again), with
+    // one copy in the dead-letter queue pointing back to it.
+    const job = await waitFor(async () => {
+      const { rows } = await sql<{ state: string; retry_count: number }>`select state, retry_count from pgboss.job where id = ${jobId}::uuid`.execute(db);
+      return rows[0] !== undefined && !['created', 'active'].includes(rows[0].state) ? rows[0] : undefined;
     }, 10_000, 'the job to settle');
+    expect(job).toEqual({ state: 'failed', retry_count: 0 });
+    const { rows: dead } = await sql<{ state: string }>`select state from pgboss.job where name = 'connector.run.dead' and source_id = ${jobId}::uuid`.execute(db);
+    expect(dead).toEqual([{ state: 'created' }]);
     expect((await a.services.connectors.runs('broken')).filter((r) => r.trigger === 'manual')).toHaveLength(1);
   });
 
