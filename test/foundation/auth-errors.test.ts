@@ -1,6 +1,7 @@
 // Authentication, and every error status of the foundation with its problem body, on a real
 // documented route (/shops/{shop}/products/).
 import http from 'node:http';
+import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { startTestDaemon, useTestDaemon } from '../helpers/daemon.ts';
 
@@ -88,11 +89,26 @@ describe('error statuses, each as problem JSON', () => {
     expect(pointers).not.toContain('/0/sku');
   });
 
-  it('500 bodies carry no internals', async () => {
-    // A path parameter far beyond any id makes the database refuse the value (out of range for bigint).
-    const res = await app.inject({ method: 'GET', url: `/shops/${a.shopPk}/products/99999999999999999999999/`, headers: a.auth });
-    expect([400, 404]).toContain(res.statusCode);
-    expect(JSON.stringify(res.json())).not.toMatch(/stack|node_modules|\.ts:\d+|SELECT/i);
+  it('a 500 carries no internals in its body, and its log line has the error and the request id', async () => {
+    // A database error no route expects: a trigger refuses every new order (SQLSTATE P0001).
+    const mp = (await daemon.services.marketplaces.create({ name: 'Broken MP' })).pk;
+    const secret = 'internal detail wb_refuse_orders';
+    const pool = new pg.Pool({ connectionString: daemon.database.url, max: 1 });
+    try {
+      await pool.query(`create function wb_refuse_orders() returns trigger language plpgsql as $$ begin raise exception '${secret}'; end $$`);
+      await pool.query('create trigger wb_refuse_orders before insert on orders for each row execute function wb_refuse_orders()');
+      const order = { order_pk: 1, reference: 'R-500', customer: { name: 'C' }, shipping_address: {}, shipping_cost: 1, items: [{ item_pk: 1, sku: 'A1', quantity: 1, price: 10 }] };
+      const res = await app.inject({ method: 'POST', url: `/shops/${a.shopPk}/marketplace/${mp}/orders/`, headers: { ...a.auth, ...json }, payload: order });
+      const body = problem(res, 500, 'internal_error');
+      expect(Object.keys(body).sort()).toEqual(['code', 'detail', 'request_id', 'status', 'title', 'type']);
+      expect(res.body).not.toMatch(/wb_refuse_orders|internal detail|P0001|stack|node_modules|\.ts:\d+|insert into|select |plpgsql/i);
+      const line = daemon.logLines.find((l) => l.reqId === body.request_id && l.level === 'error');
+      expect(line).toMatchObject({ msg: 'unhandled error', err: { message: secret, code: 'P0001' } });
+      expect((line!.err as { stack?: string }).stack).toEqual(expect.any(String));
+    } finally {
+      await pool.query('drop trigger if exists wb_refuse_orders on orders; drop function if exists wb_refuse_orders()');
+      await pool.end();
+    }
   });
 });
 
