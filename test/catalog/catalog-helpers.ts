@@ -2,6 +2,7 @@
 import { expect } from 'vitest';
 import type { InjectOptions } from 'fastify';
 import type { App } from '../../src/http/app.ts';
+import { isShedding } from '../helpers/shedding.ts';
 
 export interface Reply {
   statusCode: number;
@@ -37,13 +38,15 @@ export async function waitFeed(app: App, auth: Record<string, string>, location:
 }
 
 /**
- * app.inject, retried while the server sheds load (503 + Retry-After from under-pressure when
- * the event loop lags, as on a machine busy with several test runs): what a client does too.
+ * app.inject, retried while the server sheds load (503 "overloaded" + Retry-After from
+ * under-pressure when the event loop lags, as on a machine busy with several test runs): what a
+ * client does too. Any other 503 fails the test at once: it is a regression, not load.
  */
 export async function inject(app: App, opts: InjectOptions): Promise<Reply> {
   for (let i = 0; ; i++) {
-    const res = await app.inject(opts);
-    if (res.statusCode !== 503 || i >= 20) return res as unknown as Reply;
+    const res = (await app.inject(opts)) as unknown as Reply;
+    if (res.statusCode === 503 && !isShedding(res)) throw new Error(`${opts.method ?? 'GET'} ${opts.url}: 503 that is not load shedding: ${res.body}`);
+    if (!isShedding(res) || i >= 20) return res;
     await new Promise((r) => setTimeout(r, 200));
   }
 }

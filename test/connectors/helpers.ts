@@ -28,14 +28,7 @@ export async function waitFor<T>(fn: () => Promise<T | undefined | false> | T | 
 
 export const ls = (dir: string): string[] => (fs.existsSync(dir) ? fs.readdirSync(dir).sort() : []);
 
-/**
- * Waits until the API is not shedding load: on a busy machine the start-up can stall the
- * event loop past the overload threshold, and the first requests then answer 503 for a moment.
- */
-export async function responsive(app: { inject(url: string): Promise<{ statusCode: number }> }): Promise<void> {
-  const deadline = Date.now() + 20_000;
-  while ((await app.inject('/healthz')).statusCode === 503 && Date.now() < deadline) await sleep(50);
-}
+export { responsive } from '../helpers/shedding.ts';
 
 /** Worker threads of this process now (Linux names them "WorkerThread"): the file readers. */
 export const workerThreads = (): number =>

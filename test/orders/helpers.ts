@@ -4,6 +4,7 @@ import type { Response } from 'light-my-request';
 import pg from 'pg';
 import { expect } from 'vitest';
 import type { TestDaemon } from '../helpers/daemon.ts';
+import { responsive } from '../helpers/shedding.ts';
 
 export interface OrderClient {
   shopPk: number;
@@ -29,14 +30,6 @@ export interface OrderJson {
 
 let nextMarketplace = 100;
 
-/**
- * Waits until the API is not shedding load: on a busy machine the start-up can stall the event
- * loop past the overload threshold, and the first sample then answers 503 for a moment.
- */
-async function responsive(app: NonNullable<TestDaemon['app']>): Promise<void> {
-  const deadline = Date.now() + 20_000;
-  while ((await app.inject('/healthz')).statusCode === 503 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
-}
 
 export async function orderClient(daemon: TestDaemon, options: { webhook_url?: string } = {}): Promise<OrderClient> {
   const app = daemon.app!;
