@@ -4,7 +4,7 @@
 // come from what it cannot see: a constraint this test adds to its own database, and items
 // handed over as already validated (submitValidated, the catalog-file connector's path).
 import pg from 'pg';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestDaemon, useTestDaemon, type TestDaemon } from '../helpers/daemon.ts';
 import { product, waitFeed, type Feed } from '../catalog/catalog-helpers.ts';
 
@@ -43,8 +43,12 @@ const raw = await api.services.feeds.submitValidated({
 });
 
 describe('a feed with an item the database refuses', () => {
-  it('small feed: done, the item reported by index and sku, the others stored', async () => {
+  // The worker comes once every feed above waits; each test below waits for its own feed.
+  beforeAll(async () => {
     worker = await startTestDaemon({ role: 'worker', database: api.database });
+  });
+
+  it('small feed: done, the item reported by index and sku, the others stored', async () => {
     const feed = await waitFeed(app, auth, small.url, 15_000);
     expect(feed).toMatchObject({ state: 'done', status: 'Complete', counts: { total: 3, processed: 3, succeeded: 2, failed: 1 } });
     expect(feed.result.errors).toEqual([refusal(1, 'POISON-1', '23514')]);
