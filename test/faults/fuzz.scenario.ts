@@ -1,6 +1,8 @@
 // API fuzzing from the OpenAPI document: valid and broken bodies, path parameters, query
 // strings and headers for every documented operation, over keep-alive HTTP to one daemon with
-// real data. Pass: no 5xx, and every reply's status, content type and body are as documented.
+// real data. Pass: no 5xx; every reply's status, content type and body are as documented; every
+// valid request succeeds (fuzz/check.ts lists the few refusals allowed per operation); a missing
+// or wrong key gets 401; and every operation succeeded at least once.
 // FUZZ_REQUESTS (default 20000), FUZZ_CONCURRENCY (16), FUZZ_SEED (random; printed) change it.
 import { freshTarget, type Outcome, type Scenario } from './harness.ts';
 import { judge } from './fuzz/check.ts';
@@ -43,6 +45,8 @@ export const fuzz: Scenario = {
       const covered = new Set<string>();
       const succeeded = new Set<string>();
       const failures: string[] = [];
+      // Valid requests refused, and missing or wrong credentials not answered 401, by operation and status.
+      const refused = new Map<string, number>();
       let failed = 0;
       let next = 0;
       const started = Date.now();
@@ -60,11 +64,17 @@ export const fuzz: Scenario = {
             covered.add(req.op.id);
             if (res.status < 300) succeeded.add(req.op.id);
             // Feeds made during the run join the pool (admin retry of a queued one, reads).
-            if (res.status === 201 && req.op.path.startsWith('/shops/')) rememberFeed(text);
+            // (The shop's own feeds only: valid requests read them with its key.)
+            if (res.status === 201 && req.op.path.startsWith('/shops/') && req.headers.authorization === `Token ${world.shop.key}`) rememberFeed(text);
             problems = judge(req, { status: res.status, contentType: res.headers.get('content-type'), headers: res.headers, text });
             if (problems.length > 0) problems.push(`reply: ${text.slice(0, 300)}`);
           } catch (error) {
             problems = [`request failed: ${(error as Error).message}`];
+          }
+          const refusal = problems.find((p) => p.startsWith('valid request refused') || p.includes('credentials answered'));
+          if (refusal !== undefined) {
+            const key = `${req.kind === 'valid' ? 'valid' : req.credentials} ${req.op.id} -> ${refusal}`;
+            refused.set(key, (refused.get(key) ?? 0) + 1);
           }
           if (problems.length > 0) {
             failed++;
@@ -78,8 +88,9 @@ export const fuzz: Scenario = {
       const neverOk = ops.filter((o) => !succeeded.has(o.id)).map((o) => o.id);
       console.log(`     statuses: ${[...byStatus].sort((a, b) => a[0] - b[0]).map(([s, c]) => `${s}:${c}`).join(' ')}`);
       if (neverOk.length > 0) console.log(`     operations never answered 2xx: ${neverOk.join('; ')}`);
+      for (const [key, count] of [...refused].sort()) console.log(`     ${count} x ${key}`);
       return {
-        pass: failed === 0 && byClass['5xx'] === 0 && covered.size === ops.length && alive,
+        pass: failed === 0 && byClass['5xx'] === 0 && covered.size === ops.length && succeeded.size === ops.length && alive,
         figures: {
           requests: total, seed, operations: ops.length, covered: covered.size, covered_2xx: succeeded.size,
           s2xx: byClass['2xx']!, s4xx: byClass['4xx']!, s5xx: byClass['5xx']!, mismatches: failed,

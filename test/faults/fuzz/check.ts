@@ -1,5 +1,7 @@
 // Judges one reply against the OpenAPI document: no 5xx, a documented status, a documented
 // content type, and a body that matches the documented schema (Ajv over the OpenAPI schemas).
+// And against what the request was: a valid request succeeds (2xx, or a status listed for its
+// operation below), a request whose key or token is missing or wrong gets 401.
 import { Ajv, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import type { FuzzRequest } from './requests.ts';
@@ -27,11 +29,37 @@ export interface Reply {
   text: string;
 }
 
+/**
+ * The refusals a valid request may meet, per operation: the state the fuzzer's own earlier
+ * requests left behind, never the request itself. Anything else than 2xx or these fails.
+ */
+const gone = { statuses: [404], why: "the shop's last products (the only ones destructive operations take) were deleted, or their variations replaced, by earlier requests" };
+export const ALLOWED_REFUSALS: Record<string, { statuses: number[]; why: string }> = {
+  'DELETE /shops/{shop}/products/{product}/': gone,
+  'POST /shops/{shop}/products/{product}/variations/': gone,
+  'PUT /shops/{shop}/products/{product}/variations/': gone,
+  'DELETE /shops/{shop}/products/{product}/variations/': gone,
+  'POST /shops/{shop}/products/{product}/variations/{variation}/images/': gone,
+  'DELETE /shops/{shop}/products/{product}/variations/{variation}/images/': gone,
+  'GET /admin/api/queues/{queue}/jobs/{id}': { statuses: [404], why: 'a dead job retried by an earlier request left its dead-letter queue' },
+  'POST /admin/api/queues/{queue}/jobs/{id}/retry': { statuses: [404, 409], why: 'an earlier request retried it (gone from the dead-letter queue), or the job is completed' },
+  'POST /admin/api/queues/{queue}/jobs/{id}/cancel': { statuses: [409], why: 'an earlier request cancelled it, or the job is completed' },
+  'POST /admin/api/keys/{prefix}/revoke': { statuses: [409], why: 'an earlier request revoked the key' },
+  'POST /admin/api/feeds/{feed}/retry': { statuses: [409], why: 'the feed is done: nothing to retry' },
+};
+
+const allowedFor = (req: FuzzRequest, status: number): boolean => ALLOWED_REFUSALS[req.op.id]?.statuses.includes(status) ?? false;
+
 /** Problems with the reply; empty when it is as documented. */
 export function judge(req: FuzzRequest, reply: Reply): string[] {
   const problems: string[] = [];
   const { status } = reply;
   if (status >= 500) problems.push(`${status} (5xx)`);
+  if (req.kind === 'valid' && (status < 200 || status >= 300) && !allowedFor(req, status)) problems.push(`valid request refused with ${status}`);
+  // Missing or wrong credentials: 401 (the admin pages' CSV downloads send a browser to the login form: 303).
+  if (req.credentials !== undefined && status !== 401 && !(req.op.auth === 'admin' && req.op.path.endsWith('.csv') && status === 303)) {
+    problems.push(`${req.credentials} credentials answered ${status}, not 401`);
+  }
   if (req.kind === 'method') {
     // A method the path does not document: 405 with Allow (404 on paths that declare no Allow).
     if (status === 405 && reply.headers.get('allow') === null) problems.push('405 without Allow');

@@ -39,6 +39,7 @@ export interface JsonSchema {
   minItems?: number;
   maxItems?: number;
   pattern?: string;
+  format?: string;
   default?: unknown;
 }
 

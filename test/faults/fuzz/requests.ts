@@ -41,6 +41,8 @@ export interface FuzzRequest {
   url: string;
   headers: Record<string, string>;
   body: string | undefined;
+  /** A `headers` request whose credentials were removed or made wrong (never another shop's key). */
+  credentials?: 'missing' | 'wrong';
 }
 
 const WEIGHTS: [Kind, number][] = [['valid', 40], ['body', 20], ['json', 5], ['path', 10], ['query', 8], ['headers', 15], ['method', 2]];
@@ -62,12 +64,38 @@ function paramValue(name: string, world: World, r: Rng, picked: Record<string, s
   return pick(r, world.ids[name] ?? [int(r, 1, 5)]);
 }
 
-function pathParams(op: Operation, world: World, r: Rng, broken: boolean): Record<string, string> {
+/**
+ * Operations that delete or replace what a path names (a product, its variations, images):
+ * they only ever aim at the shop's first products, so that the last ones stay for the valid
+ * requests of the other operations (first: the pks that hostile bodies such as {"pk":1} name).
+ */
+export const destructive = (op: Operation): boolean => op.method !== 'GET' && /\/products\/\{product\}\//.test(op.path);
+const STABLE = 3;
+
+function pathParams(op: Operation, world: World, r: Rng, broken: boolean, valid: boolean): Record<string, string> {
   const picked: Record<string, string | number> = {};
+  const own = world.ownProducts;
+  const others = world.ids.product!.filter((p) => !own.includes(p as number));
+  const products = destructive(op) ? [...own.slice(0, -STABLE), ...(valid ? [] : others)] : valid ? own.slice(-STABLE) : world.ids.product!;
+  const ids: World['ids'] = { ...world.ids, product: products };
+  if (valid) {
+    // A valid request names the shop's own data only (ids also holds another shop's, which the
+    // API rightly refuses), the connector that takes webhooks and the carrier connector.
+    Object.assign(ids, { shop: [world.shop.shopPk], feed: world.ids.feed!.filter((f) => f !== world.otherFeed), carrierHook: ['parcels'] });
+    if (op.path.startsWith('/connectors/')) ids.name = ['pim'];
+  }
+  // Jobs: a retry aims at dead or finished jobs, a cancel at waiting or finished ones, so that
+  // neither uses up the other's (a cancelled dead job can no longer be retried).
+  const jobs = op.path.endsWith('/retry') ? world.jobs.filter(([, id]) => !world.waitingJobs.includes(id))
+    : op.path.endsWith('/cancel') ? world.jobs.filter(([, id]) => !world.deadJobs.includes(id)) : world.jobs;
+  const variations = world.variations.filter(([p]) => products.includes(p));
+  world = { ...world, ids, variations };
   const names = op.params.filter((p) => p.in === 'path').map((p) => p.name);
-  if (names.includes('queue') && names.includes('id') && chance(r, 0.8)) [picked.queue, picked.id] = pick(r, world.jobs);
-  if (names.includes('product') && names.includes('variation') && chance(r, 0.9)) {
-    const [p, v] = pick(r, world.variations);
+  const action = /\/orders\/\{order\}\/(\w+)\/$/.exec(op.path)?.[1];
+  if (valid && action !== undefined && world.actionOrders[action] !== undefined) picked.order = world.actionOrders[action].order;
+  if (names.includes('queue') && names.includes('id') && (valid || chance(r, 0.8))) [picked.queue, picked.id] = pick(r, jobs);
+  if (names.includes('product') && names.includes('variation') && (valid || chance(r, 0.9)) && variations.length > 0) {
+    const [p, v] = pick(r, variations);
     picked.product = p;
     picked.variation = v;
   }
@@ -87,7 +115,7 @@ function queryString(op: Operation, r: Rng, broken: boolean): string {
   for (const p of op.params.filter((x) => x.in === 'query')) {
     // Values stay under 2 KB: a longer URL is refused by Node's HTTP parser (431) before any route.
     if (broken && chance(r, 0.5)) q.push(`${p.name}=${encodeURIComponent(String(pick(r, [...GARBAGE, ...HOSTILE_STRINGS].filter((g) => typeof g !== 'object' && String(g).length < 2000))))}`);
-    else if (chance(r, 0.4)) q.push(`${p.name}=${encodeURIComponent(String(validOf(p.schema, r)))}`);
+    else if (chance(r, 0.4)) q.push(`${p.name}=${encodeURIComponent(String(p.schema.format === undefined ? validOf(p.schema, r) : `2026-0${int(r, 1, 9)}-1${int(r, 0, 9)}T10:00:00Z`))}`);
   }
   if (broken) q.push(pick(r, ['page=0', 'page_size=100000', 'limit=-5', 'page=abc', 'x=%00', '%zz=1', 'state=bogus', 'hours=999999']));
   return q.length === 0 ? '' : `?${q.join('&')}`;
@@ -104,9 +132,12 @@ function validBody(op: Operation, world: World, r: Rng, params: Record<string, s
   }
   const body = validOf(op.body, r) as Record<string, unknown>;
   // `pk` members name real variations, images or products most of the time.
-  const pool = op.path.endsWith('/variations/') ? world.ids.variation : op.path.endsWith('/images/') ? world.ids.image : world.ids.product;
-  realPks(body, pool ?? [], r);
-  const order = world.orders.find((o) => String(o.order) === params.order);
+  // (A bulk delete names only the products that destructive operations may take, always.)
+  const bulkDelete = op.method === 'DELETE' && op.path === '/shops/{shop}/products/';
+  const pool = op.path.endsWith('/variations/') ? world.ids.variation : op.path.endsWith('/images/') ? world.ids.image
+    : bulkDelete ? world.ownProducts.slice(0, -STABLE) : world.ids.product;
+  realPks(body, pool ?? [], r, bulkDelete ? 1 : 0.7);
+  const order = [...world.orders, ...Object.values(world.actionOrders)].find((o) => String(o.order) === params.order);
   if (order !== undefined && body !== null && typeof body === 'object') {
     if (chance(r, 0.5)) delete body.items;
     else body.items = order.items.filter(() => chance(r, 0.7)).map((item_pk) => ({ item_pk }));
@@ -115,12 +146,34 @@ function validBody(op: Operation, world: World, r: Rng, params: Record<string, s
   return body;
 }
 
-function realPks(value: unknown, pool: (string | number)[], r: Rng): void {
-  if (Array.isArray(value)) value.forEach((v) => realPks(v, pool, r));
+/**
+ * The body of a valid request where the schema alone allows bodies the API rightly refuses
+ * (rules across fields, pk or sku required, a shop that exists): a plain recipe instead.
+ */
+function recipe(op: Operation, world: World, params: Record<string, string>, n: number, tag: string): unknown {
+  const variation = world.variations.find(([p]) => String(p) === params.product)?.[1];
+  switch (op.id) {
+    case 'POST /shops/{shop}/products/':
+    case 'POST /connectors/{name}/webhook':
+      return [{ sku: `FZV-${tag}`, name: 'Valid fuzz product', price: 9.5, stock: 3 }];
+    case 'PUT /shops/{shop}/products/': return [{ sku: `FZ${world.shop.shopPk}-5`, stock: 4 }];
+    case 'DELETE /shops/{shop}/products/': return [{ sku: `FZV-${tag}` }];
+    case 'POST /shops/{shop}/products/{product}/variations/': return [{ sku: `FZV-${tag}-v` }];
+    case 'PUT /shops/{shop}/products/{product}/variations/': return variation === undefined ? undefined : [{ pk: variation, stock: 2 }];
+    case 'POST /admin/api/keys': return { shop_pk: world.shop.shopPk };
+    case 'POST /shops/{shop}/marketplace/{mp}/orders/':
+      return { order_pk: 3_100_000_000 + n, reference: `FZV-${tag}`, customer: { name: 'Valid fuzz customer' }, shipping_address: {}, shipping_cost: 1,
+        items: [{ item_pk: 1, sku: `FZ${world.shop.shopPk}-5`, quantity: 1, price: 10 }, { item_pk: 2, sku: `FZ${world.shop.shopPk}-4`, quantity: 2, price: 3 }] };
+    default: return undefined;
+  }
+}
+
+function realPks(value: unknown, pool: (string | number)[], r: Rng, p: number): void {
+  if (Array.isArray(value)) value.forEach((v) => realPks(v, pool, r, p));
   else if (value !== null && typeof value === 'object') {
     const o = value as Record<string, unknown>;
-    if (typeof o.pk === 'number' && pool.length > 0 && chance(r, 0.7)) o.pk = pick(r, pool);
-    for (const v of Object.values(o)) if (typeof v === 'object') realPks(v, pool, r);
+    if (typeof o.pk === 'number' && pool.length > 0 && chance(r, p)) o.pk = pick(r, pool);
+    for (const v of Object.values(o)) if (typeof v === 'object') realPks(v, pool, r, p);
   }
 }
 
@@ -139,7 +192,7 @@ export function buildRequest(n: number, op: Operation, { world, seed, products, 
   const otherMethods = ALLOWED_ELSEWHERE.filter((m) => !(methods.get(op.path)?.has(m) ?? false));
   let kind = force ?? kindOf(r);
   if (kind === 'method' && otherMethods.length === 0) kind = 'valid';
-  const params = pathParams(op, world, r, kind === 'path');
+  const params = pathParams(op, world, r, kind === 'path', kind === 'valid');
   const path = op.path.replace(/\{(\w+)\}/g, (_, name: string) => params[name] ?? '1');
   const url = `${world.daemon.url}${path}${queryString(op, r, kind === 'query')}`;
   const headers: Record<string, string> = { accept: 'application/json' };
@@ -149,34 +202,48 @@ export function buildRequest(n: number, op: Operation, { world, seed, products, 
   let body: string | undefined;
   if (hasBody) {
     headers['content-type'] = 'application/json';
-    const valid = validBody(op, world, r, params, products);
+    const valid = (kind === 'valid' ? recipe(op, world, params, n, `${seed}-${n}`) : undefined) ?? validBody(op, world, r, params, products);
     body = JSON.stringify(kind === 'body' ? mutate(valid, r) : valid) ?? 'null';
     if (kind === 'json') body = pick(r, BROKEN_JSON);
   }
+  // A valid request is signed right, now, under a message id of its own; the others sometimes
+  // repeat an id, sign with a wrong secret or an hour ago.
+  const valid = kind === 'valid';
   if (op.path.startsWith('/connectors/') && body !== undefined) {
-    const id = chance(r, 0.2) ? `msg_fuzz_${int(r, 0, 5)}` : `msg_fuzz_${seed}_${n}`;
-    Object.assign(headers, signedHeaders(chance(r, 0.8) ? WEBHOOK_SECRET : 'whsec_d3Jvbmc=', id, body, chance(r, 0.9) ? Date.now() : Date.now() - 3_600_000));
+    const id = !valid && chance(r, 0.2) ? `msg_fuzz_${int(r, 0, 5)}` : `msg_fuzz_${seed}_${n}`;
+    Object.assign(headers, signedHeaders(valid || chance(r, 0.8) ? WEBHOOK_SECRET : 'whsec_d3Jvbmc=', id, body, valid || chance(r, 0.9) ? Date.now() : Date.now() - 3_600_000));
   }
   if (op.path.startsWith('/webhooks/carriers/') && body !== undefined) {
-    headers['aftership-hmac-sha256'] = aftershipSignature(chance(r, 0.85) ? AFTERSHIP_SECRET : 'wrong-secret', Buffer.from(body));
+    headers['aftership-hmac-sha256'] = aftershipSignature(valid || chance(r, 0.85) ? AFTERSHIP_SECRET : 'wrong-secret', Buffer.from(body));
   }
-  if (op.method !== 'GET' && chance(r, 0.25)) headers['idempotency-key'] = `fz-${int(r, 0, 30)}`;
-  if (kind === 'headers') breakHeaders(headers, world, r);
+  // Keys are reused across bodies (a replay, or 422) except by valid requests: each its own key.
+  if (op.method !== 'GET' && chance(r, 0.25)) headers['idempotency-key'] = valid ? `fz-${seed}-${n}` : `fz-${int(r, 0, 30)}`;
+  const credentials = kind === 'headers' ? breakHeaders(headers, op, world, r) : undefined;
   const method = kind === 'method' ? pick(r, otherMethods) : op.method;
-  return { n, op, kind, method, url, headers, body: method === 'GET' ? undefined : body };
+  return { n, op, kind, method, url, headers, body: method === 'GET' ? undefined : body, credentials };
 }
 
-function breakHeaders(headers: Record<string, string>, world: World, r: Rng): void {
+/** Breaks one header; says when the credentials were removed or made wrong. */
+function breakHeaders(headers: Record<string, string>, op: Operation, world: World, r: Rng): FuzzRequest['credentials'] {
+  const right = headers.authorization;
   switch (int(r, 0, 9)) {
-    case 0: delete headers.authorization; break;
-    case 1: headers.authorization = pick(r, ['Token ', 'Token wrong', `Token ${world.shop.key}x`, `Bearer ${world.shop.key}`, 'Basic YTpi', 'Token a b', `Bearer ${ADMIN_TOKEN}`, `Token ${ADMIN_TOKEN}`]); break;
-    case 2: headers.authorization = `Token ${world.other.key}`; break;
+    case 0: delete headers.authorization; return right === undefined ? undefined : 'missing';
+    case 1:
+      headers.authorization = pick(r, ['Token ', 'Token wrong', `Token ${world.shop.key}x`, `Bearer ${world.shop.key}`, 'Basic YTpi', 'Token a b', `Bearer ${ADMIN_TOKEN}`, `Token ${ADMIN_TOKEN}`]);
+      return right === undefined || headers.authorization === right ? undefined : 'wrong';
+    case 2:
+      headers.authorization = `Token ${world.other.key}`;
+      // Another shop's key is a key (its paths answer 404); to the admin API it is a wrong one.
+      return op.auth === 'admin' ? 'wrong' : undefined;
     case 3: headers.accept = pick(r, ['text/html', 'application/xml', 'application/json;q=0', 'image/*', '*/*;q=0, text/plain']); break;
     case 4: if (headers['content-type'] !== undefined) headers['content-type'] = pick(r, ['text/plain', 'application/xml', 'multipart/form-data; boundary=x', 'application/x-www-form-urlencoded', 'application/json; charset=latin1', 'application/jsonx']); break;
     case 5: headers['idempotency-key'] = pick(r, ['', 'k'.repeat(300), '\u00e9t\u00e9', ' ']); break;
     case 6: headers['x-request-id'] = pick(r, ['../../x', 'a'.repeat(500), 'ok-id-1', '%00']); break;
     case 7: delete headers['content-type']; break;
-    case 8: headers.authorization = `Token ${world.shop.key.toUpperCase()}`; break;
+    case 8:
+      headers.authorization = `Token ${world.shop.key.toUpperCase()}`;
+      return right === undefined || headers.authorization === right ? undefined : 'wrong';
     default: headers.accept = 'application/problem+json';
   }
+  return undefined;
 }

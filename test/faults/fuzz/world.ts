@@ -20,14 +20,21 @@ export interface World {
   mp: number;
   /** Real ids by path parameter name (the shop's own first). */
   ids: Record<string, (string | number)[]>;
+  /** The other shop's seed feed (in ids.feed too). */
+  otherFeed: string;
   /** The first shop's own products (ids.product also holds two of the other shop's). */
   ownProducts: number[];
   /** [queue, job id] pairs that exist: a dead job, one waiting for its retry, done ones. */
   jobs: [string, string][];
+  /** Ids of the dead jobs, and of the waiting ones, among `jobs`. */
+  deadJobs: string[];
+  waitingJobs: string[];
   /** [product, variation] pairs that exist. */
   variations: [number, number][];
   /** [mp, order] pairs of the shop, and their item pks. */
   orders: { order: number; items: number[] }[];
+  /** By order action: the order only that action's valid requests use (not in ids.order). */
+  actionOrders: Record<string, { order: number; items: number[] }>;
   dir: string;
   /** Env of a CLI command that sees the same connectors as the daemon. */
   cliEnv: Record<string, string>;
@@ -95,6 +102,21 @@ export async function buildWorld(target: Target, env: Record<string, string> = {
     if (r.status !== 201) throw new Error(`seeding orders answered ${r.status}: ${await r.text()}`);
     orders.push({ order: order.order_pk, items: order.items.map((x) => x.item_pk) });
   }
+  // One order per action for the valid requests of that action alone, moved first to a state
+  // the action moves from and stays in when repeated (returned: shipped, then delivered).
+  const actionOrders: World['actionOrders'] = {};
+  const before: Record<string, string[]> = { delivered: ['ship'], not_delivered: ['ship'], returned: ['ship', 'delivered'] };
+  for (const [i, action] of ['pending', 'ready_to_ship', 'packed_by_marketplace', 'ship', 'delivered', 'not_delivered', 'returned', 'cancel'].entries()) {
+    const order = { order_pk: 3_000_000_100 + i, reference: `REF${shop.shopPk}-A${i}`, customer: { name: `Customer of shop ${shop.shopPk}` }, shipping_address: {}, shipping_cost: 1,
+      items: [{ item_pk: 1000 + 10 * i + 1, sku: `FZ${shop.shopPk}-0`, quantity: 1, price: 10 }] };
+    const r = await api(`/shops/${shop.shopPk}/marketplace/${mp}/orders/`, { method: 'POST', body: JSON.stringify(order) });
+    if (r.status !== 201) throw new Error(`seeding orders answered ${r.status}: ${await r.text()}`);
+    for (const step of before[action] ?? []) {
+      const moved = await api(`/shops/${shop.shopPk}/marketplace/${mp}/orders/${order.order_pk}/${step}/`, { method: 'POST', body: '{}' });
+      if (moved.status >= 300) throw new Error(`moving an order to ${step} answered ${moved.status}: ${await moved.text()}`);
+    }
+    actionOrders[action] = { order: order.order_pk, items: order.items.map((x) => x.item_pk) };
+  }
   const admin = { authorization: `Bearer ${ADMIN_TOKEN}` };
   const queues = (await (await fetch(`${daemon.url}/admin/api/queues`, { headers: admin })).json()) as { name: string }[];
   const jobsOf = async (queue: string, state = ''): Promise<string[]> =>
@@ -134,7 +156,7 @@ export async function buildWorld(target: Target, env: Record<string, string> = {
     disable: ['erp-main'],
   };
   return {
-    daemon, shop, other, victimPrefix, mp, ids, jobs, variations, orders, dir, cliEnv, ownProducts: list.results.map((p) => p.pk),
+    daemon, shop, other, victimPrefix, mp, ids, jobs, deadJobs: dead, waitingJobs: waiting, otherFeed: feeds[1]!, variations, orders, actionOrders, dir, cliEnv, ownProducts: list.results.map((p) => p.pk),
     async stop() {
       daemon.child.kill('SIGTERM');
       await daemon.exited;
