@@ -63,7 +63,7 @@ export function createServices(deps: ServiceDeps): Services {
     webhooks,
     // Stateless: the order service's own instance behaves as the one above.
     orders: new OrderService(deps.db, new MarketplaceService(deps.db), webhooks, { baseUrl: deps.config.publicUrl ?? `http://${deps.config.host.includes(':') ? `[${deps.config.host}]` : deps.config.host}:${deps.config.port}` }),
-    admin: new AdminService({ shops, stats: new StatsService(deps.db), queues: deps.queues, logs: deps.logs, connectors: () => services.connectors }),
+    admin: new AdminService({ shops, stats: new StatsService(deps.db), queues: deps.queues, logs: deps.logs, connectors: () => services.connectors, feeds: () => services.feeds }),
     adminSessions: new AdminSessionService(deps.db),
     // Connectors get all services in their context, hence the getter.
     connectors: new ConnectorService({ db: deps.db, jobs: deps.jobs, config: deps.config, logger: deps.logger, services: () => services }),

@@ -20,7 +20,16 @@ export interface AdminDeps {
   logs?: LogBuffer;
   /** A getter: the connector service is built after this one. */
   connectors?: () => ConnectorLister | undefined;
+  /** A getter too: queues a failed feed again (its job alone would find it failed and skip it). */
+  feeds?: () => FeedRetrier | undefined;
 }
+
+export interface FeedRetrier {
+  retry(feedPk: string): Promise<unknown>;
+}
+
+// The feed queues and their dead-letter queues: a job of theirs names its feed.
+const FEED_QUEUE = /^feed\.process(\.small)?(\.dead)?$/;
 
 const toQueue = (q: QueueSummary): QueueOut => ({
   name: q.name,
@@ -64,6 +73,7 @@ export class AdminService {
   readonly #logs: LogBuffer | undefined;
   readonly #stats: StatsService;
   readonly #connectors: () => ConnectorLister | undefined;
+  readonly #feeds: () => FeedRetrier | undefined;
   /** The queue-depth history is the costly part of the overview; its points are minutes apart. */
   #history: { key: string; until: number; value: Promise<DepthPoint[]> } | null = null;
 
@@ -73,6 +83,7 @@ export class AdminService {
     this.#logs = deps.logs;
     this.#stats = deps.stats;
     this.#connectors = deps.connectors ?? (() => undefined);
+    this.#feeds = deps.feeds ?? (() => undefined);
   }
 
   /** Feeds kept, by type and state (the /metrics gauge). */
@@ -119,6 +130,17 @@ export class AdminService {
   /** Retries a failed or dead-lettered job; 409 when the job is in another state. */
   async retryJob(queue: string, id: string): Promise<{ ok: true; detail: string }> {
     const job = await this.job(queue, id);
+    const feedPk = (job.data as { feedPk?: unknown } | null)?.feedPk;
+    const feeds = this.#feeds();
+    const dead = queue.endsWith('.dead');
+    // A feed job that failed for good marked its feed failed; run again, it would find the feed
+    // failed and skip it. So the feed is queued again (a new job), and a dead copy leaves its queue.
+    if (FEED_QUEUE.test(queue) && typeof feedPk === 'string' && feeds !== undefined
+      && (dead ? ['created', 'retry', 'failed'].includes(job.state) : job.state === 'failed' && (await this.#inspector().deadCopyOf(queue, id)) === null)) {
+      await feeds.retry(feedPk);
+      if (dead) await this.#inspector().cancelJob(queue, id);
+      return { ok: true, detail: `Feed ${feedPk} of job ${id} was queued again.` };
+    }
     if (!(await this.#inspector().retryJob(queue, id))) {
       const copy = job.state === 'failed' ? await this.#inspector().deadCopyOf(queue, id) : null;
       if (copy !== null) {

@@ -100,4 +100,21 @@ describe('a feed that fails', () => {
     expect(await deadCopiesOf(job.id)).toEqual([{ name: `${job.name}.dead`, state: 'created' }]);
     await retryToDone(feed, 'BUSY-');
   });
+  it('the retry of its job\'s dead-letter copy (admin queue API) also brings the feed to done, and the copy leaves the queue', async () => {
+    await sql.query(`insert into wb_test_refusals values ('DEAD-', 'P0001')`);
+    const feed = await submit('DEAD-1');
+    expect(await waitFeed(app, auth, feed.url, 10_000)).toMatchObject({ state: 'failed' });
+    const job = await until('the job to fail', async () => {
+      const j = await jobOf(feed.pk);
+      return j?.state === 'failed' ? j : undefined;
+    });
+    const copy = (await sql.query<{ id: string; name: string }>(`select id, name from pgboss.job where source_id = $1`, [job.id])).rows[0]!;
+    await sql.query(`delete from wb_test_refusals where prefix = 'DEAD-'`);
+    const res = await app.inject({ method: 'POST', url: `/admin/api/queues/${copy.name}/jobs/${copy.id}/retry`, headers: bearer });
+    expect(res.statusCode).toBe(200);
+    expect(await waitFeed(app, auth, feed.url, 10_000)).toMatchObject({ state: 'done', counts: { succeeded: 1 } });
+    expect(res.json()).toMatchObject({ ok: true, detail: `Feed ${feed.pk} of job ${copy.id} was queued again.` });
+    const waiting = (await app.inject({ url: `/admin/api/queues/${copy.name}/jobs?state=created`, headers: bearer })).json() as { id: string }[];
+    expect(waiting.map((j) => j.id)).not.toContain(copy.id);
+  });
 });
