@@ -18,6 +18,8 @@ import { HealthService } from './platform/health.service.ts';
 import { IdempotencyService } from './platform/idempotency.service.ts';
 import { SecretBox } from './platform/secret-box.ts';
 import { OrderService } from './orders/orders.service.ts';
+import { LabelService } from './orders/label.service.ts';
+import { ModuleIntegrationService } from './orders/module-integrations.service.ts';
 import { ShopService } from './shops/shops.service.ts';
 import { StatsService } from './stats/stats.service.ts';
 import { WebhookService } from './webhooks/webhooks.service.ts';
@@ -41,6 +43,8 @@ export interface Services {
   health: HealthService;
   webhooks: WebhookService;
   orders: OrderService;
+  moduleIntegrations: ModuleIntegrationService;
+  labels: LabelService;
   admin: AdminService;
   adminSessions: AdminSessionService;
   connectors: ConnectorService;
@@ -52,17 +56,22 @@ export interface Services {
 export function createServices(deps: ServiceDeps): Services {
   // Where shops' webhooks may go: set-time checks (shops) and delivery-time checks (webhooks).
   const destinations = new DestinationPolicy(deps.config.webhookAllowPrivate);
-  const shops = new ShopService(deps.db, destinations, SecretBox.fromConfig(deps.config));
+  const secrets = SecretBox.fromConfig(deps.config);
+  const shops = new ShopService(deps.db, destinations, secrets);
   const webhooks = new WebhookService({ db: deps.db, jobs: deps.jobs, shops, guard: destinations, timeoutMs: deps.config.webhookTimeoutMs });
   const catalog = new CatalogService(deps.db);
+  // Stateless: the order service's own instance behaves as the one above.
+  const orders = new OrderService(deps.db, new MarketplaceService(deps.db), webhooks, { baseUrl: deps.config.publicUrl ?? `http://${deps.config.host.includes(':') ? `[${deps.config.host}]` : deps.config.host}:${deps.config.port}` });
   const services: Services = {
     shops,
     marketplaces: new MarketplaceService(deps.db),
     idempotency: new IdempotencyService(deps.db),
     health: new HealthService(deps.db, () => deps.jobs.ready()),
     webhooks,
-    // Stateless: the order service's own instance behaves as the one above.
-    orders: new OrderService(deps.db, new MarketplaceService(deps.db), webhooks, { baseUrl: deps.config.publicUrl ?? `http://${deps.config.host.includes(':') ? `[${deps.config.host}]` : deps.config.host}:${deps.config.port}` }),
+    orders,
+    moduleIntegrations: new ModuleIntegrationService(deps.db),
+    // Label links are signed with a key derived from the secret key: every replica opens them.
+    labels: new LabelService(orders, shops, { key: secrets.deriveKey('label links') }),
     admin: new AdminService({ shops, stats: new StatsService(deps.db), queues: deps.queues, logs: deps.logs, connectors: () => services.connectors, feeds: () => services.feeds }),
     adminSessions: new AdminSessionService(deps.db),
     // Connectors get all services in their context, hence the getter.

@@ -12,6 +12,8 @@ declare module 'fastify' {
     idempotent?: boolean;
     /** Serves HTML: the JSON-only Accept rule does not apply. */
     html?: boolean;
+    /** Serves these media types (a shipping label): the route answers 406 itself when Accept admits none. */
+    produces?: readonly string[];
     /** The body may be left out: an empty one is no body, whatever its Content-Type. */
     bodyOptional?: boolean;
   }

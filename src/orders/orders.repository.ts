@@ -8,8 +8,15 @@ export interface NewOrderRow {
   order_pk: number;
   reference: string | null;
   customer: Record<string, unknown>;
-  shipping_address: Record<string, unknown>;
+  shipping_address: Record<string, unknown> | null;
+  billing_address: Record<string, unknown> | null;
   shipping_cost: number | null;
+  ff_type: string;
+  payment_method: string | null;
+  paid: boolean;
+  tags: string[];
+  /** When the buyer placed it; undefined: now. */
+  created_at?: Date;
   status: string;
   source: string;
   base_url: string | null;
@@ -19,14 +26,19 @@ export interface NewOrderRow {
 export const insertOrder = async (db: Executor, row: NewOrderRow): Promise<number | undefined> => {
   const r = await db
     .insertInto('orders')
-    .values({ ...row, customer: JSON.stringify(row.customer), shipping_address: JSON.stringify(row.shipping_address) })
+    .values({
+      ...row,
+      customer: JSON.stringify(row.customer),
+      shipping_address: row.shipping_address === null ? null : JSON.stringify(row.shipping_address),
+      billing_address: row.billing_address === null ? null : JSON.stringify(row.billing_address),
+    })
     .onConflict((oc) => oc.columns(['shop_pk', 'marketplace_pk', 'order_pk']).doNothing())
     .returning('id')
     .executeTakeFirst();
   return r?.id;
 };
 
-export const insertItems = (db: Executor, rows: { order_id: number; item_pk: number; position: number; sku: string; quantity: number; price: number; status: string }[]) =>
+export const insertItems = (db: Executor, rows: { order_id: number; item_pk: number; position: number; sku: string; quantity: number; price: number; ff_type: string; status: string }[]) =>
   db.insertInto('order_items').values(rows).execute();
 
 export interface NewHistoryRow {
@@ -34,7 +46,7 @@ export interface NewHistoryRow {
   action: string;
   item_pks: number[];
   from_status: string | null;
-  to_status: string;
+  to_status: string | null;
   source: string;
   shipment_id: number | null;
   details: Record<string, unknown> | null;
@@ -46,6 +58,7 @@ export const insertHistory = (db: Executor, rows: NewHistoryRow[]) =>
 const orderColumns = [
   'orders.id', 'orders.shop_pk', 'orders.marketplace_pk', 'orders.order_pk', 'orders.reference', 'orders.customer',
   'orders.shipping_address', 'orders.shipping_cost', 'orders.status', 'orders.created_at', 'orders.updated_at',
+  'orders.billing_address', 'orders.ff_type', 'orders.payment_method', 'orders.paid', 'orders.tags', 'orders.base_url',
 ] as const;
 
 export const findOrder = (db: Executor, shopPk: number, marketplacePk: number, orderPk: number) =>
@@ -251,7 +264,7 @@ export const listItems = (db: Executor, orderIds: number[]) =>
     .selectFrom('order_items as i')
     .leftJoin('shipments as s', 's.id', 'i.shipment_id')
     .select([
-      'i.id', 'i.order_id', 'i.item_pk', 'i.sku', 'i.quantity', 'i.price', 'i.status', 'i.shipment_id',
+      'i.id', 'i.order_id', 'i.item_pk', 'i.sku', 'i.quantity', 'i.price', 'i.ff_type', 'i.status', 'i.shipment_id',
       's.carrier', 's.tracking_code', 's.delivery_time', 's.comments', 's.shipped_at', 's.updated_at as shipment_updated_at',
     ])
     .where('i.order_id', 'in', orderIds)
@@ -274,3 +287,43 @@ export interface ShipmentData {
   delivery_time: number | null;
   comments: string | null;
 }
+
+/** The order's row id, or undefined when (shop, marketplace, order_pk) names none. */
+export const findOrderId = async (db: Executor, shopPk: number, marketplacePk: number, orderPk: number): Promise<number | undefined> =>
+  (await db.selectFrom('orders').select('id').where('shop_pk', '=', shopPk).where('marketplace_pk', '=', marketplacePk)
+    .where('order_pk', '=', orderPk).executeTakeFirst())?.id;
+
+export interface ModuleIntegrationData {
+  module_name: string;
+  /** '' when not sent. */
+  type: string;
+  status: string | null;
+  message: string | null;
+  reference: string | null;
+  source: string;
+}
+
+export const listModuleIntegrations = (db: Executor, orderIds: number[]) =>
+  db.selectFrom('order_module_integrations').selectAll().where('order_id', 'in', orderIds).orderBy('id').execute();
+export type ModuleIntegrationRow = Awaited<ReturnType<typeof listModuleIntegrations>>[number];
+
+export const insertModuleIntegration = (db: Executor, orderId: number, data: ModuleIntegrationData) =>
+  db.insertInto('order_module_integrations').values({ order_id: orderId, ...data }).returningAll().executeTakeFirstOrThrow();
+
+/**
+ * Replaces the latest record of (order, module_name, type), or adds one; `created`: whether it
+ * was new. The caller holds the order row's lock (lockOrder), so two PUTs do not both add.
+ */
+export const upsertModuleIntegration = async (db: Executor, orderId: number, data: ModuleIntegrationData): Promise<{ row: ModuleIntegrationRow; created: boolean }> => {
+  const latest = await db.selectFrom('order_module_integrations').select('id').where('order_id', '=', orderId)
+    .where('module_name', '=', data.module_name).where('type', '=', data.type).orderBy('id', 'desc').limit(1).executeTakeFirst();
+  if (latest === undefined) return { row: await insertModuleIntegration(db, orderId, data), created: true };
+  const row = await db.updateTable('order_module_integrations')
+    .set({ status: data.status, message: data.message, reference: data.reference, source: data.source, updated_at: sql<Date>`now()` })
+    .where('id', '=', latest.id).returningAll().executeTakeFirstOrThrow();
+  return { row, created: false };
+};
+
+/** Deletes one record of the order; the row deleted, or undefined when the order has none of that id. */
+export const deleteModuleIntegration = (db: Executor, orderId: number, id: number) =>
+  db.deleteFrom('order_module_integrations').where('order_id', '=', orderId).where('id', '=', id).returningAll().executeTakeFirst();

@@ -8,7 +8,12 @@ import { allowOnly } from '../http/plugins/methods.ts';
 import { sendPage } from '../http/list-reply.ts';
 import type { Services } from '../services.ts';
 import { ORDER_ACTIONS, STATE_TABLE } from './order-state.ts';
-import { ActionBody, Order, OrderIntake, OrderList, OrderListQuery, ShipBody, type OrderSource, type ShipBody as ShipBodyT } from './orders.schemas.ts';
+import { orderRecordRoutes } from './order-records.routes.ts';
+import {
+  ActionBody, CancelBody, Order, OrderIntake, OrderList, OrderListQuery, ShipBody,
+  type CancelBody as CancelBodyT, withPkAliases, type OrderSource, type ShipBody as ShipBodyT,
+} from './orders.schemas.ts';
+import type { OrderAction } from './order-state.ts';
 
 export interface OrderRoutesOptions {
   services: Services;
@@ -41,12 +46,19 @@ const summaries: Record<string, string> = {
   returned: 'Order returned',
 };
 
+/** Path segment -> action: each action under its own name, and `no_delivered` (what existing clients call) as not_delivered. */
+const ACTION_PATHS: [string, OrderAction][] = [...ORDER_ACTIONS.map((a): [string, OrderAction] => [a, a]), ['no_delivered', 'not_delivered']];
+const bodyOf = (action: OrderAction) => (action === 'ship' ? ShipBody : action === 'cancel' ? CancelBody : ActionBody);
+
 export const orderRoutes: FastifyPluginAsyncTypebox<OrderRoutesOptions> = async (app, { services, publicUrl }) => {
   const orderUrl = (request: FastifyRequest, shop: number, mp: number, order: number): string =>
     `${baseUrl(request, publicUrl)}/shops/${shop}/marketplace/${mp}/orders/${order}/`;
 
   app.post(LIST_URL, {
     config: { auth: 'shop', allow: LIST_ALLOW, idempotent: true },
+    preValidation: async (request) => {
+      request.body = withPkAliases(request.body) as typeof request.body;
+    },
     schema: {
       tags: ['orders'],
       summary: 'Take in a marketplace order (the same order_pk again: 200, nothing changes)',
@@ -85,8 +97,8 @@ export const orderRoutes: FastifyPluginAsyncTypebox<OrderRoutesOptions> = async 
   }, async (request) => services.orders.get(request.params.shop, request.params.mp, request.params.order));
   allowOnly(app, ORDER_URL, ORDER_ALLOW);
 
-  for (const action of ORDER_ACTIONS) {
-    const url = `${ORDER_URL}${action}/`;
+  for (const [segment, action] of ACTION_PATHS) {
+    const url = `${ORDER_URL}${segment}/`;
     const move = STATE_TABLE[action];
     app.post(url, {
       config: { auth: 'shop', allow: ACTION_ALLOW, idempotent: true, bodyOptional: true },
@@ -96,17 +108,18 @@ export const orderRoutes: FastifyPluginAsyncTypebox<OrderRoutesOptions> = async 
       },
       schema: {
         tags: ['orders'],
-        summary: summaries[action],
+        summary: segment === action ? summaries[action] : `${summaries[action]} (the same action as ${action})`,
         description: `Moves the items to \`${move.to}\` from ${move.from.map((s) => `\`${s}\``).join(', ')}. ` +
           '`items` omitted: every item not cancelled' + (action === 'cancel' ? ' (cancel: every item)' : '') + '. ' +
-          'One action is atomic: 409 names each item that cannot move, and nothing changes. A repeat is a 204 no-op.',
+          'One action is atomic: 409 names each item that cannot move, and nothing changes. A repeat is a 204 no-op.' +
+          (action === 'cancel' ? ' `message`, `reason`, `rating`, `fulfilled`, `restock_item`: the feedback the marketplace takes, recorded in the history rows of the items cancelled.' : ''),
         params: OrderParams,
-        body: action === 'ship' ? ShipBody : ActionBody,
+        body: bodyOf(action),
         response: { 204: NoContent },
       },
     }, async (request, reply) => {
-      const body = request.body as ShipBodyT;
-      const { carrier, tracking_code, delivery_time, comments } = body;
+      const body = request.body as ShipBodyT & CancelBodyT;
+      const { carrier, tracking_code, delivery_time, comments, message, reason, rating, fulfilled, restock_item } = body;
       await services.orders.applyAction({
         shopPk: request.params.shop,
         marketplacePk: request.params.mp,
@@ -114,10 +127,13 @@ export const orderRoutes: FastifyPluginAsyncTypebox<OrderRoutesOptions> = async 
         action,
         ...(body.items === undefined ? {} : { items: body.items.map((i) => i.item_pk) }),
         ...(action === 'ship' ? { shipping: { carrier, tracking_code, delivery_time, comments } } : {}),
+        ...(action === 'cancel' ? { feedback: { message, reason, rating, fulfilled, restock_item } } : {}),
         source: sourceOf(request),
       });
       return reply.code(204).send(null);
     });
     allowOnly(app, url, ACTION_ALLOW);
   }
+
+  await app.register(orderRecordRoutes, { services, publicUrl });
 };

@@ -1,10 +1,12 @@
 // The shapes of orders: intake body, action bodies, and the order as read back. One TypeBox
 // schema per shape; routes validate with them, the OpenAPI document is generated from them.
 import { Type, type Static } from 'typebox';
+import { Timestamp as WallClock } from '../catalog/catalog.schemas.ts';
 import { Int4 } from '../platform/column-types.ts';
 import { ReplyTimestamp } from '../platform/timestamp.ts';
 import { PageOf, PageQuery } from '../http/list-reply.ts';
 import { ITEM_STATUSES, ORDER_ACTIONS, ORDER_STATUSES } from './order-state.ts';
+import { ADDRESS_FIELDS, PROGRESS_STEPS } from './order-view.ts';
 
 const Id = Type.Integer({ minimum: 1, description: 'numeric id' });
 const Timestamp = ReplyTimestamp;
@@ -13,25 +15,74 @@ const AnyObject = Type.Object({}, { additionalProperties: true });
 
 export const ItemStatusSchema = Type.Enum([...ITEM_STATUSES]);
 export const OrderStatusSchema = Type.Enum([...ORDER_STATUSES]);
-export const HistoryActionSchema = Type.Enum(['created', ...ORDER_ACTIONS]);
+export const HistoryActionSchema = Type.Enum(['created', 'module_integration', ...ORDER_ACTIONS]);
+
+/** Fulfilment type: `seller` (the shop ships; the default) or as the marketplace names its own (e.g. `marketplace`). */
+const FfType = Type.String({ minLength: 1, maxLength: 50, description: 'fulfilment type: seller (default), or the marketplace\'s own' });
+const Text = (maxLength: number) => Nullable(Type.String({ maxLength }));
+
+/** A postal address as sent: every field optional (null or missing: unknown); others are ignored. */
+export const AddressInput = Type.Object(Object.fromEntries(ADDRESS_FIELDS.map((f) => [f, Type.Optional(Text(f === 'address' ? 1000 : 255))])));
+/** A postal address as read: every field present, null when unknown. */
+export const Address = Type.Object(Object.fromEntries(ADDRESS_FIELDS.map((f) => [f, Nullable(Type.String())])));
+export type Address = Static<typeof Address>;
+
+export const CustomerInput = Type.Object({
+  email: Type.Optional(Text(255)),
+  first_name: Type.Optional(Text(255)),
+  last_name: Type.Optional(Text(255)),
+});
+export const Customer = Type.Object({ email: Nullable(Type.String()), first_name: Nullable(Type.String()), last_name: Nullable(Type.String()) });
+export type Customer = Static<typeof Customer>;
 
 export const OrderItemInput = Type.Object({
+  /** The item's id; `pk` is the same id (what the order's items carry when read): send either (both: equal). */
   item_pk: Id,
+  pk: Type.Optional(Id),
   sku: Type.String({ minLength: 1, maxLength: 100 }),
   quantity: Int4({ minimum: 1 }),
   price: Type.Number({ minimum: 0 }),
+  ff_type: Type.Optional(FfType),
 });
 
-/** POST .../orders/ and OrderService.intake (connectors). Unknown fields are ignored. */
+/**
+ * POST .../orders/ and OrderService.intake (connectors). Unknown fields (and the read-only
+ * ones a client may echo back: status, actions, progress) are ignored.
+ */
 export const OrderIntake = Type.Object({
+  /** The marketplace's id of the order; `pk` is the same id: send either (both: equal). */
   order_pk: Id,
-  reference: Type.Optional(Type.String({ maxLength: 255 })),
-  customer: Type.Optional(AnyObject),
-  shipping_address: Type.Optional(AnyObject),
-  shipping_cost: Type.Optional(Type.Number({ minimum: 0 })),
+  pk: Type.Optional(Id),
+  /** When sent, must be the path's. */
+  shop_pk: Type.Optional(Id),
+  marketplace_pk: Type.Optional(Id),
+  reference: Type.Optional(Text(255)),
+  ff_type: Type.Optional(FfType),
+  /** When the buyer placed the order (UTC); default: when taken in. */
+  created_at: Type.Optional(WallClock),
+  payment_method: Type.Optional(Text(100)),
+  /** Whether the buyer has paid; default true (the marketplace hands over paid orders). */
+  paid: Type.Optional(Type.Boolean()),
+  customer: Type.Optional(Nullable(CustomerInput)),
+  shipping_address: Type.Optional(Nullable(AddressInput)),
+  billing_address: Type.Optional(Nullable(AddressInput)),
+  shipping_cost: Type.Optional(Nullable(Type.Number({ minimum: 0 }))),
+  tags: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 100 }), { maxItems: 100 })),
   items: Type.Array(OrderItemInput, { minItems: 1, maxItems: 1000 }),
 });
 export type OrderIntake = Static<typeof OrderIntake>;
+
+/** `pk` sent without `order_pk` (or an item's `pk` without `item_pk`) stands for it: copied over before validation. */
+export function withPkAliases(body: unknown): unknown {
+  const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+  if (!isObject(body)) return body;
+  const out: Record<string, unknown> = { ...body };
+  if (out.order_pk === undefined && out.pk !== undefined) out.order_pk = out.pk;
+  if (Array.isArray(out.items)) {
+    out.items = out.items.map((i: unknown) => (isObject(i) && i.item_pk === undefined && i.pk !== undefined ? { ...i, item_pk: i.pk } : i));
+  }
+  return out;
+}
 
 const ItemRef = Type.Object({ item_pk: Id });
 
@@ -40,6 +91,21 @@ export const ActionBody = Type.Object({
   items: Type.Optional(Type.Array(ItemRef, { minItems: 1, maxItems: 1000 })),
 });
 export type ActionBody = Static<typeof ActionBody>;
+
+/** What a buyer-facing cancel reports (the marketplace's feedback form); recorded in the history. */
+export const CancelFeedback = Type.Object({
+  message: Type.Optional(Type.String({ maxLength: 1000 })),
+  reason: Type.Optional(Type.String({ maxLength: 255 })),
+  rating: Type.Optional(Type.Enum(['positive', 'neutral', 'negative'])),
+  fulfilled: Type.Optional(Type.Boolean()),
+  restock_item: Type.Optional(Type.Boolean()),
+});
+export type CancelFeedback = Static<typeof CancelFeedback>;
+export const CANCEL_FEEDBACK_FIELDS = ['message', 'reason', 'rating', 'fulfilled', 'restock_item'] as const;
+
+/** Body of `cancel`: the items plus the feedback, all optional. */
+export const CancelBody = Type.Object({ ...ActionBody.properties, ...CancelFeedback.properties });
+export type CancelBody = Static<typeof CancelBody>;
 
 export const ShippingData = Type.Object({
   carrier: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
@@ -67,11 +133,17 @@ export const Shipment = Type.Object({
 export type Shipment = Static<typeof Shipment>;
 
 export const OrderItem = Type.Object({
+  /** The item's id (the same as item_pk). */
+  pk: Type.Integer(),
   item_pk: Type.Integer(),
   sku: Type.String(),
   quantity: Type.Integer(),
   price: Type.Number(),
+  ff_type: Type.String(),
   status: ItemStatusSchema,
+  /** The current shipment's carrier and tracking code; null before any ship. */
+  carrier: Nullable(Type.String()),
+  tracking_code: Nullable(Type.String()),
   /** The item's current shipment (latest attempt); null before any ship. */
   shipment: Nullable(Type.Omit(Shipment, ['item_pks'])),
 });
@@ -82,32 +154,77 @@ export const HistoryEntry = Type.Object({
   action: HistoryActionSchema,
   item_pks: Type.Array(Type.Integer()),
   from: Nullable(ItemStatusSchema),
-  to: ItemStatusSchema,
+  /** null: nothing moved (module_integration). */
+  to: Nullable(ItemStatusSchema),
   /** "key:<API key prefix>" or "connector:<name>". */
   source: Type.String(),
   shipment_id: Nullable(Type.Integer()),
+  /** ship: the shipping data sent; cancel: the feedback sent; module_integration: the record; else null. */
+  details: Nullable(AnyObject),
 });
 export type HistoryEntry = Static<typeof HistoryEntry>;
 
-const orderFields = {
-  order_pk: Type.Integer(),
-  shop_pk: Type.Integer(),
-  marketplace_pk: Type.Integer(),
+export const ProgressStep = Type.Object({ name: Type.Enum([...PROGRESS_STEPS]), status: Type.Enum(['done', 'pending']) });
+export type ProgressStep = Static<typeof ProgressStep>;
+
+export const ModuleIntegrationInput = Type.Object({
+  module_name: Type.String({ minLength: 1, maxLength: 100 }),
+  status: Type.Optional(Text(50)),
+  message: Type.Optional(Text(1000)),
+  reference: Type.Optional(Text(255)),
+  /** With module_name, what a PUT replaces by (e.g. order, invoice, shipment). */
+  type: Type.Optional(Text(50)),
+});
+export type ModuleIntegrationInput = Static<typeof ModuleIntegrationInput>;
+
+export const ModuleIntegration = Type.Object({
+  id: Type.Integer(),
+  module_name: Type.String(),
+  status: Nullable(Type.String()),
+  message: Nullable(Type.String()),
   reference: Nullable(Type.String()),
-  status: OrderStatusSchema,
-  customer: AnyObject,
-  shipping_address: AnyObject,
-  shipping_cost: Nullable(Type.Number()),
+  type: Nullable(Type.String()),
   created_at: Timestamp,
   updated_at: Timestamp,
+});
+export type ModuleIntegration = Static<typeof ModuleIntegration>;
+
+/** One order as both GET .../orders/{order}/ and each element of the list carry it. */
+const orderFields = {
+  /** The marketplace's id of the order (the same as order_pk). */
+  pk: Type.Integer(),
+  order_pk: Type.Integer(),
+  reference: Nullable(Type.String()),
+  shop_pk: Type.Integer(),
+  marketplace_pk: Type.Integer(),
+  ff_type: Type.String(),
+  created_at: Timestamp,
+  updated_at: Timestamp,
+  status: OrderStatusSchema,
+  shipping_cost: Nullable(Type.Number()),
+  payment_method: Nullable(Type.String()),
+  paid: Type.Boolean(),
+  customer: Customer,
+  shipping_address: Nullable(Address),
+  billing_address: Nullable(Address),
+  tags: Type.Array(Type.String()),
+  /** What the shop is expected to do next (order-view.ts). */
+  actions: Type.Array(Type.String()),
   items: Type.Array(OrderItem),
+  /** paid, ready_to_ship, shipped, delivered, canceled, failed, refunded: done or pending (order-view.ts). */
+  progress: Type.Array(ProgressStep),
 };
 
-/** An order as GET .../orders/{order}/ answers it. */
-export const Order = Type.Object({ ...orderFields, shipments: Type.Array(Shipment), history: Type.Array(HistoryEntry) });
+/** An order as GET .../orders/{order}/ answers it: the list's element plus shipments, history and module integrations. */
+export const Order = Type.Object({
+  ...orderFields,
+  shipments: Type.Array(Shipment),
+  history: Type.Array(HistoryEntry),
+  module_integrations: Type.Array(ModuleIntegration),
+});
 export type Order = Static<typeof Order>;
 
-/** An order in a list: without shipments and history (read the order for those). */
+/** An order in a list: the same fields, without shipments, history and module integrations (read the order for those). */
 export const OrderSummary = Type.Object(orderFields);
 export type OrderSummary = Static<typeof OrderSummary>;
 

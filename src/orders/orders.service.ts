@@ -15,7 +15,9 @@ import { STATE_TABLE, orderStatusOf, type ItemStatus, type OrderAction, type Ord
 import { byOrder, toOrder, toSummary } from './orders.mapper.ts';
 import * as repo from './orders.repository.ts';
 import { RecentOrders, afterWrite } from './recent-orders.ts';
-import { OrderIntake, type Order, type OrderSource, type OrderSummary, type ShippingData } from './orders.schemas.ts';
+import { addressToStore, customerOf } from './order-view.ts';
+import { CANCEL_FEEDBACK_FIELDS, OrderIntake, withPkAliases, type CancelFeedback, type Order, type OrderSource, type OrderSummary, type ShippingData } from './orders.schemas.ts';
+import { parseTimestamp, TIMESTAMP_MESSAGE } from '../platform/timestamp.ts';
 
 export interface ActionInput {
   shopPk: number;
@@ -26,6 +28,8 @@ export interface ActionInput {
   items?: number[];
   /** ship only; fields not sent keep their value on an already shipped item. */
   shipping?: ShippingData;
+  /** cancel only: the feedback sent, written into the history rows of the items it moves. */
+  feedback?: CancelFeedback;
   source: OrderSource;
 }
 
@@ -73,6 +77,14 @@ export const orderUrl = (baseUrl: string, shopPk: number, marketplacePk: number,
 
 const SHIPPING_FIELDS = ['carrier', 'tracking_code', 'delivery_time', 'comments'] as const;
 
+/** The cancel feedback fields sent, as a history row's details; null when none was sent. */
+function feedbackOf(input: ActionInput): Record<string, unknown> | null {
+  if (input.action !== 'cancel' || input.feedback === undefined) return null;
+  const out: Record<string, unknown> = {};
+  for (const f of CANCEL_FEEDBACK_FIELDS) if (input.feedback[f] !== undefined) out[f] = input.feedback[f];
+  return Object.keys(out).length === 0 ? null : out;
+}
+
 /** Only the shipping fields actually sent. */
 const givenShipping = (s: ShippingData | undefined): Partial<repo.ShipmentData> => {
   const out: Partial<repo.ShipmentData> = {};
@@ -80,16 +92,32 @@ const givenShipping = (s: ShippingData | undefined): Partial<repo.ShipmentData> 
   return out;
 };
 
-function intakeErrors(input: unknown): FieldError[] {
-  const errors: FieldError[] = [...Value.Errors(OrderIntake, input)].map((e) => {
+/** 400 errors of an intake body by pointer: the schema's, then the rules it cannot say. */
+function intakeErrors(input: unknown, shopPk: number, marketplacePk: number): FieldError[] {
+  const errors: FieldError[] = [...Value.Errors(OrderIntake, withPkAliases(input))].map((e) => {
     const missing = e.keyword === 'required' ? (e.params as { requiredProperties?: string[] }).requiredProperties?.[0] : undefined;
     return { pointer: missing === undefined ? e.instancePath : `${e.instancePath}/${missing}`, code: e.keyword, message: e.message };
   });
   if (errors.length > 0) return errors;
+  const order = withPkAliases(input) as OrderIntake;
+  const same = (a: number, b: number | undefined, pointer: string, what: string): void => {
+    if (b !== undefined && a !== b) errors.push({ pointer, code: 'mismatch', message: `must equal ${what} (${b}) when both are sent` });
+  };
+  same(order.order_pk, order.pk, '/order_pk', 'pk');
+  if (order.shop_pk !== undefined && order.shop_pk !== shopPk) errors.push({ pointer: '/shop_pk', code: 'mismatch', message: `must be the path's shop (${shopPk})` });
+  if (order.marketplace_pk !== undefined && order.marketplace_pk !== marketplacePk) {
+    errors.push({ pointer: '/marketplace_pk', code: 'mismatch', message: `must be the path's marketplace (${marketplacePk})` });
+  }
+  // The route's validator checks the timestamp format; connectors' orders come through here only.
+  if (order.created_at !== undefined && parseTimestamp(order.created_at) === undefined) {
+    errors.push({ pointer: '/created_at', code: 'invalid_timestamp', message: TIMESTAMP_MESSAGE });
+  }
   const seen = new Set<number>();
-  (input as OrderIntake).items.forEach((item, index) => {
-    if (seen.has(item.item_pk)) errors.push({ pointer: `/items/${index}/item_pk`, code: 'duplicate_item', message: `item ${item.item_pk} is listed more than once` });
-    seen.add(item.item_pk);
+  order.items.forEach((item, index) => {
+    same(item.item_pk, item.pk, `/items/${index}/item_pk`, 'pk');
+    const pk = item.item_pk;
+    if (seen.has(pk)) errors.push({ pointer: `/items/${index}/item_pk`, code: 'duplicate_item', message: `item ${pk} is listed more than once` });
+    seen.add(pk);
   });
   return errors;
 }
@@ -122,37 +150,47 @@ export class OrderService {
    */
   async intake(shopPk: number, marketplacePk: number, input: OrderIntake, source: OrderSource, baseUrl = this.#baseUrl): Promise<{ created: boolean; order: Order }> {
     await this.#marketplaces.get(marketplacePk);
-    const errors = intakeErrors(input);
+    const errors = intakeErrors(input, shopPk, marketplacePk);
     if (errors.length > 0) throw badRequest(`The order has ${errors.length} invalid field${errors.length === 1 ? '' : 's'}.`, errors);
+    input = withPkAliases(input) as OrderIntake;
+    const orderPk = input.order_pk;
+    const itemPks = input.items.map((i) => i.item_pk);
+    const ffType = input.ff_type ?? 'seller';
     const created = await inTransaction(this.#db, async (trx) => {
       const id = await repo.insertOrder(trx, {
         shop_pk: shopPk,
         marketplace_pk: marketplacePk,
-        order_pk: input.order_pk,
+        order_pk: orderPk,
         reference: input.reference ?? null,
-        customer: (input.customer ?? {}) as Record<string, unknown>,
-        shipping_address: (input.shipping_address ?? {}) as Record<string, unknown>,
+        customer: customerOf(input.customer),
+        shipping_address: addressToStore(input.shipping_address),
+        billing_address: addressToStore(input.billing_address),
         shipping_cost: input.shipping_cost ?? null,
+        ff_type: ffType,
+        payment_method: input.payment_method ?? null,
+        paid: input.paid ?? true,
+        tags: input.tags ?? [],
+        ...(input.created_at === undefined ? {} : { created_at: parseTimestamp(input.created_at)! }),
         status: 'pending',
         source,
         base_url: baseUrl,
       });
       if (id === undefined) return false;
       await repo.insertItems(trx, input.items.map((i, position) => ({
-        order_id: id, item_pk: i.item_pk, position, sku: i.sku, quantity: i.quantity, price: i.price, status: 'pending',
+        order_id: id, item_pk: itemPks[position]!, position, sku: i.sku, quantity: i.quantity, price: i.price, ff_type: i.ff_type ?? ffType, status: 'pending',
       })));
       await repo.insertHistory(trx, [{
-        order_id: id, action: 'created', item_pks: input.items.map((i) => i.item_pk), from_status: null, to_status: 'pending',
+        order_id: id, action: 'created', item_pks: itemPks, from_status: null, to_status: 'pending',
         source, shipment_id: null, details: null,
       }]);
       await this.#webhooks.emit(trx, shopPk, 'order.created', {
-        location: orderUrl(baseUrl, shopPk, marketplacePk, input.order_pk), pk: input.order_pk,
-        shop_pk: shopPk, marketplace_pk: marketplacePk, order_pk: input.order_pk, reference: input.reference ?? null,
+        location: orderUrl(baseUrl, shopPk, marketplacePk, orderPk), pk: orderPk,
+        shop_pk: shopPk, marketplace_pk: marketplacePk, order_pk: orderPk, reference: input.reference ?? null,
         status: 'pending', source, at: new Date().toISOString(),
       });
       return true;
     });
-    return { created, order: await this.get(shopPk, marketplacePk, input.order_pk) };
+    return { created, order: await this.get(shopPk, marketplacePk, orderPk) };
   }
 
   /** One order with items, shipments and history; 404 when it is not this shop's and marketplace's. */
@@ -309,7 +347,7 @@ export class OrderService {
       items: groups.flatMap((g) => g.items.map((i) => ({ id: i.id, status: to, new_shipment: false }))),
       history: groups.map((g) => ({
         action: input.action, item_pks: g.items.map((i) => i.item_pk), from_status: g.from, to_status: to,
-        source: input.source, shipment_id: null, new_shipment: false, details: null,
+        source: input.source, shipment_id: null, new_shipment: false, details: feedbackOf(input),
       })),
       shipment: null,
       shipmentUpdates: [],
@@ -373,10 +411,10 @@ export class OrderService {
   async #full(rows: repo.OrderRow[]): Promise<Order[]> {
     if (rows.length === 0) return [];
     const ids = rows.map((r) => r.id);
-    const [items, shipments, history] = await Promise.all([
-      repo.listItems(this.#db, ids), repo.listShipments(this.#db, ids), repo.listHistory(this.#db, ids),
+    const [items, shipments, history, modules] = await Promise.all([
+      repo.listItems(this.#db, ids), repo.listShipments(this.#db, ids), repo.listHistory(this.#db, ids), repo.listModuleIntegrations(this.#db, ids),
     ]);
-    const [i, s, h] = [byOrder(items), byOrder(shipments), byOrder(history)];
-    return rows.map((r) => toOrder(r, i.get(r.id) ?? [], s.get(r.id) ?? [], h.get(r.id) ?? []));
+    const [i, s, h, m] = [byOrder(items), byOrder(shipments), byOrder(history), byOrder(modules)];
+    return rows.map((r) => toOrder(r, i.get(r.id) ?? [], s.get(r.id) ?? [], h.get(r.id) ?? [], m.get(r.id) ?? []));
   }
 }

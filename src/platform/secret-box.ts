@@ -45,6 +45,7 @@ function keyFromFile(file: string): string {
 export class SecretBox {
   readonly #source: SecretKeySource;
   #key: { bytes: Buffer; id: string } | null = null;
+  #material: string | null = null;
 
   constructor(source: SecretKeySource) {
     this.#source = source;
@@ -57,11 +58,20 @@ export class SecretBox {
   /** Loaded at first use: commands that never touch a secret make no key file. */
   #loaded(): { bytes: Buffer; id: string } {
     if (this.#key === null) {
-      const material = this.#source.key ?? keyFromFile(this.#source.file);
-      const bytes = Buffer.from(hkdfSync('sha256', material, 'waybill', 'webhook secrets', 32));
+      const bytes = this.deriveKey('webhook secrets');
       this.#key = { bytes, id: createHash('sha256').update(bytes).digest('hex').slice(0, 8) };
     }
     return this.#key;
+  }
+
+  /**
+   * A 32-byte key for one purpose (e.g. signing label URLs), derived with HKDF from the same
+   * key material: every process with the same WAYBILL_SECRET_KEY or secret.key derives the same
+   * key, and no purpose's key tells anything of another's.
+   */
+  deriveKey(purpose: string): Buffer {
+    this.#material ??= this.#source.key ?? keyFromFile(this.#source.file);
+    return Buffer.from(hkdfSync('sha256', this.#material, 'waybill', purpose, 32));
   }
 
   #where(): string {

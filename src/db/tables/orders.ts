@@ -17,8 +17,16 @@ export interface OrderTables {
     order_pk: number;
     reference: string | null;
     customer: Json<Record<string, unknown>>;
-    shipping_address: Json<Record<string, unknown>>;
+    /** null: unknown (migration 20261124T0050; rows before it held {}). */
+    shipping_address: ColumnType<Record<string, unknown> | null, string | null | undefined, string | null>;
+    billing_address: ColumnType<Record<string, unknown> | null, string | null | undefined, string | null>;
     shipping_cost: number | null;
+    /** Fulfilment type: "seller" (the shop ships) or as the marketplace says (migration 20261124T0050). */
+    ff_type: ColumnType<string, string | undefined, string>;
+    payment_method: string | null;
+    /** Whether the buyer has paid: the `paid` step of the order's progress. */
+    paid: ColumnType<boolean, boolean | undefined, boolean>;
+    tags: ColumnType<string[], string[] | undefined, string[]>;
     /** Derived from the items on every change (see orderStatusOf); stored for the list filter. */
     status: string;
     /** Who brought the order in: "key:<prefix>" or "connector:<name>". */
@@ -41,6 +49,8 @@ export interface OrderTables {
     quantity: number;
     price: number;
     status: string;
+    /** Fulfilment type of the item; the order's when not sent (migration 20261124T0050). */
+    ff_type: ColumnType<string, string | undefined, string>;
     /** The item's current shipment (the latest attempt); null before any `ship`. */
     shipment_id: number | null;
   };
@@ -76,11 +86,26 @@ export interface OrderTables {
     item_pks: BigintArray;
     /** null for "created". */
     from_status: string | null;
-    to_status: string;
+    /** null: a row that moved no item (a module integration recorded; migration 20261124T0050). */
+    to_status: string | null;
     /** "key:<prefix>" or "connector:<name>". */
     source: string;
     shipment_id: number | null;
-    /** For ship: the shipping data sent. */
+    /** ship: the shipping data sent; cancel: the feedback sent; module_integration: the record. */
     details: Json<Record<string, unknown> | null>;
+  };
+  /** What the shop's own systems record against an order (migration 20261124T0050). */
+  order_module_integrations: {
+    id: Generated<number>;
+    order_id: number;
+    module_name: string;
+    /** '' when not sent; with module_name, what a PUT replaces by (the latest record of the pair). */
+    type: ColumnType<string, string | undefined, string>;
+    status: string | null;
+    message: string | null;
+    reference: string | null;
+    source: string;
+    created_at: Timestamp;
+    updated_at: Timestamp;
   };
 }
