@@ -63,21 +63,26 @@ export const OrderIntake = Type.Object({
   payment_method: Type.Optional(Text(100)),
   /** Whether the buyer has paid; default true (the marketplace hands over paid orders). */
   paid: Type.Optional(Type.Boolean()),
-  customer: Type.Optional(Nullable(CustomerInput)),
-  shipping_address: Type.Optional(Nullable(AddressInput)),
-  billing_address: Type.Optional(Nullable(AddressInput)),
+  /** null is taken as not sent (withPkAliases drops it), so a wrong field is named once, by its own pointer. */
+  customer: Type.Optional(CustomerInput),
+  shipping_address: Type.Optional(AddressInput),
+  billing_address: Type.Optional(AddressInput),
   shipping_cost: Type.Optional(Nullable(Type.Number({ minimum: 0 }))),
   tags: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 100 }), { maxItems: 100 })),
   items: Type.Array(OrderItemInput, { minItems: 1, maxItems: 1000 }),
 });
 export type OrderIntake = Static<typeof OrderIntake>;
 
-/** `pk` sent without `order_pk` (or an item's `pk` without `item_pk`) stands for it: copied over before validation. */
+/**
+ * Before validation: `pk` sent without `order_pk` (or an item's `pk` without `item_pk`) stands
+ * for it, and a null customer or address (as an order read back shows an unknown one) is not sent.
+ */
 export function withPkAliases(body: unknown): unknown {
   const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
   if (!isObject(body)) return body;
   const out: Record<string, unknown> = { ...body };
   if (out.order_pk === undefined && out.pk !== undefined) out.order_pk = out.pk;
+  for (const k of ['customer', 'shipping_address', 'billing_address']) if (out[k] === null) delete out[k];
   if (Array.isArray(out.items)) {
     out.items = out.items.map((i: unknown) => (isObject(i) && i.item_pk === undefined && i.pk !== undefined ? { ...i, item_pk: i.pk } : i));
   }

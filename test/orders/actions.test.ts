@@ -195,14 +195,18 @@ describe('the action paths', () => {
     expect(unauth.headers.allow).toBe('POST, OPTIONS');
   });
 
-  it('the OpenAPI document lists the eight actions with their bodies', async () => {
+  it('the OpenAPI document lists the eight actions (and no_delivered) with their bodies, and the order\'s records', async () => {
     const doc = (await app.inject('/openapi.json')).json() as { paths: Record<string, { post?: { requestBody?: unknown; responses: Record<string, unknown> } }> };
     const ship = doc.paths['/shops/{shop}/marketplace/{mp}/orders/{order}/ship/']!.post!;
     expect(JSON.stringify(ship.requestBody)).toContain('tracking_code');
     expect(Object.keys(ship.responses)).toContain('204');
     const prefix = '/shops/{shop}/marketplace/{mp}/orders/{order}/';
     const actions = Object.keys(doc.paths).filter((p) => p.startsWith(prefix) && p !== prefix).map((p) => p.slice(prefix.length)).sort();
-    expect(actions).toEqual(['cancel/', 'delivered/', 'not_delivered/', 'packed_by_marketplace/', 'pending/', 'ready_to_ship/', 'returned/', 'ship/']);
+    expect(actions).toEqual([
+      'cancel/', 'delivered/', 'label/', 'module-integrations/', 'module-integrations/{id}/', 'no_delivered/', 'not_delivered/',
+      'packed_by_marketplace/', 'pending/', 'ready_to_ship/', 'returned/', 'ship/',
+    ]);
+    expect(JSON.stringify(doc.paths[`${prefix}cancel/`]!.post!.requestBody)).toContain('restock_item');
   });
 });
 

@@ -24,7 +24,7 @@ export interface OrderJson {
   status: string;
   items: { item_pk: number; sku: string; status: string; shipment: null | Record<string, unknown> }[];
   shipments: { id: number; item_pks: number[]; carrier: string | null; tracking_code: string | null; delivery_time: number | null; comments: string | null }[];
-  history: { at: string; action: string; item_pks: number[]; from: string | null; to: string; source: string; shipment_id: number | null }[];
+  history: { at: string; action: string; item_pks: number[]; from: string | null; to: string | null; source: string; shipment_id: number | null; details: Record<string, unknown> | null }[];
   [k: string]: unknown;
 }
 
@@ -66,6 +66,11 @@ export async function orderClient(daemon: TestDaemon, options: { webhook_url?: s
   };
   return client;
 }
+
+/** An address as read with no field known (every field present, null). */
+export const NO_ADDRESS = Object.fromEntries([
+  'first_name', 'last_name', 'address', 'street_name', 'neighborhood', 'reference', 'city', 'region', 'postal_code', 'country', 'phone', 'email',
+].map((f) => [f, null])) as Record<string, string | null>;
 
 export const items = (...pks: number[]) => ({ items: pks.map((item_pk) => ({ item_pk })) });
 

@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { useTestDaemon } from '../helpers/daemon.ts';
 import { pageOf } from '../catalog/catalog-helpers.ts';
-import { expectProblem, orderClient, type OrderJson } from './helpers.ts';
+import { expectProblem, NO_ADDRESS, orderClient, type OrderJson } from './helpers.ts';
 
 const daemon = await useTestDaemon();
 const app = daemon.app!;
@@ -11,8 +11,8 @@ const c = await orderClient(daemon);
 const body = {
   order_pk: 2000003841425110,
   reference: 'R-1',
-  customer: { name: 'Ada', email: 'ada@example.com' },
-  shipping_address: { city: 'Lisbon', lines: ['Rua 1'] },
+  customer: { first_name: 'Ada', email: 'ada@example.com', nickname: 'ignored' },
+  shipping_address: { city: 'Lisbon', address: 'Rua 1', lines: ['ignored'] },
   shipping_cost: 4.9,
   items: [
     { item_pk: 11, sku: 'A1', quantity: 2, price: 10.5 },
@@ -29,14 +29,15 @@ describe('POST .../orders/', () => {
     const order = res.json() as OrderJson;
     expect(order).toMatchObject({
       order_pk: 2000003841425110, shop_pk: c.shopPk, marketplace_pk: c.mp, reference: 'R-1', status: 'pending',
-      customer: body.customer, shipping_address: body.shipping_address, shipping_cost: 4.9, shipments: [],
+      customer: { first_name: 'Ada', last_name: null, email: 'ada@example.com' },
+      shipping_address: { ...NO_ADDRESS, city: 'Lisbon', address: 'Rua 1' }, billing_address: null, shipping_cost: 4.9, shipments: [],
       items: [
         { item_pk: 11, sku: 'A1', quantity: 2, price: 10.5, status: 'pending', shipment: null },
         { item_pk: 12, sku: 'B2', quantity: 1, price: 3, status: 'pending', shipment: null },
       ],
     });
     expect(order.history).toEqual([
-      { at: expect.any(String), action: 'created', item_pks: [11, 12], from: null, to: 'pending', source: `key:${c.keyPrefix}`, shipment_id: null },
+      { at: expect.any(String), action: 'created', item_pks: [11, 12], from: null, to: 'pending', source: `key:${c.keyPrefix}`, shipment_id: null, details: null },
     ]);
     const read = await app.inject({ url: `${c.base}2000003841425110/`, headers: c.auth });
     expect(read.statusCode).toBe(200);
