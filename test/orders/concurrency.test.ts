@@ -45,7 +45,7 @@ describe('20 concurrent actions on one order', () => {
     for (const h of history) {
       expect(h.from).toBe(status);
       expect(h.to).not.toBe(h.from);
-      status = h.to;
+      status = h.to!;
     }
     expect(order.items[0]!.status).toBe(status);
     expect(history.filter((h) => h.to === 'cancelled')).toHaveLength(1);
