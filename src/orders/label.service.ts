@@ -39,7 +39,7 @@ export class LabelService {
     this.#shops = shops;
     this.#key = options.key;
     this.#ttl = options.ttlSeconds ?? 900;
-    this.#now = options.now ?? Date.now;
+    this.#now = options.now ?? (() => Date.now());
   }
 
   /**
