@@ -76,6 +76,15 @@ describe('admin API: orders search', () => {
     expect(page.statusCode).toBe(200);
     expect(page.body).toContain('Order 2000003841425110');
     expect(page.body).toContain('JD0001');
+
+    // What the shop's system recorded shows in the table and the timeline.
+    const ref = { shopPk, marketplacePk: 15, orderPk: 2000003841425110 };
+    await daemon.services.moduleIntegrations.create(ref, { module_name: 'magento2', status: 'error', message: 'SKU <A1> unknown', type: 'order' }, 'key:test');
+    const after = await app.inject({ url: '/admin/orders?order_pk=2000003841425110', headers: { ...bearer, accept: 'text/html' } });
+    expect(after.body).toMatch(/<table data-modules>[\s\S]*<td>magento2<\/td><td>order<\/td><td>error<\/td>/);
+    expect(after.body).toContain('SKU &lt;A1&gt; unknown');
+    expect(after.body).toContain('data-history="module_integration"');
+    expect(after.body).toContain('print_delivery_label');
   });
 });
 
