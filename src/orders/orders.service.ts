@@ -3,10 +3,9 @@
 // order is still as read or as this process last wrote it (else read and planned again),
 // decided by the state table (order-state.ts), recorded in the append-only history.
 // Concurrent actions on different orders share their write statement and commit.
-import { Value } from 'typebox/value';
 import { inTransaction, type Db, type Trx } from '../db/database.ts';
 import { GroupCommit } from '../db/group-commit.ts';
-import { AppError, badRequest, notFound, type FieldError } from '../errors.ts';
+import { AppError, badRequest, notFound } from '../errors.ts';
 import type { MarketplaceService } from '../marketplaces/marketplaces.service.ts';
 import { metrics } from '../metrics/metrics.ts';
 import type { WebhookService } from '../webhooks/webhooks.service.ts';
@@ -16,8 +15,9 @@ import { byOrder, toOrder, toSummary } from './orders.mapper.ts';
 import * as repo from './orders.repository.ts';
 import { RecentOrders, afterWrite } from './recent-orders.ts';
 import { addressToStore, customerOf } from './order-view.ts';
-import { CANCEL_FEEDBACK_FIELDS, OrderIntake, withPkAliases, type CancelFeedback, type Order, type OrderSource, type OrderSummary, type ShippingData } from './orders.schemas.ts';
-import { parseTimestamp, TIMESTAMP_MESSAGE } from '../platform/timestamp.ts';
+import { CANCEL_FEEDBACK_FIELDS, withPkAliases, type CancelFeedback, type OrderIntake, type Order, type OrderSource, type OrderSummary, type ShippingData } from './orders.schemas.ts';
+import { parseTimestamp } from '../platform/timestamp.ts';
+import { intakeErrors } from './order-intake.ts';
 
 export interface ActionInput {
   shopPk: number;
@@ -91,36 +91,6 @@ const givenShipping = (s: ShippingData | undefined): Partial<repo.ShipmentData> 
   for (const f of SHIPPING_FIELDS) if (s?.[f] !== undefined) (out as Record<string, unknown>)[f] = s[f];
   return out;
 };
-
-/** 400 errors of an intake body by pointer: the schema's, then the rules it cannot say. */
-function intakeErrors(input: unknown, shopPk: number, marketplacePk: number): FieldError[] {
-  const errors: FieldError[] = [...Value.Errors(OrderIntake, withPkAliases(input))].map((e) => {
-    const missing = e.keyword === 'required' ? (e.params as { requiredProperties?: string[] }).requiredProperties?.[0] : undefined;
-    return { pointer: missing === undefined ? e.instancePath : `${e.instancePath}/${missing}`, code: e.keyword, message: e.message };
-  });
-  if (errors.length > 0) return errors;
-  const order = withPkAliases(input) as OrderIntake;
-  const same = (a: number, b: number | undefined, pointer: string, what: string): void => {
-    if (b !== undefined && a !== b) errors.push({ pointer, code: 'mismatch', message: `must equal ${what} (${b}) when both are sent` });
-  };
-  same(order.order_pk, order.pk, '/order_pk', 'pk');
-  if (order.shop_pk !== undefined && order.shop_pk !== shopPk) errors.push({ pointer: '/shop_pk', code: 'mismatch', message: `must be the path's shop (${shopPk})` });
-  if (order.marketplace_pk !== undefined && order.marketplace_pk !== marketplacePk) {
-    errors.push({ pointer: '/marketplace_pk', code: 'mismatch', message: `must be the path's marketplace (${marketplacePk})` });
-  }
-  // The route's validator checks the timestamp format; connectors' orders come through here only.
-  if (order.created_at !== undefined && parseTimestamp(order.created_at) === undefined) {
-    errors.push({ pointer: '/created_at', code: 'invalid_timestamp', message: TIMESTAMP_MESSAGE });
-  }
-  const seen = new Set<number>();
-  order.items.forEach((item, index) => {
-    same(item.item_pk, item.pk, `/items/${index}/item_pk`, 'pk');
-    const pk = item.item_pk;
-    if (seen.has(pk)) errors.push({ pointer: `/items/${index}/item_pk`, code: 'duplicate_item', message: `item ${pk} is listed more than once` });
-    seen.add(pk);
-  });
-  return errors;
-}
 
 export class OrderService {
   readonly #db: Db;
