@@ -71,7 +71,7 @@ export function createServices(deps: ServiceDeps): Services {
     orders,
     moduleIntegrations: new ModuleIntegrationService(deps.db),
     // Label links are signed with a key derived from the secret key: every replica opens them.
-    labels: new LabelService(orders, shops, { key: secrets.deriveKey('label links') }),
+    labels: new LabelService(orders, shops, { key: () => secrets.deriveKey('label links') }),
     admin: new AdminService({ shops, stats: new StatsService(deps.db), queues: deps.queues, logs: deps.logs, connectors: () => services.connectors, feeds: () => services.feeds }),
     adminSessions: new AdminSessionService(deps.db),
     // Connectors get all services in their context, hence the getter.

@@ -6,7 +6,21 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import { AppError } from '../errors.ts';
 import type { ShopService } from '../shops/shops.service.ts';
 import type { OrderService } from './orders.service.ts';
-import { LABEL_FORMATS, renderPdf, renderZpl, type LabelData, type LabelFormat } from './label-render.ts';
+
+export const LABEL_FORMATS = { pdf: 'application/pdf', zpl: 'application/zpl' } as const;
+export type LabelFormat = keyof typeof LABEL_FORMATS;
+
+/** What a label shows. */
+export interface LabelData {
+  shop: { pk: number; name: string };
+  order: { pk: number; reference: string | null; marketplace_pk: number };
+  recipient: Record<string, string | null>;
+  items: { sku: string; quantity: number }[];
+  carrier: string;
+  tracking_code: string;
+  shipment_id: number;
+  shipped_at: Date;
+}
 
 export interface LabelRef {
   shopPk: number;
@@ -16,8 +30,8 @@ export interface LabelRef {
 }
 
 export interface LabelServiceOptions {
-  /** The signing key (SecretBox.deriveKey('label links')). */
-  key: Buffer;
+  /** The signing key (SecretBox.deriveKey('label links')), asked for at the first link made or checked. */
+  key: () => Buffer;
   /** How long a link opens the label; default 900 s (15 min). */
   ttlSeconds?: number;
   /** The clock, in ms (tests). */
@@ -30,14 +44,15 @@ const CODE128_TEXT = /^[\x20-\x7e]+$/;
 export class LabelService {
   readonly #orders: OrderService;
   readonly #shops: ShopService;
-  readonly #key: Buffer;
+  readonly #keySource: () => Buffer;
+  #key: Buffer | null = null;
   readonly #ttl: number;
   readonly #now: () => number;
 
   constructor(orders: OrderService, shops: ShopService, options: LabelServiceOptions) {
     this.#orders = orders;
     this.#shops = shops;
-    this.#key = options.key;
+    this.#keySource = options.key;
     this.#ttl = options.ttlSeconds ?? 900;
     this.#now = options.now ?? (() => Date.now());
   }
@@ -49,6 +64,7 @@ export class LabelService {
    */
   async render(ref: LabelRef): Promise<{ body: Buffer | string; contentType: string }> {
     const data = await this.#data(ref);
+    const { renderPdf, renderZpl } = await import('./label-render.ts');
     const body = ref.format === 'pdf' ? await renderPdf(data) : renderZpl(data);
     return { body, contentType: LABEL_FORMATS[ref.format] };
   }
@@ -91,6 +107,7 @@ export class LabelService {
   }
 
   #signature(ref: LabelRef, expires: number): Buffer {
+    this.#key ??= this.#keySource();
     return createHmac('sha256', this.#key).update(`label\n${ref.shopPk}\n${ref.marketplacePk}\n${ref.orderPk}\n${ref.format}\n${expires}`).digest();
   }
 

@@ -10,7 +10,7 @@ import { preferredType } from '../http/plugins/accept.ts';
 import { problemResponse } from '../http/plugins/problem-responses.ts';
 import { allowOnly } from '../http/plugins/methods.ts';
 import type { Services } from '../services.ts';
-import { LABEL_FORMATS, type LabelFormat } from './label-render.ts';
+import { LABEL_FORMATS, type LabelFormat } from './label.service.ts';
 import { ModuleIntegration, ModuleIntegrationInput, type OrderSource } from './orders.schemas.ts';
 
 export interface OrderRecordRoutesOptions {

@@ -7,13 +7,12 @@ import { baseUrl } from '../http/base-url.ts';
 import { allowOnly } from '../http/plugins/methods.ts';
 import { sendPage } from '../http/list-reply.ts';
 import type { Services } from '../services.ts';
-import { ORDER_ACTIONS, STATE_TABLE } from './order-state.ts';
+import { ORDER_ACTIONS, STATE_TABLE, type OrderAction } from './order-state.ts';
 import { orderRecordRoutes } from './order-records.routes.ts';
 import {
   ActionBody, CancelBody, Order, OrderIntake, OrderList, OrderListQuery, ShipBody,
   type CancelBody as CancelBodyT, withPkAliases, type OrderSource, type ShipBody as ShipBodyT,
 } from './orders.schemas.ts';
-import type { OrderAction } from './order-state.ts';
 
 export interface OrderRoutesOptions {
   services: Services;
