@@ -50,6 +50,13 @@ export async function startTestDaemon(options: TestDaemonOptions = {}): Promise<
     console: process.env.TEST_LOG_LEVEL !== undefined,
   });
   const daemon = await startDaemon({ config, logger, role: options.role ?? 'all', logs });
+  // On a busy machine a start-up can block the event loop past the load shedder's sample
+  // (under-pressure then reads the delay as Infinity), and the first requests answer 503 for
+  // a moment: tests begin once the daemon is past that, as a client retrying would.
+  if (daemon.app !== null) {
+    const deadline = Date.now() + 20_000;
+    while ((await daemon.app.inject('/healthz')).statusCode === 503 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+  }
   return {
     ...daemon,
     database,
