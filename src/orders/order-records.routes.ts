@@ -94,7 +94,7 @@ export const orderRecordRoutes: FastifyPluginAsyncTypebox<OrderRecordRoutesOptio
         + 'for 15 minutes (signed; for a browser or a printer driver). The same shipment always gives the same document. '
         + '409 (`label_unavailable`, `missing`) when the order has no shipment, its shipment no carrier or tracking code, or no shipping address.',
       params: OrderParams,
-      response: { 201: labelContent },
+      response: { 201: labelContent, 409: problemResponse('No label can be made: `missing` names what the order lacks (shipment, carrier, tracking_code, shipping_address)') },
     },
   }, async (request, reply) => {
     const type = preferredType(request.headers.accept, MEDIA_TYPES);
