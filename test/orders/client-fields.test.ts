@@ -96,6 +96,13 @@ describe('every field an order carries', () => {
     expectProblem(await app.inject({ url: `${c.base}601/`, headers: c.auth }), 404, 'not_found');
   });
 
+  it('connectors go through the same rules: pk for order_pk, a real created_at, mismatches by pointer', async () => {
+    const taken = await daemon.services.orders.intake(c.shopPk, c.mp, { pk: 650, items: [{ pk: 1, sku: 'A', quantity: 1, price: 1 }], created_at: '2026-01-02T03:04:05' } as never, 'connector:erp');
+    expect(taken.order).toMatchObject({ pk: 650, created_at: '2026-01-02T03:04:05.000Z', items: [{ pk: 1, item_pk: 1 }] });
+    await expect(daemon.services.orders.intake(c.shopPk, c.mp, { order_pk: 651, created_at: '2026-13-01T00:00:00', marketplace_pk: c.mp + 1, items: [{ item_pk: 1, sku: 'A', quantity: 1, price: 1 }] }, 'connector:erp'))
+      .rejects.toMatchObject({ status: 400, errors: [{ pointer: '/marketplace_pk', code: 'mismatch' }, { pointer: '/created_at', code: 'invalid_timestamp' }] });
+  });
+
   it('actions follow the items: ready to ship, then ship, then print the label; items and progress carry the shipment', async () => {
     await c.intake(700, 2);
     expect((await c.act(700, 'ready_to_ship')).statusCode).toBe(204);
