@@ -27,6 +27,12 @@ export const ConfigSchema = Type.Object({
   bodyLimit: Type.Integer({ minimum: 1024 }),
   /** Connections of the application pool (the job queue holds its own few). */
   dbPoolMax: Type.Integer({ minimum: 2, maximum: 500 }),
+  /**
+   * The bound on each database call, ms: waiting for a connection, connecting, one statement.
+   * A request whose database does not answer within it gets 503 + Retry-After. Long work
+   * (applying a feed's chunk, migrations) has its own limits (FEED_CHUNK_TIME_LIMIT_MS, MIGRATION_TIME_LIMIT_MS).
+   */
+  dbTimeoutMs: Type.Integer({ minimum: 100, maximum: 600_000 }),
   /** Bound on graceful shutdown, ms: in-flight requests and running jobs get this long. */
   shutdownTimeoutMs: Type.Integer({ minimum: 0 }),
   /** Feed jobs run at once per worker process. */
@@ -76,6 +82,7 @@ const envNames: Record<keyof Static<typeof ConfigSchema>, string> = {
   connectorsFile: 'WAYBILL_CONNECTORS',
   bodyLimit: 'WAYBILL_BODY_LIMIT',
   dbPoolMax: 'WAYBILL_DB_POOL_MAX',
+  dbTimeoutMs: 'WAYBILL_DB_TIMEOUT_MS',
   shutdownTimeoutMs: 'WAYBILL_SHUTDOWN_TIMEOUT_MS',
   workerConcurrency: 'WAYBILL_WORKER_CONCURRENCY',
   rateLimitPerMinute: 'WAYBILL_RATE_LIMIT',
@@ -128,6 +135,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     connectorsFile: path.resolve(cwd, blank(env.WAYBILL_CONNECTORS) ?? 'config/connectors.json'),
     bodyLimit: int(env.WAYBILL_BODY_LIMIT, 64 * 1024 * 1024),
     dbPoolMax: int(env.WAYBILL_DB_POOL_MAX, 20),
+    dbTimeoutMs: int(env.WAYBILL_DB_TIMEOUT_MS, 5_000),
     shutdownTimeoutMs: int(env.WAYBILL_SHUTDOWN_TIMEOUT_MS, 25_000),
     workerConcurrency: int(env.WAYBILL_WORKER_CONCURRENCY, 2),
     rateLimitPerMinute: int(env.WAYBILL_RATE_LIMIT, 0),

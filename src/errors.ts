@@ -62,8 +62,9 @@ export const conflict = (message: string, extra: Record<string, unknown> = {}): 
 export const unavailable = (message: string, cause?: unknown): AppError =>
   new AppError('unavailable', 503, message, { cause, headers: { 'retry-after': '5' } });
 
-// SQLSTATE classes that mean "the database is away or restarting", not "the query is wrong".
-const transientSqlStates = /^(08|53|57P0[1-3]|40001|40P01|55P03)/;
+// SQLSTATE classes that mean "the database is away or restarting", not "the query is wrong";
+// 57014: a statement cancelled by statement_timeout (the database did not answer in time).
+const transientSqlStates = /^(08|53|57P0[1-3]|57014|40001|40P01|55P03)/;
 const transientNodeCodes = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN']);
 
 // SQLSTATE classes of a value or row the database refuses: 22 data exception (a number out of
@@ -83,7 +84,7 @@ export function isTransient(error: unknown): boolean {
   const code = (error as { code?: unknown }).code;
   if (typeof code === 'string' && (transientSqlStates.test(code) || transientNodeCodes.has(code))) return true;
   const msg = error.message;
-  if (/Connection terminated|connection timeout|timeout exceeded when trying to connect|Client has encountered a connection error|the database system is (starting up|shutting down)/i.test(msg)) {
+  if (/Connection terminated|connection timeout|Query read timeout|timeout exceeded when trying to connect|Client has encountered a connection error|the database system is (starting up|shutting down)/i.test(msg)) {
     return true;
   }
   return error.cause !== undefined && error.cause !== error && isTransient(error.cause);

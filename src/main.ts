@@ -2,6 +2,7 @@
 import type { Config } from './config.ts';
 import { connect, type Connection } from './db/connect.ts';
 import { buildHandlers } from './jobs/handlers/index.ts';
+import { watchStoppedFeeds } from './jobs/handlers/feed-recover.job.ts';
 import { JobQueue } from './jobs/job-queue.ts';
 import type { Logger } from './logger.ts';
 import { createServices, type Services } from './services.ts';
@@ -36,7 +37,7 @@ const has = (role: Role, part: Exclude<Role, 'all'>): boolean => role === 'all' 
 export async function startDaemon({ config, logger, role, logs }: DaemonOptions): Promise<Daemon> {
   const started = Date.now();
   const connection = await connect(config, logger, { superviseEmbedded: true });
-  const jobs = new JobQueue({ connectionString: connection.connectionString, logger, supervise: has(role, 'scheduler') });
+  const jobs = new JobQueue({ connectionString: connection.connectionString, logger, supervise: has(role, 'scheduler'), connectTimeoutMs: config.dbTimeoutMs });
   let app: App | null = null;
   try {
     await jobs.start();
@@ -53,8 +54,11 @@ export async function startDaemon({ config, logger, role, logs }: DaemonOptions)
     const sealed = await services.shops.sealPlaintextSecrets();
     if (sealed > 0) logger.info({ shops: sealed }, 'webhook secrets sealed with the secret key');
     // Feed jobs at once per worker process (WAYBILL_WORKER_CONCURRENCY).
+    let stoppedFeeds: { stop(): Promise<void> } | null = null;
     if (has(role, 'worker')) {
       await jobs.work(buildHandlers(services), { 'feed.process': config.workerConcurrency });
+      // Feeds left mid-way by a worker that died (kill -9, crash) resume now, not when their lease runs out.
+      stoppedFeeds = watchStoppedFeeds(services, logger);
       // Connectors load what their first run needs (catalog-file: a CSV reader) meanwhile.
       void services.connectors.prepare().catch((error: unknown) => logger.warn({ err: error }, 'connectors could not prepare; their runs start without it'));
     }
@@ -86,6 +90,7 @@ export async function startDaemon({ config, logger, role, logs }: DaemonOptions)
         // Stop taking requests and let in-flight ones finish; then let running jobs finish.
         const budget = config.shutdownTimeoutMs;
         await scheduler?.stop();
+        await stoppedFeeds?.stop();
         if (apiServer !== null) await apiServer.close();
         await jobs.stop(budget);
         unsetMetricSources();

@@ -1,4 +1,5 @@
 // Kysely over pg. `Db` is what services pass to repositories: the pool or a transaction.
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { createHash } from 'node:crypto';
 import pg from 'pg';
 import { CompiledQuery, Kysely, PostgresDialect, sql, type Transaction } from 'kysely';
@@ -28,6 +29,33 @@ export interface DbOptions {
   connectionString: string;
   max?: number;
   applicationName?: string;
+  /**
+   * The bound on every database call, ms (WAYBILL_DB_TIMEOUT_MS): waiting for a pool
+   * connection, connecting, and each statement (server side: statement_timeout; client side:
+   * pg's query_timeout, which also covers a server that stopped answering). Default 5 s.
+   */
+  timeoutMs?: number;
+}
+
+export const DEFAULT_DB_TIMEOUT_MS = 5_000;
+
+/** The time limit of the long work running in this async context (see withTimeLimit). */
+const longWork = new AsyncLocalStorage<number>();
+
+/**
+ * Runs fn with its own time limit per statement instead of the pool's (WAYBILL_DB_TIMEOUT_MS):
+ * for work known to be long (applying a feed's chunk of 1,000 items). Client side, every query
+ * fn makes gets `ms` as its read time-out; server side, a transaction of fn must call
+ * limitStatements(trx) first (statement_timeout is a session setting).
+ */
+export function withTimeLimit<T>(ms: number, fn: () => Promise<T>): Promise<T> {
+  return longWork.run(ms, fn);
+}
+
+/** Sets this transaction's statement_timeout to the limit of withTimeLimit (no-op outside it). */
+export async function limitStatements(trx: Trx): Promise<void> {
+  const ms = longWork.getStore();
+  if (ms !== undefined) await sql`select set_config('statement_timeout', ${String(ms)}, true)`.execute(trx);
 }
 
 /**
@@ -43,16 +71,34 @@ export interface DbOptions {
 const preparedNames = new Map<string, string>();
 const MAX_PREPARED = 50;
 
-/** A pg client that runs the texts of preparedNames as named prepared statements. */
+/**
+ * A pg client that runs the texts of preparedNames as named prepared statements, and gives up
+ * its connection when a query ran out of time on the client side (the server did not answer:
+ * a later answer must not reach the next query on this connection; the pool drops it).
+ */
 class PreparingClient extends pg.Client {
   // pg's overloads (text, config object, submittable; callback or promise) stay as they are;
-  // only a plain text that was marked prepared gets a name.
+  // only a plain text that was marked prepared gets a name, and a query of long work its limit.
   override query(...args: unknown[]): never {
     const [text, values, callback] = args;
-    const name = typeof text === 'string' ? preparedNames.get(text) : undefined;
     const call = super.query as (...a: unknown[]) => never;
-    if (name === undefined || typeof values === 'function') return call.apply(this, args);
-    return call.call(this, { name, text, values }, callback);
+    if (typeof text !== 'string' || typeof values === 'function') return call.apply(this, args);
+    const name = preparedNames.get(text);
+    const limit = longWork.getStore();
+    if (name === undefined && limit === undefined) return this.#timed(call.apply(this, args));
+    return this.#timed(call.call(this, { ...(name === undefined ? {} : { name }), text, values, ...(limit === undefined ? {} : { query_timeout: limit }) }, callback));
+  }
+
+  #timed(result: never): never {
+    const p = result as unknown;
+    if (p instanceof Promise) {
+      p.catch((error: unknown) => {
+        if (error instanceof Error && error.message === 'Query read timeout') {
+          (this as unknown as { connection: { stream: { destroy(): void } } }).connection.stream.destroy();
+        }
+      });
+    }
+    return result;
   }
 }
 
@@ -68,12 +114,18 @@ export async function queryPrepared<R>(db: Executor, text: string, parameters: r
 }
 
 export function createPool(options: DbOptions): pg.Pool {
+  const timeout = options.timeoutMs ?? DEFAULT_DB_TIMEOUT_MS;
   const pool = new pg.Pool({
     Client: PreparingClient,
     connectionString: options.connectionString,
     max: options.max ?? 10,
     application_name: options.applicationName ?? 'waybill',
-    connectionTimeoutMillis: 5_000,
+    // Waiting for a free connection, and opening one.
+    connectionTimeoutMillis: timeout,
+    // Each statement: cancelled by the server, and given up by the client when the server does
+    // not answer at all (stopped, frozen, network gone).
+    statement_timeout: timeout,
+    query_timeout: timeout,
     idleTimeoutMillis: 30_000,
   });
   // A dropped idle connection (database restart) must not crash the process; the pool

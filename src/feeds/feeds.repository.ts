@@ -38,7 +38,7 @@ const feedsJson = (feeds: (NewFeed & NewPayload)[]): string => {
  * A feed row's columns, named (not `*`): a prepared statement's result must keep its shape
  * when a later migration adds a column.
  */
-const FEED_COLUMNS = 'pk, shop_pk, type, state, source, product_pk, variation_pk, base_url, total, processed, succeeded, failed, warnings, criticals, created_at, started_at, finished_at, leased_until';
+const FEED_COLUMNS = 'pk, shop_pk, type, state, source, product_pk, variation_pk, base_url, total, processed, succeeded, failed, warnings, criticals, created_at, started_at, finished_at, leased_until, owner';
 
 const INSERT_FEEDS = `
   with x as (
@@ -115,7 +115,7 @@ const FINISH_MANY = `
   update feeds f set
     processed = x.processed, succeeded = f.succeeded + x.succeeded, failed = f.failed + x.failed,
     warnings = f.warnings + x.warnings, state = 'done', started_at = coalesce(f.started_at, now()),
-    finished_at = now(), leased_until = null
+    finished_at = now(), leased_until = null, owner = null
   from x where f.pk = x.pk
   returning ${FEED_COLUMNS.split(', ').map((c) => `f.${c}`).join(', ')}`;
 
@@ -130,25 +130,51 @@ export const finishMany = async (db: Executor, chunks: FinishedChunk[]): Promise
 export const lockFeed = (db: Executor, pk: string) =>
   db.selectFrom('feeds').select(['state', 'processed']).where('pk', '=', pk).forUpdate().noWait().executeTakeFirst();
 
-/** How long a worker's hold on a feed lasts without a committed chunk, seconds. */
-export const LEASE_SECONDS = 60;
+/**
+ * How long a worker's hold on a feed lasts without a heartbeat, seconds. Its worker renews it
+ * every HEARTBEAT_SECONDS while it processes the feed (not only at each committed chunk: a
+ * chunk of 1,000 items may take longer than that on a loaded machine).
+ */
+export const LEASE_SECONDS = 15;
+export const HEARTBEAT_SECONDS = 3;
+/**
+ * A lease whose owner is provably gone (src/platform/process-owner.ts) is taken back once it
+ * missed this long of heartbeats, seconds: one beat and a half, so that a live process of the
+ * same host name in another pid namespace (which this check cannot see) is never taken from.
+ */
+export const MISSED_SECONDS = 4.5;
 const lease = sql<Date>`now() + make_interval(secs => ${LEASE_SECONDS})`;
 
-export const markProcessing = (db: Executor, pk: string) =>
-  db.updateTable('feeds').set({ state: 'processing', started_at: sql<Date>`coalesce(started_at, now())`, leased_until: lease })
+export const markProcessing = (db: Executor, pk: string, owner: string) =>
+  db.updateTable('feeds').set({ state: 'processing', started_at: sql<Date>`coalesce(started_at, now())`, leased_until: lease, owner })
     .where('pk', '=', pk).where('state', 'in', ['queued', 'processing']).execute();
 
-/** Feeds whose worker stopped renewing its lease; their lease is renewed for the new job. */
-export const takeStaleFeeds = async (db: Executor): Promise<string[]> => {
-  const r = await db.updateTable('feeds').set({ leased_until: lease })
-    .where('state', '=', 'processing').where('leased_until', '<', sql<Date>`now()`).returning('pk').execute();
-  return r.map((x) => x.pk);
+/** The heartbeat of a worker processing `pk`: its lease renewed, and it named as the owner. */
+export const heartbeat = (db: Executor, pk: string, owner: string) =>
+  db.updateTable('feeds').set({ leased_until: lease, owner }).where('pk', '=', pk).where('state', '=', 'processing').execute();
+
+/**
+ * Feeds whose worker stopped: its lease ran out, or it missed a heartbeat and `gone(owner)`
+ * says its process no longer runs. Their lease is renewed (owner: none) for the new job. Feeds
+ * a live worker holds locked are skipped.
+ */
+export const takeStaleFeeds = async (db: Executor, gone: (owner: string | null) => boolean): Promise<string[]> => {
+  const candidates = await db.selectFrom('feeds')
+    .select(['pk', 'owner', sql<boolean>`leased_until < now()`.as('expired')])
+    .where('state', '=', 'processing')
+    .where('leased_until', '<', sql<Date>`now() + make_interval(secs => ${LEASE_SECONDS - MISSED_SECONDS})`)
+    .forUpdate().skipLocked()
+    .execute();
+  const stale = candidates.filter((c) => c.expired || gone(c.owner)).map((c) => c.pk);
+  if (stale.length === 0) return [];
+  await db.updateTable('feeds').set({ leased_until: lease, owner: null }).where('pk', 'in', stale).execute();
+  return stale;
 };
 
 export const insertResult = (db: Executor, row: { feed_pk: string; offset: number; success: string; errors: string }) =>
   db.insertInto('feed_results').values(row).onConflict((oc) => oc.columns(['feed_pk', 'offset']).doNothing()).execute();
 
-export const advance = (db: Executor, pk: string, c: { processed: number; succeeded: number; failed: number; warnings: number; done: boolean }) =>
+export const advance = (db: Executor, pk: string, c: { processed: number; succeeded: number; failed: number; warnings: number; done: boolean; owner: string }) =>
   db.updateTable('feeds')
     .set((eb) => ({
       processed: c.processed,
@@ -156,6 +182,7 @@ export const advance = (db: Executor, pk: string, c: { processed: number; succee
       failed: eb('failed', '+', c.failed),
       warnings: eb('warnings', '+', c.warnings),
       leased_until: c.done ? null : lease,
+      owner: c.done ? null : c.owner,
       ...(c.done ? { state: 'done', finished_at: sql<Date>`now()` } : {}),
     }))
     .where('pk', '=', pk)

@@ -17,7 +17,8 @@ import { upsertHashes } from '../connectors/host/connectors.repository.ts';
 import { contentHash } from '../connectors/host/run-context.ts';
 import { metrics } from '../metrics/metrics.ts';
 import { formatTimestamp } from '../platform/timestamp.ts';
-import { inTransaction, type Db, type Executor, type Trx } from '../db/database.ts';
+import { inTransaction, limitStatements, withTimeLimit, type Db, type Executor, type Trx } from '../db/database.ts';
+import { ownerGone, thisOwner } from '../platform/process-owner.ts';
 import { GroupCommit } from '../db/group-commit.ts';
 import { AppError, badRequest, conflict, MAX_LISTED_ERRORS, notFound, unavailable } from '../errors.ts';
 import type { JobSender } from '../jobs/job-map.ts';
@@ -79,6 +80,12 @@ const kindOf: Record<FeedType, ItemKind> = {
   image_replace: 'pk_ref', image_delete: 'pk_ref',
   product_image_add: 'image_input', product_image_reorder: 'image_position', product_image_delete: 'pk_ref',
 };
+
+/**
+ * The time limit of each statement while a feed is applied (a chunk of 1,000 items, or a
+ * shared transaction of small feeds), ms: long work, not bound by WAYBILL_DB_TIMEOUT_MS.
+ */
+export const FEED_CHUNK_TIME_LIMIT_MS = 120_000;
 
 /** Items applied per transaction. Image sets are applied whole (the set sent is the result). */
 export const CHUNK_SIZE = 1_000;
@@ -287,7 +294,8 @@ export class FeedService {
    * feeds being processed at the time; a feed found larger than SMALL_FEED goes as process().
    */
   async processSmall(feedPk: string, options: { signal?: AbortSignal } = {}): Promise<Feed | null> {
-    const small = await this.#small.submit(feedPk);
+    // Up to 100 feeds of 100 items in one transaction: long work, as a chunk of process().
+    const small = await withTimeLimit(FEED_CHUNK_TIME_LIMIT_MS, () => this.#small.submit(feedPk));
     if (small.row === undefined) return this.process(feedPk, options);
     metrics.feedItems(small.row.type as FeedType, 'succeeded', small.succeeded);
     metrics.feedItems(small.row.type as FeedType, 'failed', small.failed);
@@ -301,6 +309,7 @@ export class FeedService {
    * their results and marks them done. A feed not small (or gone) comes back without a row.
    */
   async #applySmall(trx: Trx, pks: string[]): Promise<SmallOutcome[]> {
+    await limitStatements(trx);
     const locked = new Map((await repo.lockSmallForProcessing(trx, pks, SMALL_FEED)).map((r) => [r.pk, r]));
     const out = new Map<string, SmallOutcome>();
     const finished: repo.FinishedChunk[] = [];
@@ -363,7 +372,13 @@ export class FeedService {
   }
 
   /** Applies a feed's items a chunk per transaction, resuming after the last committed chunk. A finished feed is left as it is. */
-  async process(feedPk: string, options: { signal?: AbortSignal } = {}): Promise<Feed | null> {
+  process(feedPk: string, options: { signal?: AbortSignal } = {}): Promise<Feed | null> {
+    // A chunk of 1,000 items is long work: its statements get FEED_CHUNK_TIME_LIMIT_MS, not
+    // the requests' WAYBILL_DB_TIMEOUT_MS.
+    return withTimeLimit(FEED_CHUNK_TIME_LIMIT_MS, () => this.#process(feedPk, options));
+  }
+
+  async #process(feedPk: string, options: { signal?: AbortSignal }): Promise<Feed | null> {
     const db = this.#d.db;
     const feed = await repo.findForProcessing(db, feedPk);
     if (feed === undefined) return null; // pruned meanwhile
@@ -374,46 +389,54 @@ export class FeedService {
     const type = feed.type as FeedType;
     const target = { shopPk: feed.shop_pk, productPk: feed.product_pk, variationPk: feed.variation_pk };
     const size = chunkSizeOf(type, feed.total);
-    // A feed of several chunks shows `processing` (and holds a lease) from the start; a
-    // one-chunk feed goes from queued to done in one transaction. The lock is the chunks' own
-    // NOWAIT lock: a feed another worker is in fails fast (transient: the job retries).
-    if (feed.total > size) {
-      await inTransaction(db, async (trx) => {
-        if ((await repo.lockFeed(trx, feedPk)) !== undefined) await repo.markProcessing(trx, feedPk);
-      });
+    const owner = thisOwner();
+    // The feed shows `processing` and holds a lease (this process as its owner, renewed by a
+    // heartbeat) from the start, so that when this process dies another one takes it over at
+    // once (recover). The lock is the chunks' own NOWAIT lock: a feed another worker is in
+    // fails fast (transient: the job retries).
+    await inTransaction(db, async (trx) => {
+      if ((await repo.lockFeed(trx, feedPk)) !== undefined) await repo.markProcessing(trx, feedPk, owner);
+    });
+    const beat = setInterval(() => {
+      void repo.heartbeat(db, feedPk, owner).catch(() => undefined);
+    }, repo.HEARTBEAT_SECONDS * 1000);
+    try {
+      let last: repo.FeedRow | undefined;
+      for (let finished = false; !finished;) {
+        if (options.signal?.aborted === true) throw unavailable(`Feed ${feedPk} was interrupted (shutdown); it resumes on retry.`);
+        let applied = { succeeded: 0, failed: 0 };
+        finished = await inTransaction(db, async (trx) => {
+          await limitStatements(trx);
+          const cur = await repo.lockFeed(trx, feedPk);
+          if (cur === undefined || cur.state === 'done' || cur.state === 'failed') return true;
+          if (cur.state === 'queued') await repo.markProcessing(trx, feedPk, owner);
+          const offset = cur.processed;
+          const chunk = payload.items.slice(offset, offset + size).map((item, i) => ({ index: offset + i, item }));
+          const outcome: ChunkOutcome = chunk.length === 0 ? { success: [], errors: [] } : await this.#d.writer.apply(trx, type, target, chunk);
+          await this.#rememberApplied(trx, feed, outcome.success);
+          let warnings = 0;
+          for (const s of outcome.success) {
+            withWarnings(s, warningsOf.get(s.index) ?? []);
+            warnings += s.warnings.length;
+          }
+          await repo.insertResult(trx, { feed_pk: feedPk, offset, success: JSON.stringify(outcome.success), errors: JSON.stringify(outcome.errors) });
+          const processed = offset + chunk.length;
+          const done = processed >= feed.total;
+          const row = await repo.advance(trx, feedPk, { processed, succeeded: outcome.success.length, failed: outcome.errors.length, warnings, done, owner });
+          applied = { succeeded: outcome.success.length, failed: outcome.errors.length };
+          if (done) await this.#emit(trx, row, hasWebhook);
+          if (done) last = row;
+          return done;
+        });
+        // Counted once the chunk is committed (a rolled-back chunk is applied again later).
+        metrics.feedItems(type, 'succeeded', applied.succeeded);
+        metrics.feedItems(type, 'failed', applied.failed);
+      }
+      const after = last ?? (await repo.findFeed(db, feedPk));
+      return after === undefined ? null : toFeed(after);
+    } finally {
+      clearInterval(beat);
     }
-    let last: repo.FeedRow | undefined;
-    for (let finished = false; !finished;) {
-      if (options.signal?.aborted === true) throw unavailable(`Feed ${feedPk} was interrupted (shutdown); it resumes on retry.`);
-      let applied = { succeeded: 0, failed: 0 };
-      finished = await inTransaction(db, async (trx) => {
-        const cur = await repo.lockFeed(trx, feedPk);
-        if (cur === undefined || cur.state === 'done' || cur.state === 'failed') return true;
-        if (cur.state === 'queued') await repo.markProcessing(trx, feedPk);
-        const offset = cur.processed;
-        const chunk = payload.items.slice(offset, offset + size).map((item, i) => ({ index: offset + i, item }));
-        const outcome: ChunkOutcome = chunk.length === 0 ? { success: [], errors: [] } : await this.#d.writer.apply(trx, type, target, chunk);
-        await this.#rememberApplied(trx, feed, outcome.success);
-        let warnings = 0;
-        for (const s of outcome.success) {
-          withWarnings(s, warningsOf.get(s.index) ?? []);
-          warnings += s.warnings.length;
-        }
-        await repo.insertResult(trx, { feed_pk: feedPk, offset, success: JSON.stringify(outcome.success), errors: JSON.stringify(outcome.errors) });
-        const processed = offset + chunk.length;
-        const done = processed >= feed.total;
-        const row = await repo.advance(trx, feedPk, { processed, succeeded: outcome.success.length, failed: outcome.errors.length, warnings, done });
-        applied = { succeeded: outcome.success.length, failed: outcome.errors.length };
-        if (done) await this.#emit(trx, row, hasWebhook);
-        if (done) last = row;
-        return done;
-      });
-      // Counted once the chunk is committed (a rolled-back chunk is applied again later).
-      metrics.feedItems(type, 'succeeded', applied.succeeded);
-      metrics.feedItems(type, 'failed', applied.failed);
-    }
-    const after = last ?? (await repo.findFeed(db, feedPk));
-    return after === undefined ? null : toFeed(after);
   }
 
   /**
@@ -443,10 +466,13 @@ export class FeedService {
     return row === undefined ? null : toFeed(row);
   }
 
-  /** Queues again the feeds whose worker died mid-way (lease run out); returns their pks. */
+  /**
+   * Queues again the feeds whose worker died mid-way: its process is provably gone (same host,
+   * pid not running) and it missed a heartbeat, or its lease ran out. Returns their pks.
+   */
   async recover(): Promise<string[]> {
     const pks = await inTransaction(this.#d.db, async (trx) => {
-      const stale = await repo.takeStaleFeeds(trx);
+      const stale = await repo.takeStaleFeeds(trx, ownerGone);
       for (const feedPk of stale) await this.#d.jobs.send(trx, 'feed.process', { feedPk });
       return stale;
     });

@@ -25,7 +25,18 @@ export interface JobQueueOptions {
   supervise: boolean;
   /** Pool size of pg-boss's own connections. */
   max?: number;
+  /** Bound on waiting for and opening one of its connections, ms (WAYBILL_DB_TIMEOUT_MS). */
+  connectTimeoutMs?: number;
 }
+
+/**
+ * The time limit of each of pg-boss's own statements (fetching, completing, maintenance), ms,
+ * server and client side. No request waits on them (jobs are sent in the application's
+ * transactions, under WAYBILL_DB_TIMEOUT_MS); its maintenance deletes old jobs in bulk, so the
+ * limit is generous: it only stops a worker from waiting forever on a database that stopped
+ * answering.
+ */
+export const JOB_QUEUE_TIME_LIMIT_MS = 60_000;
 
 /**
  * A running job's worker touches it every HEARTBEAT_SECONDS / 2; a job not touched for
@@ -71,6 +82,9 @@ export class JobQueue implements JobSender, QueueInspector {
       connectionString: options.connectionString,
       max: options.max ?? 6,
       application_name: 'waybill-jobs',
+      connectionTimeoutMillis: options.connectTimeoutMs ?? 10_000,
+      // pg's pool options, passed through by pg-boss to its pg.Pool.
+      ...({ statement_timeout: JOB_QUEUE_TIME_LIMIT_MS, query_timeout: JOB_QUEUE_TIME_LIMIT_MS } as object),
       useListenNotify: true,
       supervise: options.supervise,
       schedule: options.supervise,

@@ -23,8 +23,10 @@ export interface FeedTables {
     created_at: ColumnType<Date, Date | undefined, never>;
     started_at: Date | null;
     finished_at: Date | null;
-    /** While processing: renewed at every chunk; past it, the worker is taken as dead. */
+    /** While processing: renewed by its worker's heartbeat; past it, the worker is taken as dead. */
     leased_until: Date | null;
+    /** The process holding the lease, "<host>/<pid>/<start time>" (src/platform/process-owner.ts). */
+    owner: ColumnType<string | null, string | null | undefined, string | null>;
   };
   feed_payloads: {
     feed_pk: string;
