@@ -39,6 +39,14 @@ export interface DbOptions {
 
 export const DEFAULT_DB_TIMEOUT_MS = 5_000;
 
+/**
+ * The server's share of a time limit: Postgres cancels a statement at 80% of it (the
+ * connection stays usable, the error says "canceling statement due to statement timeout"); the
+ * client gives up at the full limit only when the server does not answer at all (its
+ * connection is then dropped).
+ */
+const serverShare = (ms: number): number => Math.max(1, Math.round(ms * 0.8));
+
 /** The time limit of the long work running in this async context (see withTimeLimit). */
 const longWork = new AsyncLocalStorage<number>();
 
@@ -55,7 +63,7 @@ export function withTimeLimit<T>(ms: number, fn: () => Promise<T>): Promise<T> {
 /** Sets this transaction's statement_timeout to the limit of withTimeLimit (no-op outside it). */
 export async function limitStatements(trx: Trx): Promise<void> {
   const ms = longWork.getStore();
-  if (ms !== undefined) await sql`select set_config('statement_timeout', ${String(ms)}, true)`.execute(trx);
+  if (ms !== undefined) await sql`select set_config('statement_timeout', ${String(serverShare(ms))}, true)`.execute(trx);
 }
 
 /**
@@ -124,7 +132,7 @@ export function createPool(options: DbOptions): pg.Pool {
     connectionTimeoutMillis: timeout,
     // Each statement: cancelled by the server, and given up by the client when the server does
     // not answer at all (stopped, frozen, network gone).
-    statement_timeout: timeout,
+    statement_timeout: serverShare(timeout),
     query_timeout: timeout,
     idleTimeoutMillis: 30_000,
   });
