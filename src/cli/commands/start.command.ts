@@ -14,13 +14,16 @@ export async function startCommand(ctx: CliContext, options: { role?: string }):
   ctx = { ...ctx, logger };
   const daemon = await startDaemon({ config: ctx.config, logger, role, logs });
   return new Promise<number>((resolve) => {
-    let stopping = false;
+    let stopping: { signal: NodeJS.Signals; at: number } | null = null;
     const onSignal = (signal: NodeJS.Signals): void => {
-      if (stopping) {
+      if (stopping !== null) {
+        // Ctrl-C under `npm start` arrives twice at once: from the terminal (the whole process
+        // group) and forwarded by npm. Only a signal sent after that is the user's second one.
+        if (signal === stopping.signal && Date.now() - stopping.at < 1_000) return;
         ctx.logger.warn({ signal }, 'second signal: exiting now');
         process.exit(130);
       }
-      stopping = true;
+      stopping = { signal, at: Date.now() };
       ctx.logger.info({ signal }, 'shutting down: finishing requests and running jobs');
       const force = setTimeout(() => {
         ctx.logger.error({ timeoutMs: ctx.config.shutdownTimeoutMs }, 'shutdown took too long: exiting');
