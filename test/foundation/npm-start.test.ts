@@ -47,7 +47,7 @@ const until = async <T>(what: string, check: () => Promise<T | null>, ms: number
 it('stops the daemon when the npm process gets SIGTERM', { timeout: 120_000 }, async () => {
   // npm as the user runs it (npm_execpath: the npm running this test suite, when there is one).
   const npm = process.env.npm_execpath;
-  const env = { ...process.env, DATABASE_URL: database.url, PORT: '0', LOG_LEVEL: 'info' };
+  const env: NodeJS.ProcessEnv = { ...process.env, DATABASE_URL: database.url, PORT: '0', LOG_LEVEL: 'info' };
   delete env.WAYBILL_DATA_DIR;
   const child = npm !== undefined && npm.endsWith('.js')
     ? spawn(process.execPath, [npm, 'start'], { cwd: repoRoot, env, stdio: ['ignore', 'pipe', 'pipe'] })

@@ -12,18 +12,27 @@ export async function startCommand(ctx: CliContext, options: { role?: string }):
   const logs = new LogBuffer();
   const logger = createLogger({ level: ctx.config.logLevel, streams: [{ level: 'trace', stream: logs }] });
   ctx = { ...ctx, logger };
+  // Signals are heard from the start: one that arrives while the daemon starts (it already
+  // answers /healthz before its last start-up steps) stops it once started, instead of
+  // killing the process on the spot.
+  let stopping: { signal: NodeJS.Signals; at: number } | null = null;
+  let stop: ((signal: NodeJS.Signals) => void) | null = null;
+  const onSignal = (signal: NodeJS.Signals): void => {
+    if (stopping !== null) {
+      // Ctrl-C under `npm start` arrives twice at once: from the terminal (the whole process
+      // group) and forwarded by npm. Only a signal sent after that is the user's second one.
+      if (signal === stopping.signal && Date.now() - stopping.at < 1_000) return;
+      ctx.logger.warn({ signal }, 'second signal: exiting now');
+      process.exit(130);
+    }
+    stopping = { signal, at: Date.now() };
+    stop?.(signal);
+  };
+  process.on('SIGTERM', onSignal);
+  process.on('SIGINT', onSignal);
   const daemon = await startDaemon({ config: ctx.config, logger, role, logs });
   return new Promise<number>((resolve) => {
-    let stopping: { signal: NodeJS.Signals; at: number } | null = null;
-    const onSignal = (signal: NodeJS.Signals): void => {
-      if (stopping !== null) {
-        // Ctrl-C under `npm start` arrives twice at once: from the terminal (the whole process
-        // group) and forwarded by npm. Only a signal sent after that is the user's second one.
-        if (signal === stopping.signal && Date.now() - stopping.at < 1_000) return;
-        ctx.logger.warn({ signal }, 'second signal: exiting now');
-        process.exit(130);
-      }
-      stopping = { signal, at: Date.now() };
+    stop = (signal) => {
       ctx.logger.info({ signal }, 'shutting down: finishing requests and running jobs');
       const force = setTimeout(() => {
         ctx.logger.error({ timeoutMs: ctx.config.shutdownTimeoutMs }, 'shutdown took too long: exiting');
@@ -38,7 +47,7 @@ export async function startCommand(ctx: CliContext, options: { role?: string }):
         },
       );
     };
-    process.on('SIGTERM', onSignal);
-    process.on('SIGINT', onSignal);
+    const early: { signal: NodeJS.Signals } | null = stopping;
+    if (early !== null) stop(early.signal);
   });
 }
