@@ -136,13 +136,13 @@ export const lockFeed = (db: Executor, pk: string) =>
  * chunk of 1,000 items may take longer than that on a loaded machine).
  */
 export const LEASE_SECONDS = 15;
-export const HEARTBEAT_SECONDS = 3;
+export const HEARTBEAT_SECONDS = 2;
 /**
  * A lease whose owner is provably gone (src/platform/process-owner.ts) is taken back once it
  * missed this long of heartbeats, seconds: one beat and a half, so that a live process of the
  * same host name in another pid namespace (which this check cannot see) is never taken from.
  */
-export const MISSED_SECONDS = 4.5;
+export const MISSED_SECONDS = 3;
 const lease = sql<Date>`now() + make_interval(secs => ${LEASE_SECONDS})`;
 
 export const markProcessing = (db: Executor, pk: string, owner: string) =>

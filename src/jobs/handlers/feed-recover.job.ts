@@ -12,7 +12,7 @@ export const feedRecover = (services: Services): JobHandler<'feed.recover'> => a
 };
 
 /** How often a worker process looks for feeds whose worker died, ms. */
-export const RECOVER_INTERVAL_MS = 2_000;
+export const RECOVER_INTERVAL_MS = 1_000;
 
 /** A worker process's watch for feeds whose worker died: at once, then every intervalMs. */
 export function watchStoppedFeeds(services: Services, logger: Logger, intervalMs = RECOVER_INTERVAL_MS): { stop(): Promise<void> } {
