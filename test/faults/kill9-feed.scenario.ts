@@ -95,10 +95,16 @@ export const kill9Feed: Scenario = {
           `select "offset", coalesce((select array_agg((e->>'index')::int order by (e->>'index')::int) from jsonb_array_elements(success) e), '{}') indexes
              from feed_results where feed_pk = $1 order by "offset"`, [feedPk]);
         const badChunks = chunks.filter((c, k) => c.offset !== k * CHUNK || c.indexes.length !== CHUNK || c.indexes.some((x, j) => x !== c.offset + j));
-        // Each chunk's products last written by one transaction, and no two chunks by the same one.
+        // Each chunk's rows (products, their variations and images) last written by one
+        // transaction, and no two chunks by the same one. (Products and variations whose values
+        // do not change are not rewritten; an image's position always is.)
         const writers = await target.query<{ chunk: number; xmins: number; xmin: string }>(
-          `select (substr(sku, length($2) + 1)::int / ${CHUNK}) chunk, count(distinct xmin::text)::int xmins, min(xmin::text) xmin
-             from products where shop_pk = $1 and sku like $3 group by 1 order by 1`, [shop.shopPk, `${tag}-`, like]);
+          `with rows as (
+             select p.sku, p.xmin::text x from products p where p.shop_pk = $1 and p.sku like $3
+             union all select p.sku, v.xmin::text from variations v join products p on p.pk = v.product_pk where p.shop_pk = $1 and p.sku like $3
+             union all select p.sku, i.xmin::text from product_images i join products p on p.pk = i.product_pk where p.shop_pk = $1 and p.sku like $3)
+           select (substr(sku, length($2) + 1)::int / ${CHUNK}) chunk, count(distinct x)::int xmins, min(x) xmin from rows group by 1 order by 1`,
+          [shop.shopPk, `${tag}-`, like]);
         const sharedWriters = writers.length - new Set(writers.map((w) => w.xmin)).size;
         const mixedChunks = writers.filter((w) => w.xmins !== 1).map((w) => w.chunk);
         // Exactly one success entry per item index.
