@@ -1,9 +1,12 @@
 // Feed lifecycle against a real queue: an API-only daemon accepts feeds (they stay queued),
 // then a full daemon on the same database works them.
+import os from 'node:os';
 import nock from 'nock';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { present } from '../../src/feeds/feeds.service.ts';
+import { LEASE_SECONDS } from '../../src/feeds/feeds.repository.ts';
+import { thisOwner } from '../../src/platform/process-owner.ts';
 import { verify } from '../../src/webhooks/signature.ts';
 import { startTestDaemon, useTestDaemon, type TestDaemon } from '../helpers/daemon.ts';
 import { expectProblem, inject, pageOf, pathOf, product, waitFeed, type Feed } from '../catalog/catalog-helpers.ts';
@@ -56,6 +59,28 @@ describe('before any worker runs', () => {
     } finally {
       await worker.stop();
     }
+  });
+
+  it('a feed whose worker process is gone (this host, pid not running) is taken back at once, not when its lease runs out', async () => {
+    const host = os.hostname();
+    // A pid no process has: past the kernel's pid_max.
+    const goneOwner = `${host}/${4_194_305}/1`;
+    const gone = (await post([product('GONE-1')])).json() as Feed;
+    const alive = (await post([product('ALIVE-1')])).json() as Feed;
+    const elsewhere = (await post([product('ELSEWHERE-1')])).json() as Feed;
+    // Each with a lease of 10 s left, its last heartbeat 5 s ago.
+    const hold = async (pk: string, owner: string) =>
+      sql.query(`update feeds set state = 'processing', started_at = now(), leased_until = now() + interval '10 seconds', owner = $2 where pk = $1`, [pk, owner]);
+    await hold(gone.pk, goneOwner);
+    await hold(alive.pk, thisOwner()); // this process: running
+    await hold(elsewhere.pk, `another-host-${host}/1/1`); // cannot be told: waits for its lease
+    expect(await api.services.feeds.recover()).toEqual([gone.pk]);
+    expect(await api.services.feeds.recover()).toEqual([]);
+    // A heartbeat just now (the owner's pid gone or not): not taken yet.
+    const fresh = (await post([product('FRESH-1')])).json() as Feed;
+    await sql.query(`update feeds set state = 'processing', leased_until = now() + make_interval(secs => ${LEASE_SECONDS}), owner = $2 where pk = $1`, [fresh.pk, goneOwner]);
+    expect(await api.services.feeds.recover()).toEqual([]);
+    (globalThis as { heldFeeds?: string[] }).heldFeeds = [gone.pk, alive.pk, elsewhere.pk, fresh.pk];
   });
 
   it('a job that fails once (feed locked elsewhere: transient) succeeds on retry', async () => {
