@@ -7,12 +7,12 @@
 // Database: DATABASE_URL (a scratch database on that server, dropped after), else embedded.
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { benchTarget } from './bench-target.ts';
+import { listeningPort } from '../test/helpers/cli.ts';
 import { loadConfig } from '../src/config.ts';
 import { connect } from '../src/db/connect.ts';
 import { createLogger } from '../src/logger.ts';
@@ -65,29 +65,23 @@ function writeCsv(file: string, rows: number, prefix: string): void {
   fs.closeSync(fd);
 }
 
-/** A port nobody listens on right now (other engineers' processes share this machine). */
-const freePort = (): Promise<number> => new Promise((resolve, reject) => {
-  const srv = net.createServer();
-  srv.once('error', reject);
-  srv.listen(0, '127.0.0.1', () => {
-    const { port } = srv.address() as net.AddressInfo;
-    srv.close(() => resolve(port));
-  });
-});
-
 interface Daemon { child: ChildProcess; url: string; peakRssMb(): number; stop(): Promise<void> }
 
 async function startDaemon(connectorsFile: string): Promise<Daemon> {
-  const port = await freePort();
   const child = spawn(process.execPath, [path.join(root, 'bin/waybill.js'), 'start'], {
     cwd: root,
     // BENCH_DAEMON_NODE_OPTIONS: V8 flags for the daemon only (e.g. --max-old-space-size=192).
-    env: { ...process.env, ...env, PORT: String(port), WAYBILL_CONNECTORS: connectorsFile, NODE_OPTIONS: process.env.BENCH_DAEMON_NODE_OPTIONS ?? '' },
+    env: { ...process.env, ...env, PORT: '0', WAYBILL_CONNECTORS: connectorsFile, NODE_OPTIONS: process.env.BENCH_DAEMON_NODE_OPTIONS ?? '' },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
-  const url = `http://127.0.0.1:${port}`;
+  // The port the OS gave it (PORT=0), read from its listening socket.
+  let url = '';
   for (let i = 0; ; i++) {
-    if (await fetch(`${url}/healthz`).then((r) => r.ok, () => false)) break;
+    if (url === '') {
+      const port = await listeningPort(child.pid!);
+      if (port !== null) url = `http://127.0.0.1:${port}`;
+    }
+    if (url !== '' && await fetch(`${url}/healthz`).then((r) => r.ok, () => false)) break;
     if (i > 600 || child.exitCode !== null) throw new Error('the daemon did not start');
     await sleep(100);
   }

@@ -100,7 +100,7 @@ const hookExit = (): void => {
  * The TCP port a process listens on (Linux: its sockets in /proc/<pid>/fd matched against
  * /proc/net/tcp{,6} in state LISTEN); null while it listens on none.
  */
-async function listeningPort(pid: number): Promise<number | null> {
+export async function listeningPort(pid: number): Promise<number | null> {
   const fds = await fs.readdir(`/proc/${pid}/fd`).catch(() => [] as string[]);
   const inodes = new Set<string>();
   for (const fd of fds) {
