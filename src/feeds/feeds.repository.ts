@@ -155,20 +155,28 @@ export const heartbeat = (db: Executor, pk: string, owner: string) =>
 
 /**
  * Feeds whose worker stopped: its lease ran out, or it missed a heartbeat and `gone(owner)`
- * says its process no longer runs. Their lease is renewed (owner: none) for the new job. Feeds
- * a live worker holds locked are skipped.
+ * says its process no longer runs. Their lease is renewed (owner: none) for the new job.
+ * Candidates are read without locking (a lock here would make a live worker's NOWAIT chunk
+ * lock fail); the update takes a feed only if it is still as it was read.
  */
 export const takeStaleFeeds = async (db: Executor, gone: (owner: string | null) => boolean): Promise<string[]> => {
+  const missed = sql<Date>`now() + make_interval(secs => ${LEASE_SECONDS - MISSED_SECONDS})`;
   const candidates = await db.selectFrom('feeds')
     .select(['pk', 'owner', sql<boolean>`leased_until < now()`.as('expired')])
     .where('state', '=', 'processing')
-    .where('leased_until', '<', sql<Date>`now() + make_interval(secs => ${LEASE_SECONDS - MISSED_SECONDS})`)
-    .forUpdate().skipLocked()
+    .where('leased_until', '<', missed)
     .execute();
-  const stale = candidates.filter((c) => c.expired || gone(c.owner)).map((c) => c.pk);
+  const stale = candidates.filter((c) => c.expired || gone(c.owner));
   if (stale.length === 0) return [];
-  await db.updateTable('feeds').set({ leased_until: lease, owner: null }).where('pk', 'in', stale).execute();
-  return stale;
+  const r = await db.updateTable('feeds').set({ leased_until: lease, owner: null })
+    .where('state', '=', 'processing')
+    .where((eb) => eb.or(stale.map((c) => eb.and([
+      eb('pk', '=', c.pk),
+      c.expired ? eb('leased_until', '<', sql<Date>`now()`) : eb.and([eb('owner', '=', c.owner), eb('leased_until', '<', missed)]),
+    ]))))
+    .returning('pk')
+    .execute();
+  return r.map((x) => x.pk);
 };
 
 export const insertResult = (db: Executor, row: { feed_pk: string; offset: number; success: string; errors: string }) =>
