@@ -8,15 +8,13 @@
 // /root, mode 0700), the binaries are copied once to a root-owned 0755 folder under
 // /var/lib/waybill, and the cluster lives in /var/lib/waybill/embedded/<hash of the data
 // folder>/pg, owned by "postgres", with <dataDir>/pg a symlink to it.
-import { spawn } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { createHash, randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
 import net from 'node:net';
+import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
-import { createHash } from 'node:crypto';
-import { execFileSync, spawnSync } from 'node:child_process';
-import os from 'node:os';
 
 const DATABASE = 'waybill';
 const USER = 'postgres';
