@@ -5,10 +5,11 @@
 //
 // What "exactly once" is checked by, since unique constraints cap the row counts whatever
 // happens: exactly one success entry per item index (not a set of skus), one result record per
-// chunk with exactly that chunk's indexes, counts that add up, and each chunk's products last
-// written by one transaction of their own (a chunk applied again by a later transaction, even
-// with the same values, leaves its rows with that transaction's xmin, shared with the next
-// chunk). A trial only counts when the kill landed while the feed was processing; a kill that
+// chunk with exactly that chunk's indexes, counts that add up, and each chunk's rows
+// (products, variations, images) last written by one transaction of their own (a chunk applied
+// again by a later transaction leaves the rows it changed with that transaction's xmin, shared
+// with the next chunk; rows whose values would not change are not rewritten, so a re-apply that
+// changes nothing leaves no trace, and does no harm). A trial only counts when the kill landed while the feed was processing; a kill that
 // came too late is retried, and counted.
 import { freshTarget, shopWithKey, sleep, spawnDaemon, until, type Outcome, type Scenario } from './harness.ts';
 
