@@ -12,6 +12,10 @@ import { freshTarget, runCli, shopWithKey, sleep, spawnDaemon, until, type Daemo
 
 const SECONDS = Number(process.env.LOAD_SECONDS ?? 300);
 const CONNECTIONS = Number(process.env.LOAD_CONNECTIONS ?? 20);
+// Requests per second across all connections; unset: as fast as the daemon answers. A soak
+// sets it below what the workers apply, so the backlog stays flat and memory is measured at
+// a steady state rather than under a queue that grows for the whole run.
+const RATE = process.env.LOAD_RATE === undefined ? undefined : Number(process.env.LOAD_RATE);
 const ORDERS = 1_000;
 
 const avg = (xs: number[]): number => xs.reduce((a, b) => a + b, 0) / Math.max(1, xs.length);
@@ -38,6 +42,7 @@ function mixedLoad(daemon: DaemonProcess, shop: { shopPk: number; headers: Recor
   return autocannon({
     url: daemon.url,
     connections: CONNECTIONS,
+    ...(RATE === undefined ? {} : { overallRate: RATE }),
     duration: seconds,
     headers: shop.headers,
     requests: [{
