@@ -11,6 +11,9 @@ const RATE = 200; // requests per second
 const SECONDS = Number(process.env.PG_RESTART_SECONDS ?? 25);
 const OUTAGE_AT = 8; // seconds into the load
 const ORDERS = 100;
+/** The daemon's database deadline (WAYBILL_DB_TIMEOUT_MS, its default) and the slack allowed on top. */
+const DEADLINE_MS = 5_000;
+const SLACK_MS = 3_000;
 
 interface OrderTrack { orderPk: number; busy: boolean; next: 'ready_to_ship' | 'pending'; acked: number; last: string }
 
@@ -23,6 +26,7 @@ export const pgRestart: Scenario = {
     const statuses = new Map<number, number>();
     let networkErrors = 0;
     let badOutageReplies = 0;
+    let slowestMs = 0;
     const acceptedSkus: string[] = [];
     try {
       const shop = await shopWithKey(target);
@@ -39,6 +43,14 @@ export const pgRestart: Scenario = {
       }
       const base = `${daemon.url}/shops/${shop.shopPk}`;
       const count = (status: number) => statuses.set(status, (statuses.get(status) ?? 0) + 1);
+      // Every answer, the 503s of the outage included, comes within the database deadline
+      // (WAYBILL_DB_TIMEOUT_MS) plus slack for a loaded machine; before deadlines some waited 20-70 s.
+      const timed = async (url: string, init: RequestInit): Promise<Response> => {
+        const started = Date.now();
+        const res = await fetch(url, init);
+        slowestMs = Math.max(slowestMs, Date.now() - started);
+        return res;
+      };
       const checkRefusal = async (res: Response) => {
         // While the database is away the only acceptable refusal is 503 problem JSON + Retry-After.
         const body = await res.text();
@@ -55,7 +67,7 @@ export const pgRestart: Scenario = {
           try {
             if (n % 2 === 0) {
               const sku = `L-${n}`;
-              const res = await fetch(`${base}/products/`, { method: 'POST', headers: shop.headers, body: JSON.stringify({ sku, name: 'Load', price: 1, stock: 1 }), signal: AbortSignal.timeout(15_000) });
+              const res = await timed(`${base}/products/`, { method: 'POST', headers: shop.headers, body: JSON.stringify({ sku, name: 'Load', price: 1, stock: 1 }), signal: AbortSignal.timeout(15_000) });
               count(res.status);
               if (res.status === 201) acceptedSkus.push(sku);
               else await checkRefusal(res);
@@ -64,7 +76,7 @@ export const pgRestart: Scenario = {
               if (o === undefined) return;
               o.busy = true;
               try {
-                const res = await fetch(`${base}/marketplace/${mpPk}/orders/${o.orderPk}/${o.next}/`, { method: 'POST', headers: shop.headers, body: '{}', signal: AbortSignal.timeout(15_000) });
+                const res = await timed(`${base}/marketplace/${mpPk}/orders/${o.orderPk}/${o.next}/`, { method: 'POST', headers: shop.headers, body: '{}', signal: AbortSignal.timeout(15_000) });
                 count(res.status);
                 if (res.status === 204) {
                   o.acked++;
@@ -130,6 +142,7 @@ export const pgRestart: Scenario = {
       }
       if (networkErrors > 0) problems.push(`${networkErrors} requests got no HTTP answer (the daemon must stay up)`);
       if ((statuses.get(503) ?? 0) === 0) problems.push('no 503 was seen: the outage did not happen?');
+      if (slowestMs > DEADLINE_MS + SLACK_MS) problems.push(`a request waited ${slowestMs} ms: over the database deadline of ${DEADLINE_MS} ms (+${SLACK_MS} ms slack)`);
       const ready = await fetch(`${daemon.url}/readyz`);
       if (ready.status !== 200) problems.push(`readyz answers ${ready.status} after the load`);
     } catch (error) {
@@ -145,7 +158,7 @@ export const pgRestart: Scenario = {
       pass: problems.length === 0,
       figures: {
         requests: total, rate_per_s: RATE, ...Object.fromEntries([...statuses].map(([k, v]) => [`http_${k}`, v])),
-        accepted_products: acceptedSkus.length, no_answer: networkErrors, bad_refusals: badOutageReplies,
+        accepted_products: acceptedSkus.length, no_answer: networkErrors, bad_refusals: badOutageReplies, slowest_reply_ms: slowestMs,
       },
       detail: problems.slice(0, 10).join('\n'),
     };
