@@ -1,4 +1,5 @@
-// Operational endpoints: liveness, readiness, the OpenAPI document.
+// Operational endpoints: liveness, readiness, the OpenAPI document. No key (`security: []`:
+// the document's default is the shop key).
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { Services } from '../services.ts';
@@ -6,13 +7,14 @@ import { sendProblem } from './problem.ts';
 
 export const systemRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = async (app, { services }) => {
   app.get('/healthz', {
-    schema: { tags: ['system'], summary: 'The process is up', response: { 200: Type.Object({ status: Type.Literal('ok') }) } },
+    schema: { tags: ['system'], summary: 'The process is up', security: [], response: { 200: Type.Object({ status: Type.Literal('ok') }) } },
   }, async () => ({ status: 'ok' as const }));
 
   app.get('/readyz', {
     schema: {
       tags: ['system'],
       summary: 'The database and the job queue answer (503 while they do not)',
+      security: [],
       response: { 200: Type.Object({ status: Type.Literal('ready'), checks: Type.Record(Type.String(), Type.String()) }) },
     },
   }, async (request, reply) => {

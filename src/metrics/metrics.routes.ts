@@ -16,7 +16,7 @@ export const metricsRoutes = fp(async (app: FastifyInstance) => {
     // Scraped every few seconds: no request lines unless something goes wrong.
     logLevel: 'warn',
     schema: {
-      tags: ['system'], summary: 'Prometheus metrics (text exposition format)', produces: ['text/plain'],
+      tags: ['system'], summary: 'Prometheus metrics (text exposition format)', produces: ['text/plain'], security: [],
       response: { 200: { description: 'The metrics', content: { 'text/plain': { schema: { type: 'string' } } } } },
     },
   }, async (_request, reply) => {

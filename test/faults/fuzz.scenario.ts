@@ -81,7 +81,8 @@ export const fuzz: Scenario = {
       // must succeed. Those that delete or replace go last, the ones that need what others
       // delete (a variation's pk, its images) before them, the product delete at the very end.
       const last = ['PUT /shops/{shop}/products/{product}/variations/', 'POST /shops/{shop}/products/{product}/variations/{variation}/images/',
-        'DELETE /shops/{shop}/products/{product}/variations/{variation}/images/', 'DELETE /shops/{shop}/products/{product}/variations/',
+        'DELETE /shops/{shop}/products/{product}/variations/{variation}/images/', 'DELETE /shops/{shop}/marketplace/{mp}/orders/{order}/module-integrations/{id}/',
+        'PUT /shops/{shop}/products/{product}/images/', 'DELETE /shops/{shop}/products/{product}/images/', 'DELETE /shops/{shop}/products/{product}/variations/',
         'POST /shops/{shop}/products/{product}/variations/', 'DELETE /shops/{shop}/products/{product}/'];
       const rank = (op: (typeof ops)[number]): number => last.indexOf(op.id);
       for (const [i, op] of [...ops].sort((x, y) => rank(x) - rank(y)).entries()) await send(buildRequest(total + i, op, ctx, 'valid'));

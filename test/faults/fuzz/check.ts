@@ -33,7 +33,7 @@ export interface Reply {
  * The refusals a valid request may meet, per operation: the state the fuzzer's own earlier
  * requests left behind, never the request itself. Anything else than 2xx or these fails.
  */
-const gone = { statuses: [404], why: "the shop's last products (the only ones destructive operations take) were deleted, or their variations replaced, by earlier requests" };
+const gone = { statuses: [404], why: "the shop's first products (the only ones destructive operations take) were deleted, or their variations replaced, by earlier requests" };
 export const ALLOWED_REFUSALS: Record<string, { statuses: number[]; why: string }> = {
   'DELETE /shops/{shop}/products/{product}/': gone,
   'POST /shops/{shop}/products/{product}/variations/': gone,
@@ -41,6 +41,10 @@ export const ALLOWED_REFUSALS: Record<string, { statuses: number[]; why: string 
   'DELETE /shops/{shop}/products/{product}/variations/': gone,
   'POST /shops/{shop}/products/{product}/variations/{variation}/images/': gone,
   'DELETE /shops/{shop}/products/{product}/variations/{variation}/images/': gone,
+  'POST /shops/{shop}/products/{product}/images/': gone,
+  'PUT /shops/{shop}/products/{product}/images/': gone,
+  'DELETE /shops/{shop}/products/{product}/images/': gone,
+  'DELETE /shops/{shop}/marketplace/{mp}/orders/{order}/module-integrations/{id}/': { statuses: [404], why: 'past 20,000 requests (FUZZ_REQUESTS) valid deletes come round to the seeded records that earlier ones deleted' },
   'GET /admin/api/queues/{queue}/jobs/{id}': { statuses: [404], why: 'a dead job retried by an earlier request left its dead-letter queue' },
   'POST /admin/api/queues/{queue}/jobs/{id}/retry': { statuses: [404, 409], why: 'an earlier request retried it (gone from the dead-letter queue), or the job is completed' },
   'POST /admin/api/queues/{queue}/jobs/{id}/cancel': { statuses: [409], why: 'an earlier request cancelled it, or the job is completed' },

@@ -3,7 +3,7 @@
 import { signedHeaders } from '../../../src/webhooks/signature.ts';
 import { BROKEN_JSON, GARBAGE, HOSTILE_STRINGS, chance, int, mutate, pick, rngOf, validOf, type JsonSchema, type Rng } from './generate.ts';
 import { aftershipSignature } from '../../../connectors/tracking-aftership/client.ts';
-import { ADMIN_TOKEN, AFTERSHIP_SECRET, WEBHOOK_SECRET, type World } from './world.ts';
+import { ADMIN_TOKEN, AFTERSHIP_SECRET, MODULE_RESERVE, WEBHOOK_SECRET, type World } from './world.ts';
 
 export interface Operation {
   id: string;
@@ -15,13 +15,23 @@ export interface Operation {
   auth: 'shop' | 'admin' | 'none';
 }
 
-interface OpenApi { paths: Record<string, Record<string, { parameters?: Operation['params']; requestBody?: { content: Record<string, { schema: JsonSchema }> }; responses?: Operation['responses'] }>> }
+type Security = Record<string, string[]>[];
+interface OpenApi {
+  security?: Security;
+  paths: Record<string, Record<string, { parameters?: Operation['params']; requestBody?: { content: Record<string, { schema: JsonSchema }> }; responses?: Operation['responses']; security?: Security }>>;
+}
+
+/** What the document says an operation needs: its own `security`, else the document's. */
+function authOf(security: Security | undefined): Operation['auth'] {
+  const schemes = (security ?? []).flatMap((s) => Object.keys(s));
+  return schemes.includes('adminBearer') ? 'admin' : schemes.includes('token') ? 'shop' : 'none';
+}
 
 export function operationsOf(doc: OpenApi): Operation[] {
   const out: Operation[] = [];
   for (const [path, ops] of Object.entries(doc.paths)) {
     for (const [method, op] of Object.entries(ops)) {
-      const auth = path.startsWith('/admin/') ? 'admin' : path.startsWith('/shops/') || path.startsWith('/feeds/') ? 'shop' : 'none';
+      const auth = authOf(op.security ?? doc.security);
       out.push({
         id: `${method.toUpperCase()} ${path}`, method: method.toUpperCase(), path, params: op.parameters ?? [],
         body: op.requestBody?.content['application/json']?.schema, responses: op.responses ?? {}, auth,
@@ -72,7 +82,7 @@ function paramValue(name: string, world: World, r: Rng, picked: Record<string, s
 export const destructive = (op: Operation): boolean => op.method !== 'GET' && /\/products\/\{product\}\//.test(op.path);
 const STABLE = 3;
 
-function pathParams(op: Operation, world: World, r: Rng, broken: boolean, valid: boolean): Record<string, string> {
+function pathParams(op: Operation, world: World, r: Rng, broken: boolean, valid: boolean, n: number, opCount: number): Record<string, string> {
   const picked: Record<string, string | number> = {};
   const own = world.ownProducts;
   const others = world.ids.product!.filter((p) => !own.includes(p as number));
@@ -98,6 +108,23 @@ function pathParams(op: Operation, world: World, r: Rng, broken: boolean, valid:
     const [p, v] = pick(r, variations);
     picked.product = p;
     picked.variation = v;
+  }
+  // One image: an image of the product (of the variation) the path names.
+  if (names.includes('image') && (valid || chance(r, 0.9))) {
+    const images = names.includes('variation')
+      ? world.variationImages.filter(([p]) => products.includes(p)).map(([p, v, im]) => [p, v, im])
+      : world.images.filter(([p]) => products.includes(p)).map(([p, im]) => [p, undefined, im]);
+    if (images.length > 0) {
+      const [p, v, im] = pick(r, images);
+      Object.assign(picked, { product: p, image: im }, v === undefined ? {} : { variation: v });
+    }
+  }
+  // A module-integration record: a valid request deletes one that no other valid request names
+  // (by its number: valid requests of one operation are ops apart), the others the reserve.
+  if (names.includes('id') && op.path.includes('/module-integrations/')) {
+    const { ids: records } = world.modules;
+    picked.order = world.modules.order;
+    picked.id = valid ? records[Math.floor(n / opCount) % (records.length - MODULE_RESERVE)]! : pick(r, records.slice(-MODULE_RESERVE));
   }
   const pool = (name: string): string => (name !== 'name' ? name : op.path.endsWith('/disable') ? 'disable' : op.path.startsWith('/webhooks/carriers/') ? 'carrierHook' : name);
   for (const name of names) picked[name] ??= paramValue(pool(name), world, r, picked);
@@ -152,6 +179,9 @@ function validBody(op: Operation, world: World, r: Rng, params: Record<string, s
  */
 function recipe(op: Operation, world: World, params: Record<string, string>, n: number, tag: string): unknown {
   const variation = world.variations.find(([p]) => String(p) === params.product)?.[1];
+  // The product's images, a different one by request (a DELETE removes one for good).
+  const images = world.images.filter(([p]) => String(p) === params.product);
+  const image = images.length === 0 ? undefined : images[n % images.length]![1];
   switch (op.id) {
     case 'POST /shops/{shop}/products/':
     case 'POST /connectors/{name}/webhook':
@@ -160,6 +190,9 @@ function recipe(op: Operation, world: World, params: Record<string, string>, n: 
     case 'DELETE /shops/{shop}/products/': return [{ sku: `FZV-${tag}` }];
     case 'POST /shops/{shop}/products/{product}/variations/': return [{ sku: `FZV-${tag}-v` }];
     case 'PUT /shops/{shop}/products/{product}/variations/': return variation === undefined ? undefined : [{ pk: variation, stock: 2 }];
+    case 'POST /shops/{shop}/products/{product}/images/': return [{ url: `https://img.example.com/fzv-${tag}.jpg` }];
+    case 'PUT /shops/{shop}/products/{product}/images/': return image === undefined ? undefined : [{ pk: image, position: 1 }];
+    case 'DELETE /shops/{shop}/products/{product}/images/': return image === undefined ? undefined : [{ pk: image }];
     case 'POST /admin/api/keys': return { shop_pk: world.shop.shopPk };
     case 'POST /shops/{shop}/marketplace/{mp}/orders/':
       return { order_pk: 3_100_000_000 + n, reference: `FZV-${tag}`, customer: { name: 'Valid fuzz customer' }, shipping_address: {}, shipping_cost: 1,
@@ -192,10 +225,15 @@ export function buildRequest(n: number, op: Operation, { world, seed, products, 
   const otherMethods = ALLOWED_ELSEWHERE.filter((m) => !(methods.get(op.path)?.has(m) ?? false));
   let kind = force ?? kindOf(r);
   if (kind === 'method' && otherMethods.length === 0) kind = 'valid';
-  const params = pathParams(op, world, r, kind === 'path', kind === 'valid');
+  const opCount = [...methods.values()].reduce((sum, m) => sum + m.size, 0);
+  const params = pathParams(op, world, r, kind === 'path', kind === 'valid', n, opCount);
   const path = op.path.replace(/\{(\w+)\}/g, (_, name: string) => params[name] ?? '1');
-  const url = `${world.daemon.url}${path}${queryString(op, r, kind === 'query')}`;
-  const headers: Record<string, string> = { accept: 'application/json' };
+  // A label is a PDF or ZPL; a valid GET opens the signed link a POST answered.
+  const label = op.path.endsWith('/label/');
+  const format = pick(r, ['pdf', 'zpl'] as const);
+  const query = label && op.method === 'GET' && kind === 'valid' ? `?${world.labelLinks[format]}` : queryString(op, r, kind === 'query');
+  const url = `${world.daemon.url}${path}${query}`;
+  const headers: Record<string, string> = { accept: label ? `application/${format}` : 'application/json' };
   if (op.auth === 'shop') headers.authorization = `Token ${world.shop.key}`;
   if (op.auth === 'admin') headers.authorization = `Bearer ${ADMIN_TOKEN}`;
   const hasBody = op.body !== undefined || op.path.startsWith('/connectors/') || op.path.startsWith('/webhooks/') || (op.method !== 'GET' && chance(r, 0.2));

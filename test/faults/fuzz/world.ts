@@ -10,6 +10,9 @@ import { LOCAL_WEBHOOKS, runCli, shopWithKey, spawnDaemon, until, type DaemonPro
 export const ADMIN_TOKEN = 'fuzz-admin-token-0123456789abcdef';
 export const WEBHOOK_SECRET = 'whsec_ZnV6ei13ZWJob29rLXNlY3JldC0wMTIzNDU2Nzg5';
 export const AFTERSHIP_SECRET = 'fuzz-aftership-webhook-secret';
+/** Module-integration records seeded (the last MODULE_RESERVE for requests that are not valid). */
+export const MODULE_RECORDS = 336;
+export const MODULE_RESERVE = 16;
 
 export interface World {
   daemon: DaemonProcess;
@@ -35,13 +38,20 @@ export interface World {
   orders: { order: number; items: number[] }[];
   /** By order action: the order only that action's valid requests use (not in ids.order). */
   actionOrders: Record<string, { order: number; items: number[] }>;
+  /** [product, image] pairs of the shop's own products, and [product, variation, image] of their variations. */
+  images: [number, number][];
+  variationImages: [number, number, number][];
+  /** An order with module-integration records (their ids) for the record DELETE's valid requests. */
+  modules: { order: number; ids: number[] };
+  /** The signed query of the label of actionOrders.label, by format (from POST .../label/). */
+  labelLinks: Record<'pdf' | 'zpl', string>;
   dir: string;
   /** Env of a CLI command that sees the same connectors as the daemon. */
   cliEnv: Record<string, string>;
   stop(): Promise<void>;
 }
 
-interface StoredProduct { pk: number; variations: { pk: number }[]; images: { pk: number }[] }
+interface StoredProduct { pk: number; variations: { pk: number; images: { pk: number }[] }[]; images: { pk: number }[] }
 
 export async function buildWorld(target: Target, env: Record<string, string> = {}): Promise<World> {
   const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'waybill-fuzz-'));
@@ -105,17 +115,39 @@ export async function buildWorld(target: Target, env: Record<string, string> = {
   // One order per action for the valid requests of that action alone, moved first to a state
   // the action moves from and stays in when repeated (returned: shipped, then delivered).
   const actionOrders: World['actionOrders'] = {};
-  const before: Record<string, string[]> = { delivered: ['ship'], not_delivered: ['ship'], returned: ['ship', 'delivered'] };
-  for (const [i, action] of ['pending', 'ready_to_ship', 'packed_by_marketplace', 'ship', 'delivered', 'not_delivered', 'returned', 'cancel'].entries()) {
-    const order = { order_pk: 3_000_000_100 + i, reference: `REF${shop.shopPk}-A${i}`, customer: { name: `Customer of shop ${shop.shopPk}` }, shipping_address: {}, shipping_cost: 1,
+  // `no_delivered` is not_delivered under the name existing clients use; the label's order is
+  // shipped with a carrier and a tracking code to an address (what a label needs).
+  const before: Record<string, string[]> = { delivered: ['ship'], not_delivered: ['ship'], no_delivered: ['ship'], returned: ['ship', 'delivered'], label: ['ship'] };
+  const orderBase = (order: number): string => `/shops/${shop.shopPk}/marketplace/${mp}/orders/${order}/`;
+  for (const [i, action] of ['pending', 'ready_to_ship', 'packed_by_marketplace', 'ship', 'delivered', 'not_delivered', 'returned', 'cancel', 'no_delivered', 'label'].entries()) {
+    const address = action === 'label' ? { first_name: 'Fuzz', last_name: 'Customer', address: '1 Label Street', city: 'Madrid', postal_code: '28001', country: 'ES' } : {};
+    const order = { order_pk: 3_000_000_100 + i, reference: `REF${shop.shopPk}-A${i}`, customer: { name: `Customer of shop ${shop.shopPk}` }, shipping_address: address, shipping_cost: 1,
       items: [{ item_pk: 1000 + 10 * i + 1, sku: `FZ${shop.shopPk}-0`, quantity: 1, price: 10 }] };
     const r = await api(`/shops/${shop.shopPk}/marketplace/${mp}/orders/`, { method: 'POST', body: JSON.stringify(order) });
     if (r.status !== 201) throw new Error(`seeding orders answered ${r.status}: ${await r.text()}`);
     for (const step of before[action] ?? []) {
-      const moved = await api(`/shops/${shop.shopPk}/marketplace/${mp}/orders/${order.order_pk}/${step}/`, { method: 'POST', body: '{}' });
+      const body = action === 'label' ? { carrier: 'DHL', tracking_code: `JD${order.order_pk}` } : {};
+      const moved = await api(`${orderBase(order.order_pk)}${step}/`, { method: 'POST', body: JSON.stringify(body) });
       if (moved.status >= 300) throw new Error(`moving an order to ${step} answered ${moved.status}: ${await moved.text()}`);
     }
     actionOrders[action] = { order: order.order_pk, items: order.items.map((x) => x.item_pk) };
+  }
+  const labelLinks = {} as World['labelLinks'];
+  for (const format of ['pdf', 'zpl'] as const) {
+    const r = await api(`${orderBase(actionOrders.label!.order)}label/`, { method: 'POST', headers: { accept: `application/${format}` } });
+    const location = r.headers.get('location') ?? '';
+    if (r.status !== 201 || !location.includes('?')) throw new Error(`the seed label answered ${r.status}: ${await r.text()}`);
+    labelLinks[format] = location.slice(location.indexOf('?') + 1);
+  }
+  // Records for the record DELETE: one for each of its valid requests in a run of 20,000, so
+  // that none deletes what another valid one did (see requests.ts), and a few for the others.
+  const modules = { order: orders[0]!.order, ids: [] as number[] };
+  for (let batch = 0; batch < MODULE_RECORDS / 16; batch++) {
+    modules.ids.push(...await Promise.all(Array.from({ length: 16 }, async (_, i) => {
+      const r = await api(`${orderBase(modules.order)}module-integrations/`, { method: 'POST', body: JSON.stringify({ module_name: 'fuzz-seed', type: `t${16 * batch + i}` }) });
+      if (r.status !== 201) throw new Error(`seeding a module integration answered ${r.status}: ${await r.text()}`);
+      return ((await r.json()) as { id: number }).id;
+    })));
   }
   const admin = { authorization: `Bearer ${ADMIN_TOKEN}` };
   const queues = (await (await fetch(`${daemon.url}/admin/api/queues`, { headers: admin })).json()) as { name: string }[];
@@ -157,6 +189,9 @@ export async function buildWorld(target: Target, env: Record<string, string> = {
   };
   return {
     daemon, shop, other, victimPrefix, mp, ids, jobs, deadJobs: dead, waitingJobs: waiting, otherFeed: feeds[1]!, variations, orders, actionOrders, dir, cliEnv, ownProducts: list.results.map((p) => p.pk),
+    images: list.results.flatMap((p) => p.images.map((im) => [p.pk, im.pk] as [number, number])),
+    variationImages: list.results.flatMap((p) => p.variations.flatMap((v) => v.images.map((im) => [p.pk, v.pk, im.pk] as [number, number, number]))),
+    modules, labelLinks,
     async stop() {
       daemon.child.kill('SIGTERM');
       await daemon.exited;
