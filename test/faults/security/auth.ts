@@ -21,7 +21,7 @@ export async function checkAuth(world: World, ops: Operation[], ctx: BuildContex
   const shopOps = ops.filter((o) => o.auth === 'shop');
   // Requests on the first shop's paths that name only its own products and feeds.
   const ownIds: BuildContext = { ...ctx, world: { ...world, ids: { ...world.ids, shop: [world.shop.shopPk], product: world.ownProducts, feed: world.ids.feed!.slice(0, 1) } } };
-  const send = async (label: string, op: Operation, authorization: string | undefined, expect: number[], rewrite = (u: string) => u, using = ownIds): Promise<void> => {
+  const send = async (label: string, op: Operation, authorization: string | undefined, expect: number[], rewrite = (u: string) => u, using = ownIds, owner?: number): Promise<void> => {
     for (let n = 0; n < 3; n++) {
       const req = buildRequest(1000 * n + ops.indexOf(op), op, using, 'valid');
       const headers = { ...req.headers };
@@ -35,6 +35,13 @@ export async function checkAuth(world: World, ops: Operation[], ctx: BuildContex
       const where = `${label}: ${req.method} ${url.replace(world.daemon.url, '')}`;
       if (!expect.includes(res.status)) problems.push(`${where} answered ${res.status} (expected ${expect.join('/')}): ${text.slice(0, 200)}`);
       if (res.status === 401 && op.auth === 'shop' && res.headers.get('www-authenticate') !== 'Token') problems.push(`${where}: 401 without WWW-Authenticate: Token`);
+      // A key-scoped list answers its key's shop's data: each shop, or each feed's shop, is `owner`.
+      if (owner !== undefined && res.status === 200) {
+        const list = JSON.parse(text) as unknown;
+        const shops = Array.isArray(list) ? list.map((x: { pk?: unknown; shop_pk?: unknown }) => (op.path === '/shops/' ? x.pk : x.shop_pk)).filter((pk) => pk !== undefined) : [];
+        if (shops.some((pk) => pk !== owner)) problems.push(`${where} answered shops ${[...new Set(shops)].join(',')}, not only ${owner}`);
+        if (op.path !== '/fields/' && shops.length === 0) problems.push(`${where} answered none of the key's own data: ${text.slice(0, 200)}`);
+      }
       const leaked = secrets.filter((s) => text.includes(s));
       if (leaked.length > 0) {
         leaks++;
@@ -51,7 +58,8 @@ export async function checkAuth(world: World, ops: Operation[], ctx: BuildContex
     // The other shop's key on the first shop's paths (and feeds): as if nothing existed. On a
     // path that names no shop and no feed (the key's shops, its feeds, the field catalog): its
     // own data, nothing of the first shop's (the leak check).
-    await send('other shop key', op, `Token ${world.other.key}`, /\{(shop|feed)\}/.test(op.path) ? [404] : [200]);
+    const keyScoped = !/\{(shop|feed)\}/.test(op.path);
+    await send('other shop key', op, `Token ${world.other.key}`, keyScoped ? [200] : [404], undefined, ownIds, keyScoped ? world.other.shopPk : undefined);
     // The other shop's key on its own paths that name the first shop's products, orders, feeds.
     if (/\{(product|order)\}/.test(op.path)) {
       await send('own path, first shop ids', op, `Token ${world.other.key}`, [404], (u) => u.replace(mine, theirs));
