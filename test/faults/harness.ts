@@ -124,7 +124,9 @@ export async function runScenarios(title: string, scenarios: Scenario[]): Promis
     try {
       outcome = await s.run();
     } catch (error) {
-      outcome = { pass: false, figures: {}, detail: error instanceof Error ? (error.stack ?? error.message) : String(error) };
+      // With its cause: `fetch failed` alone does not say whether the daemon refused, reset or died.
+      const cause = error instanceof Error && error.cause !== undefined ? `\ncaused by: ${error.cause instanceof Error ? (error.cause.stack ?? error.cause.message) : String(error.cause)}` : '';
+      outcome = { pass: false, figures: {}, detail: `${error instanceof Error ? (error.stack ?? error.message) : String(error)}${cause}` };
     }
     const figures = Object.entries({ ...outcome.figures, seconds: ((Date.now() - t) / 1000).toFixed(1) }).map(([k, v]) => `${k}=${v}`).join(' ');
     console.log(`${outcome.pass ? 'PASS' : 'FAIL'} ${s.name} ${figures}`);
