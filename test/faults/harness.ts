@@ -8,6 +8,7 @@ import pg from 'pg';
 import { startEmbedded } from '../../src/db/embedded.ts';
 import { databaseUrl } from '../helpers/db-url.ts';
 import { runCli, spawnDaemon, type DaemonProcess } from '../helpers/cli.ts';
+import { until as waitUntil } from '../helpers/until.ts';
 
 export interface Target {
   /** Env of a daemon or CLI command on this target. */
@@ -89,15 +90,8 @@ export const LOCAL_WEBHOOKS = { WAYBILL_WEBHOOK_ALLOW_PRIVATE: '127.0.0.1' };
 
 export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
-export async function until<T>(what: string, check: () => Promise<T | null | undefined | false>, ms = 60_000, every = 100): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await check();
-    if (v) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await sleep(every);
-  }
-}
+/** The shared wait, with the scenarios' longer defaults: whole daemons on a loaded machine. */
+export const until = <T>(what: string, check: () => Promise<T | null | undefined | false>, ms = 60_000, every = 100): Promise<T> => waitUntil(what, check, ms, every);
 
 export interface Outcome {
   pass: boolean;

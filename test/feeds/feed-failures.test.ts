@@ -6,6 +6,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { queueSettings } from '../../src/jobs/job-map.ts';
 import { useTestDaemon } from '../helpers/daemon.ts';
 import { product, waitFeed, type Feed } from '../catalog/catalog-helpers.ts';
+import { until } from '../helpers/until.ts';
 
 const TOKEN = 'feed-failures-admin-token-0123456789';
 const daemon = await useTestDaemon({ env: { WAYBILL_ADMIN_TOKEN: TOKEN } });
@@ -33,15 +34,6 @@ const jobOf = async (feedPk: string): Promise<JobRow | undefined> =>
 const deadCopiesOf = async (jobId: string) =>
   (await sql.query<{ name: string; state: string }>(`select name, state from pgboss.job where name like '%.dead' and source_id = $1`, [jobId])).rows;
 
-async function until<T>(what: string, fn: () => Promise<T | undefined | false>, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await fn();
-    if (v !== undefined && v !== false) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
 
 const submit = async (sku: string): Promise<Feed> => {
   const res = await app.inject({ method: 'POST', url: `/shops/${shopPk}/products/`, headers: auth, payload: [product(sku)] });

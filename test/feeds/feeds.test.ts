@@ -10,6 +10,7 @@ import { thisOwner } from '../../src/platform/process-owner.ts';
 import { verify } from '../../src/webhooks/signature.ts';
 import { startTestDaemon, useTestDaemon, type TestDaemon } from '../helpers/daemon.ts';
 import { expectProblem, inject, pageOf, pathOf, product, waitFeed, type Feed } from '../catalog/catalog-helpers.ts';
+import { until } from '../helpers/until.ts';
 
 const api = await useTestDaemon({ role: 'api' });
 const app = api.app!;
@@ -23,15 +24,6 @@ const PRODUCTS = `/shops/${shopPk}/products/`;
 const jobsOf = async (feedPk: string) =>
   (await sql.query(`select state, retry_count from pgboss.job where name like 'feed.process%' and data->>'feedPk' = $1 order by created_on`, [feedPk])).rows as { state: string; retry_count: number }[];
 
-async function until<T>(what: string, fn: () => Promise<T | undefined | false>, timeoutMs = 10_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await fn();
-    if (v !== undefined && v !== false) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
 
 const post = async (payload: unknown, headers: Record<string, string> = {}) => {
   const res = await inject(app, { method: 'POST' as const, url: PRODUCTS, headers: { ...auth, ...headers }, payload: payload as object });

@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runCli, spawnDaemon, type DaemonProcess } from '../helpers/cli.ts';
+import { until } from '../helpers/until.ts';
 
 const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'waybill-embedded-'));
 const env = { WAYBILL_DATA_DIR: dataDir };
@@ -20,19 +21,12 @@ const alive = (pid: number): boolean => {
     return false;
   }
 };
-const until = async (check: () => Promise<boolean>, ms = 20_000): Promise<void> => {
-  const end = Date.now() + ms;
-  while (!(await check().catch(() => false))) {
-    if (Date.now() > end) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 100));
-  }
-};
 
 afterAll(async () => {
   for (const d of running) if (d.child.exitCode === null) d.child.kill('SIGKILL');
   const pid = await postmasterPid();
   if (pid !== null && alive(pid)) process.kill(pid, 'SIGINT');
-  await until(async () => pid === null || !alive(pid)).catch(() => undefined);
+  await until('the old server to stop', async () => pid === null || !alive(pid), 20_000).catch(() => undefined);
   await fs.rm(dataDir, { recursive: true, force: true });
 });
 
@@ -45,7 +39,7 @@ describe('embedded Postgres', { timeout: 120_000 }, () => {
     running.push(daemon);
     expect((await fetch(`${daemon.url}/healthz`)).status).toBe(200);
     expect((await fetch(`${daemon.url}/readyz`)).status).toBe(200);
-    await until(async () => daemon.output().includes('keys create --shop 1'));
+    await until('the start-up hint', async () => daemon.output().includes('keys create --shop 1'), 20_000);
     expect(daemon.output()).toContain('shops create --name');
     // The daemon process itself (same pid) runs with waybill's heap sizing.
     const argv = (await fs.readFile(`/proc/${daemon.child.pid}/cmdline`, 'utf8')).split('\0');
@@ -76,7 +70,7 @@ describe('embedded Postgres', { timeout: 120_000 }, () => {
     daemon.child.kill('SIGKILL');
     process.kill(pgPid, 'SIGKILL');
     await daemon.exited;
-    await until(async () => !alive(pgPid));
+    await until('the killed postmaster to be gone', async () => !alive(pgPid), 20_000);
     // Postgres's children may linger a moment after their postmaster is killed.
     await new Promise((r) => setTimeout(r, 500));
     expect(await postmasterPid()).toBe(pgPid);
@@ -94,7 +88,7 @@ describe('embedded Postgres', { timeout: 120_000 }, () => {
     const all = [pgPid, ...children];
     for (const pid of all) process.kill(pid, 'SIGSTOP');
     try {
-      await until(async () => (await fetch(`${daemon.url}/readyz`)).status === 503, 30_000);
+      await until('readyz to answer 503', async () => (await fetch(`${daemon.url}/readyz`)).status === 503, 30_000);
       const down = await fetch(`${daemon.url}/readyz`);
       expect(down.status).toBe(503);
       expect(down.headers.get('content-type')).toMatch(/application\/problem\+json/);
@@ -104,14 +98,14 @@ describe('embedded Postgres', { timeout: 120_000 }, () => {
     } finally {
       for (const pid of all) process.kill(pid, 'SIGCONT');
     }
-    await until(async () => (await fetch(`${daemon.url}/readyz`)).status === 200, 30_000);
+    await until('readyz to answer 200', async () => (await fetch(`${daemon.url}/readyz`)).status === 200, 30_000);
   });
 
   it('restarts a crashed embedded database by itself', async () => {
     const pgPid = (await postmasterPid())!;
     process.kill(pgPid, 'SIGKILL');
     // No one restarts it by hand: the daemon's watchdog does.
-    await until(async () => {
+    await until('the watchdog to restart Postgres', async () => {
       const pid = await postmasterPid();
       return pid !== null && pid !== pgPid && (await fetch(`${daemon.url}/readyz`)).status === 200;
     }, 60_000);
@@ -125,6 +119,6 @@ describe('embedded Postgres', { timeout: 120_000 }, () => {
     if (code !== 0) console.error(daemon.output().split('\n').filter((l) => !l.includes('request')).slice(-15).join('\n'));
     expect(code).toBe(0);
     expect(daemon.output()).toContain('waybill stopped');
-    await until(async () => (await postmasterPid()) === null);
+    await until('the embedded server to stop', async () => (await postmasterPid()) === null, 20_000);
   });
 });

@@ -5,6 +5,7 @@ import fs from 'node:fs/promises';
 import { afterAll, expect, it } from 'vitest';
 import { OutputTail, repoRoot } from '../helpers/cli.ts';
 import { createTestDatabase } from '../helpers/db.ts';
+import { until } from '../helpers/until.ts';
 
 const database = await createTestDatabase();
 const children: number[] = [];
@@ -34,15 +35,6 @@ async function descendants(pid: number): Promise<number[]> {
   return out;
 }
 
-const until = async <T>(what: string, check: () => Promise<T | null>, ms: number): Promise<T> => {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await check();
-    if (v !== null) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-};
 
 it('stops the daemon when the npm process gets SIGTERM', { timeout: 120_000 }, async () => {
   // npm as the user runs it (npm_execpath: the npm running this test suite, when there is one).
