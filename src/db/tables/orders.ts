@@ -56,7 +56,7 @@ export interface OrderTables {
   };
   /**
    * One row per package sent by `ship`. Items moving to shipped in one action share one row; a
-   * re-ship after not_delivered makes a new row (the old one stays for the record). A `ship`
+   * re-ship after not_delivered makes a new row (the old one stays, as history). A `ship`
    * on already-shipped items updates their row in place. Carrier tracking reads this table:
    * rows without carrier or tracking_code are not tracked.
    */

@@ -41,7 +41,7 @@ export interface World {
   /** [product, image] pairs of the shop's own products, and [product, variation, image] of their variations. */
   images: [number, number][];
   variationImages: [number, number, number][];
-  /** An order with module-integration records (their ids) for the record DELETE's valid requests. */
+  /** An order with module-integration records (their ids) for the valid requests of DELETE module-integrations/{id}. */
   modules: { order: number; ids: number[] };
   /** The signed query of the label of actionOrders.label, by format (from POST .../label/). */
   labelLinks: Record<'pdf' | 'zpl', string>;
@@ -139,7 +139,7 @@ export async function buildWorld(target: Target, env: Record<string, string> = {
     if (r.status !== 201 || !location.includes('?')) throw new Error(`the seed label answered ${r.status}: ${await r.text()}`);
     labelLinks[format] = location.slice(location.indexOf('?') + 1);
   }
-  // Records for the record DELETE: one for each of its valid requests in a run of 20,000, so
+  // Records for DELETE module-integrations/{id}: one for each of its valid requests in a run of 20,000, so
   // that none deletes what another valid one did (see requests.ts), and a few for the others.
   const modules = { order: orders[0]!.order, ids: [] as number[] };
   for (let batch = 0; batch < MODULE_RECORDS / 16; batch++) {

@@ -62,7 +62,7 @@ export async function checkAdmin(world: World, ops: Operation[], target: Target)
   const afterLogout = await queues(ended);
   if (afterLogout !== 401) problems.push(`the cookie after logout answered ${afterLogout}`);
   const idle = await session();
-  // 31 minutes pass for this session: the table keeps the sha256 of the id the cookie signs.
+  // 31 minutes pass for the admin session made above: the table keeps the sha256 of the id the cookie signs.
   const idleId = decodeURIComponent(idle.slice('waybill_admin='.length)).replace(/\.[^.]*$/, '');
   await target.query(`update admin_sessions set last_seen_at = now() - interval '31 minutes' where id_hash = $1`, [createHash('sha256').update(idleId).digest('hex')]);
   const afterIdle = await queues(idle);
