@@ -70,8 +70,8 @@ export class ConfigError extends Error {
 
 type Env = Record<string, string | undefined>;
 
-/** Env name of each config field, for messages that name what the user set. */
-const envNames: Record<keyof Static<typeof ConfigSchema>, string> = {
+/** Env name of each config field, for messages that name what the user set (and the README test). */
+export const envNames: Record<keyof Static<typeof ConfigSchema>, string> = {
   databaseUrl: 'DATABASE_URL',
   dataDir: 'WAYBILL_DATA_DIR',
   host: 'HOST',
