@@ -74,7 +74,9 @@ export async function runCli(argv: string[]): Promise<number> {
     if (error instanceof AppError || error instanceof ConfigError) {
       if (ctx.out.json) process.stdout.write(`${JSON.stringify({ error: { code: error instanceof AppError ? error.code : 'invalid_config', message: error.message } })}\n`);
       process.stderr.write(`waybill: ${error.message}\n`);
-      return 1;
+      // A configuration error (the connectors file, read by the command) exits 2 like one of
+      // the environment's, as the README's exit codes say.
+      return error instanceof ConfigError ? 2 : 1;
     }
     ctx.logger.fatal({ err: error }, 'command failed');
     process.stderr.write(`waybill: ${(error as Error).message}\n`);

@@ -35,12 +35,12 @@ describe('waybill connectors', () => {
     expect(text.stdout).toMatch(/erp\s+catalog-file\s+1\s+\*\/5 \* \* \* \*\s+true/);
   });
 
-  it('names an unknown connector, and a bad connectors file, with exit code 1', async () => {
+  it('names an unknown connector (exit code 1) and a bad connectors file (exit code 2, a configuration error)', async () => {
     const r = await runCli(['connectors', 'run', 'nope', '--json'], env);
     expect(r.code).toBe(1);
     expect(r.json()).toEqual({ error: { code: 'not_found', message: 'Connector nope was not found.' } });
     const bad = await runCli(['connectors', 'list'], { ...env, WAYBILL_CONNECTORS: connectorsFile([{ name: 'x', type: 'nope' }]) });
-    expect(bad.code).toBe(1);
+    expect(bad.code).toBe(2);
     expect(bad.stderr).toContain('connectors[0] "x": type: unknown connector type "nope"');
   });
 });
