@@ -1,6 +1,7 @@
 // /docs in a real browser (Debian's Chromium driven by playwright-core): the page carries a
 // Content-Security-Policy, and the Swagger UI, served locally, still loads every asset and
-// renders the API's operations under it, with no violation reported.
+// renders the API's operations under it, with no violation reported; the page carries waybill's
+// name and sections, not the framework's.
 import { existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { chromium, type Browser } from 'playwright-core';
@@ -47,6 +48,15 @@ describe('/docs in a browser', () => {
     await page.locator('.opblock').first().waitFor({ timeout: 20_000 });
     expect(await page.locator('.opblock').count()).toBeGreaterThan(20);
     expect(await page.locator('.info .title').textContent()).toContain('waybill');
+    // waybill's name and sections, catalog and orders before the daemon's own; no Swagger
+    // top bar, title or icon.
+    expect(await page.title()).toBe('waybill API');
+    expect(await page.locator('.topbar').isVisible()).toBe(false);
+    const icons = await page.locator('link[rel~="icon"]').evaluateAll((ls) => ls.map((l) => (l as HTMLLinkElement).href));
+    expect(icons.length).toBeGreaterThan(0);
+    expect(icons.filter((h) => /favicon-(16|32)x/.test(h))).toEqual([]);
+    const sections = await page.locator('h3.opblock-tag').evaluateAll((hs) => hs.map((h) => h.getAttribute('data-tag')));
+    expect(sections).toEqual(['catalog', 'feeds', 'orders', 'shops', 'tracking', 'connectors', 'system', 'admin']);
     await page.screenshot({ path: path.join(ARTIFACTS, 'docs.png') });
     expect(violations).toEqual([]);
     expect(failed).toEqual([]);
