@@ -52,7 +52,7 @@ describe('/docs in a browser', () => {
     // top bar, title or icon.
     expect(await page.title()).toBe('waybill API');
     expect(await page.locator('.topbar').isVisible()).toBe(false);
-    const icons = await page.locator('link[rel~="icon"]').evaluateAll((ls) => ls.map((l) => (l as HTMLLinkElement).href));
+    const icons = await page.locator('link[rel~="icon"]').evaluateAll((ls) => ls.map((l) => l.getAttribute('href') ?? ''));
     expect(icons.length).toBeGreaterThan(0);
     expect(icons.filter((h) => /favicon-(16|32)x/.test(h))).toEqual([]);
     const sections = await page.locator('h3.opblock-tag').evaluateAll((hs) => hs.map((h) => h.getAttribute('data-tag')));
