@@ -15,6 +15,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
+import { processAlive } from '../platform/process-owner.ts';
 
 const DATABASE = 'waybill';
 const USER = 'postgres';
@@ -188,14 +189,6 @@ async function freePort(preferred?: number): Promise<number> {
   return port;
 }
 
-function processAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
 
 async function isPostgresProcess(pid: number): Promise<boolean> {
   if (!processAlive(pid)) return false;

@@ -15,7 +15,8 @@ function startTime(pid: number): string {
   }
 }
 
-function running(pid: number): boolean {
+/** Whether a process of this machine runs with this pid (EPERM: it does, as another user). */
+export function processAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;
@@ -44,7 +45,7 @@ export function ownerGone(owner: string | null): boolean {
   const pid = Number(pidText);
   if (host !== os.hostname() || !Number.isInteger(pid) || pid <= 0) return false;
   if (owner === thisOwner()) return false;
-  if (!running(pid)) return true;
+  if (!processAlive(pid)) return true;
   const now = startTime(pid);
   return started !== undefined && started !== '' && now !== '' && now !== started;
 }
