@@ -5,11 +5,9 @@ import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
-// The daemon's V8 heap sizing. With V8's defaults the young generation grows to 128 MB and old
-// space between collections while feeds are applied, so peak memory followed the size of the
-// work (catalog file of 10k rows: 271 MB, 100k: 395 MB). Measured with these: 242 and 299 MB,
-// at some 10% less throughput; old space keeps room for the largest request bodies. Flags the
-// user gives (NODE_OPTIONS or node's own) win.
+// The daemon's V8 heap sizing, the one place waybill sets it: with V8's defaults the heap grows
+// with the work (bulk writes, catalog files) instead of collecting sooner. Measured in
+// docs/benchmarks.md (Connectors); flags the user gives (NODE_OPTIONS or node's own) win.
 const DAEMON_V8_FLAGS = ['--max-semi-space-size=16', '--max-old-space-size=1024'];
 const daemonFlags = () => {
   if (process.argv[2] !== 'start') return [];

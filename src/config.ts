@@ -33,6 +33,11 @@ export const ConfigSchema = Type.Object({
    * (applying a feed's chunk, migrations) has its own limits (FEED_CHUNK_TIME_LIMIT_MS, MIGRATION_TIME_LIMIT_MS).
    */
   dbTimeoutMs: Type.Integer({ minimum: 100, maximum: 600_000 }),
+  /**
+   * Event-loop delay, ms, over which the API sheds load (503 "overloaded" + Retry-After);
+   * 0 = never shed (tests that are not about shedding; a process behind its own load balancer).
+   */
+  maxEventLoopDelayMs: Type.Integer({ minimum: 0, maximum: 600_000 }),
   /** Bound on graceful shutdown, ms: in-flight requests and running jobs get this long. */
   shutdownTimeoutMs: Type.Integer({ minimum: 0 }),
   /** Feed jobs run at once per worker process. */
@@ -83,6 +88,7 @@ export const envNames: Record<keyof Static<typeof ConfigSchema>, string> = {
   bodyLimit: 'WAYBILL_BODY_LIMIT',
   dbPoolMax: 'WAYBILL_DB_POOL_MAX',
   dbTimeoutMs: 'WAYBILL_DB_TIMEOUT_MS',
+  maxEventLoopDelayMs: 'WAYBILL_MAX_EVENT_LOOP_DELAY_MS',
   shutdownTimeoutMs: 'WAYBILL_SHUTDOWN_TIMEOUT_MS',
   workerConcurrency: 'WAYBILL_WORKER_CONCURRENCY',
   rateLimitPerMinute: 'WAYBILL_RATE_LIMIT',
@@ -136,6 +142,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     bodyLimit: int(env.WAYBILL_BODY_LIMIT, 64 * 1024 * 1024),
     dbPoolMax: int(env.WAYBILL_DB_POOL_MAX, 20),
     dbTimeoutMs: int(env.WAYBILL_DB_TIMEOUT_MS, 5_000),
+    maxEventLoopDelayMs: int(env.WAYBILL_MAX_EVENT_LOOP_DELAY_MS, 2_000),
     shutdownTimeoutMs: int(env.WAYBILL_SHUTDOWN_TIMEOUT_MS, 25_000),
     workerConcurrency: int(env.WAYBILL_WORKER_CONCURRENCY, 2),
     rateLimitPerMinute: int(env.WAYBILL_RATE_LIMIT, 0),

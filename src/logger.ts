@@ -1,4 +1,6 @@
-// pino JSON to stdout (pretty when stdout is a terminal). Secrets never reach a log line.
+// pino JSON to stdout (pretty when stdout is a terminal), and to more destinations such as the
+// database's log_lines (src/logs/log-sink.ts). Secrets never reach a log line.
+import { hostname } from 'node:os';
 import pino, { type Logger, type StreamEntry } from 'pino';
 import pretty from 'pino-pretty';
 
@@ -68,7 +70,7 @@ export interface LoggerOptions {
   level: string;
   /** Default: when stdout is a terminal. */
   pretty?: boolean;
-  /** More destinations for the same lines (the admin log buffer, a test capture). */
+  /** More destinations for the same lines (the database's log sink, a test capture). */
   streams?: StreamEntry[];
   base?: Record<string, unknown>;
   /** File descriptor of the main destination: 1 (stdout, default) or 2 (the CLI keeps stdout for results). */
@@ -87,7 +89,8 @@ export function createLogger(options: LoggerOptions): Logger {
   return pino(
     {
       level: options.level,
-      base: options.base ?? { service: 'waybill' },
+      // pid and hostname tell the processes apart on the Logs page (every process writes there).
+      base: options.base ?? { service: 'waybill', pid: process.pid, hostname: hostname() },
       redact: { paths: redactPaths, censor: '[redacted]' },
       serializers: { req },
       timestamp: pino.stdTimeFunctions.isoTime,

@@ -1,15 +1,91 @@
 // Composition root: config -> database -> job queue -> services -> HTTP, workers, scheduler.
+// Each service is built here with the dependencies it names, in dependency order; routes, job
+// handlers, the admin and the connector host get the services they use, never all of them.
 import type { Config } from './config.ts';
 import { connect, type Connection } from './db/connect.ts';
 import { buildHandlers } from './jobs/handlers/index.ts';
-import { watchStoppedFeeds } from './jobs/handlers/feed-recover.job.ts';
+import { watchStoppedFeeds } from './jobs/handlers/feeds-requeue-stopped.job.ts';
+import type { JobSender } from './jobs/job-map.ts';
 import { JobQueue } from './jobs/job-queue.ts';
+import type { QueueInspector } from './jobs/pg-boss-inspector.ts';
 import type { Logger } from './logger.ts';
-import { createServices, type Services } from './services.ts';
-import { buildApp, type App } from './http/app.ts';
-import { startConnectorScheduler } from './connectors/host/scheduler.ts';
-import type { LogBuffer } from './admin/log-buffer.ts';
+import { buildApp, type App, type AppServices } from './http/app.ts';
+import { ConnectorService } from './connectors/host/connectors.service.ts';
+import { connectorPorts } from './connectors/host/ports.ts';
+import { startScheduler } from './connectors/host/scheduler.ts';
+import type { LogSink } from './logs/log-sink.ts';
+import { LogLineService } from './logs/log-lines.service.ts';
+import { AdminService } from './admin/admin.service.ts';
+import { CatalogService } from './catalog/catalog.service.ts';
+import { FeedService } from './feeds/feeds.service.ts';
+import { MarketplaceService } from './marketplaces/marketplaces.service.ts';
 import { metrics } from './metrics/metrics.ts';
+import { LabelService } from './orders/label.service.ts';
+import { ModuleIntegrationService } from './orders/module-integrations.service.ts';
+import { OrderService } from './orders/orders.service.ts';
+import { AdminSessionService } from './admin-sessions/admin-sessions.service.ts';
+import { configuredBaseUrl } from './system/base-url.ts';
+import { DestinationPolicy } from './outbound/destination-policy.ts';
+import { HealthService } from './system/health.service.ts';
+import { IdempotencyService } from './idempotency/idempotency.service.ts';
+import { SecretBox } from './shops/secret-box.ts';
+import { ShopService } from './shops/shops.service.ts';
+import { StatsService } from './stats/stats.service.ts';
+import { TrackingService } from './tracking/tracking.service.ts';
+import { WebhookService } from './webhooks/webhooks.service.ts';
+import { connectorTypes } from '../connectors/index.ts';
+
+/** The services a process built (a daemon's, or a CLI command's): the HTTP layer's, and tracking. */
+export interface Services extends AppServices {
+  tracking: TrackingService;
+}
+
+export interface ServiceDeps {
+  db: Connection['db'];
+  jobs: JobSender & { ready(): Promise<boolean> };
+  config: Config;
+  logger: Logger;
+  /** The job queue seen from the admin side; absent in CLI commands. */
+  queues?: QueueInspector;
+  /** This process's log sink (how many lines the log table keeps, how many it dropped). */
+  logs?: LogSink;
+}
+
+/** Builds every service once, each with what it uses, in dependency order. */
+export function buildServices({ db, jobs, config, logger, queues, logs }: ServiceDeps): Services {
+  // {base_url} of URLs made outside a request (feed and label links of jobs and connector runs).
+  const baseUrl = configuredBaseUrl(config);
+  // Where shops' webhooks may go: set-time checks (shops) and delivery-time checks (webhooks).
+  const destinations = new DestinationPolicy(config.webhookAllowPrivate);
+  const secrets = SecretBox.fromConfig(config);
+  const shops = new ShopService(db, destinations, secrets);
+  const marketplaces = new MarketplaceService(db);
+  const webhooks = new WebhookService({ db, jobs, shops, guard: destinations, timeoutMs: config.webhookTimeoutMs });
+  const catalog = new CatalogService(db);
+  const orders = new OrderService(db, marketplaces, webhooks, { baseUrl });
+  // Carrier tracking applies its actions through the same order service as the API.
+  const tracking = new TrackingService(db, orders);
+  const feeds = new FeedService({ db, jobs, catalog, shops, webhooks, config });
+  const connectors = new ConnectorService({ db, jobs, config, logger, types: connectorTypes, ports: connectorPorts({ feeds, shops, tracking }), baseUrl });
+  return {
+    shops,
+    marketplaces,
+    idempotency: new IdempotencyService(db),
+    health: new HealthService(db, () => jobs.ready()),
+    webhooks,
+    orders,
+    moduleIntegrations: new ModuleIntegrationService(db),
+    // Label links are signed with a key derived from the secret key: every replica opens them.
+    labels: new LabelService(orders, shops, { key: () => secrets.deriveKey('label links') }),
+    admin: new AdminService({ shops, stats: new StatsService(db), queues, logs: new LogLineService(db, logs), connectors, feeds }),
+    adminSessions: new AdminSessionService(db),
+    connectors,
+    catalog,
+    feeds,
+    tracking,
+  };
+}
+import { firstShopHint } from './cli/hint.ts';
 
 export type Role = 'all' | 'api' | 'worker' | 'scheduler';
 export const roles: Role[] = ['all', 'api', 'worker', 'scheduler'];
@@ -28,8 +104,8 @@ export interface DaemonOptions {
   config: Config;
   logger: Logger;
   role: Role;
-  /** The recent-lines buffer the logger also writes to (admin log view); none: the view is empty. */
-  logs?: LogBuffer;
+  /** The sink the logger also writes to: it stores the lines in log_lines once the database is up. */
+  logs?: LogSink;
 }
 
 const has = (role: Role, part: Exclude<Role, 'all'>): boolean => role === 'all' || role === part;
@@ -39,13 +115,14 @@ export async function startDaemon({ config, logger, role, logs }: DaemonOptions)
   const connection = await connect(config, logger, { superviseEmbedded: true });
   const jobs = new JobQueue({ connectionString: connection.connectionString, logger, supervise: has(role, 'scheduler'), connectTimeoutMs: config.dbTimeoutMs });
   let app: App | null = null;
+  logs?.attach(connection.db);
   try {
     await jobs.start();
-    const services = createServices({ db: connection.db, jobs, config, logger, queues: jobs, logs });
+    const services = buildServices({ db: connection.db, jobs, config, logger, queues: jobs.inspector, logs });
     const { pool } = connection;
     const unsetMetricSources = metrics.setSources({
       pool: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount, max: config.dbPoolMax }),
-      queues: () => jobs.listQueues(),
+      queues: () => jobs.inspector.listQueues(),
       feeds: () => services.admin.feedCounts(),
     });
     // The connectors file is checked at every start: a bad entry stops start-up, named.
@@ -56,11 +133,9 @@ export async function startDaemon({ config, logger, role, logs }: DaemonOptions)
     // Feed jobs at once per worker process (WAYBILL_WORKER_CONCURRENCY).
     let stoppedFeeds: { stop(): Promise<void> } | null = null;
     if (has(role, 'worker')) {
-      await jobs.work(buildHandlers(services), { 'feed.process': config.workerConcurrency });
+      await jobs.work(buildHandlers({ feeds: services.feeds, connectors: services.connectors, webhooks: services.webhooks, idempotency: services.idempotency }), { 'feed.process': config.workerConcurrency });
       // Feeds left mid-way by a worker that died (kill -9, crash) resume now, not when their lease runs out.
-      stoppedFeeds = watchStoppedFeeds(services, logger);
-      // Connectors load what their first run needs (catalog-file: a CSV reader) meanwhile.
-      void services.connectors.prepare().catch((error: unknown) => logger.warn({ err: error }, 'connectors could not prepare; their runs start without it'));
+      stoppedFeeds = watchStoppedFeeds(services.feeds, logger);
     }
     let url: string | null = null;
     if (has(role, 'api')) {
@@ -69,16 +144,9 @@ export async function startDaemon({ config, logger, role, logs }: DaemonOptions)
     }
     logger.info({ role, url, database: connection.mode, ms: Date.now() - started }, 'waybill is ready');
     if ((await services.shops.count()) === 0) {
-      logger.info('No shop yet. Create one with: npx waybill shops create --name "My shop"   then a key with: npx waybill keys create --shop 1');
+      logger.info(firstShopHint(config));
     }
-    const scheduler = has(role, 'scheduler') ? startConnectorScheduler(services.connectors, logger) : null;
-    // Daily at 03:17 (UTC): feeds older than 30 days and idempotency keys older than 24 h go.
-    // pg-boss runs a schedule once across replicas.
-    if (has(role, 'scheduler')) {
-      await jobs.boss.schedule('feed.prune', '17 3 * * *', {});
-      // Every minute: feeds whose worker died (its lease ran out) are queued again.
-      await jobs.boss.schedule('feed.recover', '* * * * *', {});
-    }
+    const scheduler = has(role, 'scheduler') ? startScheduler({ connectors: services.connectors, jobs, db: connection.db, logger }) : null;
     const apiServer = app;
     return {
       services,
@@ -94,6 +162,7 @@ export async function startDaemon({ config, logger, role, logs }: DaemonOptions)
         if (apiServer !== null) await apiServer.close();
         await jobs.stop(budget);
         unsetMetricSources();
+        await logs?.detach();
         await connection.close();
         logger.info('waybill stopped');
       },
@@ -101,6 +170,7 @@ export async function startDaemon({ config, logger, role, logs }: DaemonOptions)
   } catch (error) {
     await app?.close().catch(() => undefined);
     await jobs.stop(1_000).catch(() => undefined);
+    await logs?.detach().catch(() => undefined);
     await connection.close().catch(() => undefined);
     throw error;
   }

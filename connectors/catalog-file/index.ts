@@ -3,20 +3,20 @@
 // .done/ or .error/ beside <file>.report.json. Polling only: correctness never waits on events.
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { defineConnector, userError, type ConnectorContext } from '../../src/connectors/host/contract.ts';
+import { defineConnector, userError, type ConnectorContext } from '../sdk/index.ts';
 import { DONE, ERROR, PROCESSING, ensureFolders, inside, moveInto, safeName, scan, settled } from './inbox.ts';
 import { CatalogFileOptions } from './options.ts';
-import { processFile, Readers, type FileReport } from './process-file.ts';
+import { processFile } from './process-file.ts';
 
 type Ctx = ConnectorContext<CatalogFileOptions>;
 
-async function writeReport(dir: string, fileName: string, report: FileReport | Record<string, unknown>): Promise<void> {
+async function writeReport(dir: string, fileName: string, report: object): Promise<void> {
   await fs.writeFile(inside(dir, `${fileName}.report.json`), `${JSON.stringify(report, null, 2)}\n`);
 }
 
 /** Processes one file of .processing/ and files it under .done/ or .error/ with its report. */
-async function handle(ctx: Ctx, inbox: string, name: string, readers: Readers): Promise<void> {
-  const report = await processFile(ctx, inside(path.join(inbox, PROCESSING), name), name, readers);
+async function handle(ctx: Ctx, inbox: string, name: string): Promise<void> {
+  const report = await processFile(ctx, inside(path.join(inbox, PROCESSING), name), name);
   const dir = path.join(inbox, report.outcome === 'error' ? ERROR : DONE);
   const final = await moveInto(inside(path.join(inbox, PROCESSING), name), dir, name);
   report.file = final;
@@ -29,14 +29,14 @@ async function handle(ctx: Ctx, inbox: string, name: string, readers: Readers): 
 }
 
 /** The files of one run: those a crash left in .processing/, then the inbox's settled ones. */
-async function processInbox(ctx: Ctx, inbox: string, readers: Readers): Promise<void> {
+async function processInbox(ctx: Ctx, inbox: string): Promise<void> {
   // A crash (or shutdown) mid-file left it in .processing/: process it again. Delta
   // detection makes that idempotent: products already sent are unchanged now.
   for (const d of await fs.readdir(path.join(inbox, PROCESSING), { withFileTypes: true })) {
     if (ctx.signal.aborted) return;
     if (d.isFile()) {
       ctx.log.info({ file: d.name }, 'resuming a file left in .processing');
-      await handle(ctx, inbox, d.name, readers);
+      await handle(ctx, inbox, d.name);
     }
   }
 
@@ -49,8 +49,6 @@ async function processInbox(ctx: Ctx, inbox: string, readers: Readers): Promise<
     ctx.log.warn({ file: e.name, reason: e.reason }, 'catalog file refused');
   }
   const files = entries.filter((e) => e.kind === 'file');
-  // A reader loads while the files settle, unless one is kept loaded already.
-  if (files.length > 0) readers.warm();
   const { ready, waiting } = await settled(inbox, files, ctx.options.settle_ms, ctx.signal);
   if (waiting.length > 0) {
     ctx.report.count('files_waiting', waiting.length);
@@ -63,7 +61,7 @@ async function processInbox(ctx: Ctx, inbox: string, readers: Readers): Promise<
       if ((error as { code?: string }).code === 'ENOENT') return null;
       throw error;
     });
-    if (taken !== null) await handle(ctx, inbox, taken, readers);
+    if (taken !== null) await handle(ctx, inbox, taken);
   }
 }
 
@@ -74,15 +72,12 @@ export const catalogFile = defineConnector({
   needsShop: true,
   // A file dropped in the inbox starts a run now; the schedule stays the floor.
   watchPaths: (options) => [path.resolve(options.inbox)],
-  // A CSV reader is loaded when the daemon starts, not when the first file comes.
-  prepare: (options) => new Readers(options.format).warm(),
   async run(ctx) {
     const inbox = path.resolve(ctx.options.inbox);
     const st = await fs.stat(inbox).catch(() => null);
     if (st === null || !st.isDirectory()) throw userError(`The inbox ${inbox} does not exist or is not a folder (option inbox).`);
-    if (!(await ctx.services.shops.exists(ctx.shopPk!))) throw userError(`Shop ${ctx.shopPk} (shop_pk) does not exist; create it or fix the connector's entry.`);
+    if (!(await ctx.catalog.shopExists())) throw userError(`Shop ${ctx.shopPk} (shop_pk) does not exist; create it or fix the connector's entry.`);
     await ensureFolders(inbox);
-
-    await processInbox(ctx, inbox, new Readers(ctx.options.format));
+    await processInbox(ctx, inbox);
   },
 });

@@ -1,7 +1,7 @@
 // From an ERP's flat record (CSV row, XML element: all text) to a Product of the API: header
 // renames (`columns`), text to numbers/integers/booleans per the API's own schema, `images`
 // split on "|", and CSV variation rows (with parent_sku) attached to their product.
-import { Product, VariationCreate } from '../../src/catalog/catalog.schemas.ts';
+import { Product, VariationCreate } from '../sdk/index.ts';
 
 type Kind = 'number' | 'integer' | 'boolean' | 'string' | 'images' | 'other';
 

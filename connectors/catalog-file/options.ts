@@ -1,8 +1,9 @@
+// The options of a catalog-file entry (validated at start-up, defaults applied).
 import { Type, type Static } from 'typebox';
 
 export const CatalogFileOptions = Type.Object({
-  /** The folder the ERP/PIM drops files into (relative paths: from the daemon's working directory). */
-  inbox: Type.String({ minLength: 1 }),
+  /** The folder the ERP/PIM drops files into (relative: from the connectors file's folder, created when missing). */
+  inbox: Type.String({ minLength: 1, 'x-folder': true }),
   format: Type.Union([Type.Literal('csv'), Type.Literal('json'), Type.Literal('xml')]),
   /** Header (or XML element) name -> Product field, e.g. {"price-EUR": "price", "Artikelnummer": "sku"}. */
   columns: Type.Record(Type.String(), Type.String({ minLength: 1 }), { default: {} }),

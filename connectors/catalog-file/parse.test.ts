@@ -1,29 +1,32 @@
-// Parsers and mapping of catalog-file, on the fixtures: what an ERP sends -> API Products.
+// Readers and mapping of catalog-file, on the fixtures: what an ERP sends -> API Products,
+// and how a batch's products are submitted and reported.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { validateProducts } from '../../src/catalog/product-validation.ts';
-import { canonicalJson, contentHash } from '../../src/connectors/host/run-context.ts';
-import { readChunks, type PreparedChunk } from './chunk.ts';
+import { canonicalJson, contentHash, validateProducts, type ConnectorContext } from '../sdk/index.ts';
 import { CsvGrouper, coerce, renameHeader, type FileProduct } from './map.ts';
-import { readCsv, sniffDelimiter } from './parse-csv.ts';
-import { readJson } from './parse-json.ts';
-import { readXml } from './parse-xml.ts';
+import { readCsv, sniffDelimiter } from './read-csv.ts';
+import { readJson } from './read-json.ts';
+import { readXml } from './read-xml.ts';
+import { addBatch, newReport, type Batch } from './report.ts';
+import { submitProducts } from './submit.ts';
 
 const fixture = (name: string): string => path.join(path.dirname(fileURLToPath(import.meta.url)), 'fixtures', name);
 
+/** The batches of a CSV file. */
+async function csvBatches(file: string, columns: Record<string, string> = {}, size = 1_000): Promise<Batch[]> {
+  const batches: Batch[] = [];
+  await readCsv(file, columns, size, async (b) => void batches.push(b));
+  return batches;
+}
+
 async function csvProducts(file: string, columns: Record<string, string> = {}): Promise<FileProduct[]> {
-  let g: CsvGrouper | null = null;
-  for await (const { fields, rows } of readCsv(file, columns)) {
-    g ??= new CsvGrouper(fields);
-    for (const row of rows) {
-      const r = g.add(row.cells, row.line);
-      if (r.error !== undefined) throw new Error(r.error);
-    }
-  }
-  return g?.take() ?? [];
+  const batches = await csvBatches(file, columns);
+  const orphans = batches.flatMap((b) => b.orphans);
+  if (orphans.length > 0) throw new Error(JSON.stringify(orphans));
+  return batches.flatMap((b) => b.products);
 }
 
 const messageOf = async (p: Promise<unknown>): Promise<string> => {
@@ -35,9 +38,7 @@ const messageOf = async (p: Promise<unknown>): Promise<string> => {
   return 'no error';
 };
 
-const drain = async (file: string): Promise<void> => {
-  for await (const _ of readCsv(file, {})) void _;
-};
+const drain = (file: string): Promise<void> => readCsv(file, {}, 1_000, async () => undefined);
 
 describe('CSV', () => {
   it('reads products, quoted fields over lines, images split on |, and variation rows', async () => {
@@ -116,7 +117,7 @@ describe('CSV', () => {
     expect(p!.product).toEqual({ brand: 'B', name: 'P', sku: 'P-1', weight: 2, variations: [{ sku: 'P-1-S' }] });
   });
 
-  it('a file read over many reads: chunks of 1,000 products end before a product row, lines and errors stay exact', async () => {
+  it('a file read over many reads: batches of 1,000 products end before a product row, lines stay exact', async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wb-csv-'));
     const file = path.join(dir, 'big.csv');
     // 2,500 products, each followed by 2 variation rows: 7,501 lines, about 500 KB (two reads of 256 KB).
@@ -126,27 +127,65 @@ describe('CSV', () => {
       text += `P-${i}-S,P-${i},,,1,,S\nP-${i}-M,P-${i},,,2,,M\n`;
     }
     fs.writeFileSync(file, text);
-    const chunks: PreparedChunk[] = [];
-    const rows = await readChunks(file, 'csv', {}, async (c) => void chunks.push(c));
-    expect(rows).toBe(7_500);
-    expect(chunks.map((c) => c.counts)).toEqual([
-      { products: 1_000, variations: 2_000, valid: 1_000, invalid: 0, warnings: 0 },
-      { products: 1_000, variations: 2_000, valid: 999, invalid: 1, warnings: 0 },
-      { products: 500, variations: 1_000, valid: 500, invalid: 0, warnings: 0 },
-    ]);
-    // Product i is on line 2 + 3i; its price error is reported there, by the product's sku.
-    expect(chunks[1]!.errors).toEqual([{ line: 4_502, sku: 'P-1500', errors: [{ pointer: '/price', code: 'invalid_type', message: 'must be number', line: 4_502 }] }]);
-    const last = chunks[2]!.items.at(-1)!;
-    const product = JSON.parse(last.json) as unknown;
-    expect(product).toEqual({ description: 'long text '.repeat(15).trim(), name: 'Product 2499, quoted', price: 10.5, sku: 'P-2499', stock: 3, variations: [{ size: 'S', sku: 'P-2499-S', stock: 1 }, { size: 'M', sku: 'P-2499-M', stock: 2 }] });
-    // The text is the canonical one, and the hash is the product's content hash.
-    expect(last.json).toBe(canonicalJson(product));
-    expect(last.hash).toBe(contentHash(product));
+    const batches = await csvBatches(file);
+    expect(batches.map((b) => [b.products.length, b.rows, b.orphans.length])).toEqual([[1_000, 3_000, 0], [1_000, 3_000, 0], [500, 1_500, 0]]);
+    // Product i is on line 2 + 3i, its variations on the two lines after it.
+    const p = batches[1]!.products[500]!;
+    expect([p.product.sku, p.product.price, p.at, p.variationsAt]).toEqual(['P-1500', 'abc', 4_502, [4_503, 4_504]]);
+    expect(batches[2]!.products.at(-1)!.product).toEqual({ description: 'long text '.repeat(15).trim(), name: 'Product 2499, quoted', price: 10.5, sku: 'P-2499', stock: 3, variations: [{ size: 'S', sku: 'P-2499-S', stock: 1 }, { size: 'M', sku: 'P-2499-M', stock: 2 }] });
   });
 
-  it('a variation row without its product above is an error of that row', () => {
+  it('a variation row without its product above is an error of that row', async () => {
     const g = new CsvGrouper(['sku', 'parent_sku', 'size']);
     expect(g.add(['V-1', 'P-1', 'S'], 2).error).toMatch(/parent_sku "P-1" is not a product row above this one/);
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wb-csv-'));
+    fs.writeFileSync(path.join(dir, 'orphan.csv'), 'sku,parent_sku,name,price,stock\nA,,a,1,1\nV-1,P-1,,,1\n');
+    const [b] = await csvBatches(path.join(dir, 'orphan.csv'));
+    expect(b!.orphans).toEqual([{ line: 3, sku: 'V-1', errors: [{ pointer: '/parent_sku', code: 'not_found', message: expect.stringMatching(/^parent_sku "P-1" is not/) }] }]);
+  });
+});
+
+describe('submitting a batch', () => {
+  /** A context whose delta store knows `known` (sku -> hash) and whose feed service records what it gets. */
+  const fakeContext = (known: Record<string, string> = {}) => {
+    const submitted: { sku: string; json: string; hash: string }[][] = [];
+    const ctx = {
+      name: 'files', shopPk: 1, baseUrl: 'http://wb.example',
+      delta: { changed: async (_shop: number, items: { sku: string; hash?: string }[]) => items.filter((i) => known[i.sku] !== i.hash) },
+      catalog: { submitValidated: async (items: { sku: string; json: string; hash: string }[]) => (submitted.push(items), { pk: '7', url: 'http://wb.example/feeds/7/', total: items.length }) },
+    } as unknown as ConnectorContext;
+    return { ctx, submitted };
+  };
+
+  it('sends the changed valid products as canonical JSON with their content hash; errors and warnings point inside each product', async () => {
+    const same = { sku: 'S-1', name: 'Same', price: 1, stock: 1 };
+    const { ctx, submitted } = fakeContext({ 'S-1': contentHash(same) });
+    const r = await submitProducts(ctx, [
+      { ...same },
+      { stock: 2, sku: 'N-1', price: 2, name: 'New', images: [{ url: 'https://img.example/a.jpg', note: 'x' }] },
+      { sku: 'B-1', name: 'Bad', price: -1, stock: 1, variations: [{ sku: 'B-1-S', price: 'x' }] },
+    ]);
+    expect(r.refused).toEqual([{ index: 2, errors: [
+      { pointer: '/price', code: 'too_small', message: 'must be >= 0' },
+      { pointer: '/variations/0/price', code: 'invalid_type', message: 'must be number' },
+    ] }]);
+    expect(r.warnings).toEqual([{ index: 1, pointer: '/images/0/note', message: 'unknown field, ignored' }]);
+    expect(r).toMatchObject({ valid: 2, unchanged: 1, feed: { pk: '7', url: 'http://wb.example/feeds/7/', items: 1 } });
+    const [item] = submitted[0]!;
+    const product = JSON.parse(item!.json) as unknown;
+    expect(product).toEqual({ images: [{ url: 'https://img.example/a.jpg' }], name: 'New', price: 2, sku: 'N-1', stock: 2 });
+    expect(item).toEqual({ sku: 'N-1', json: canonicalJson(product), hash: contentHash(product) });
+  });
+
+  it('no feed when nothing changed; the report gives CSV errors their line (a variation its own)', async () => {
+    const { ctx, submitted } = fakeContext();
+    const sent: FileProduct[] = [{ product: { sku: 'B-1', name: 'Bad', price: 1, stock: 1, variations: [{ sku: 'B-1-S', price: 'x' }] }, at: 4, variationsAt: [5] }];
+    const r = await submitProducts(ctx, sent.map((p) => p.product));
+    expect([r.feed, submitted]).toEqual([null, []]);
+    const report = newReport('f.csv', 'files', 1, 'csv');
+    addBatch(report, 'line', { products: sent, rows: 2, orphans: [] }, sent, [], r);
+    expect(report.counts).toMatchObject({ rows: 2, products: 1, variations: 1, valid: 0, invalid: 1, sent: 0 });
+    expect(report.errors).toEqual([{ line: 4, sku: 'B-1', errors: [{ pointer: '/variations/0/price', code: 'invalid_type', message: 'must be number', line: 5 }] }]);
   });
 });
 

@@ -4,7 +4,7 @@
 // lower-cased). Webhooks: base64 HMAC-SHA256 of the raw body with the webhook secret, in the
 // aftership-hmac-sha256 header.
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { joinUrl } from '../tracking-common/options.ts';
+import { joinUrl } from '../sdk/index.ts';
 
 export function aftershipRequest(baseUrl: string, apiKey: string, slug: string, trackingNumber: string): { url: string; headers: Record<string, string> } {
   return {

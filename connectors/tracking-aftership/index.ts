@@ -2,11 +2,7 @@
 // takes AfterShip's pushed updates at POST /webhooks/carriers/{name}/ (signed with the
 // aftership-hmac-sha256 header; a wrong signature is a 401; a repeated event_id is applied once).
 import { Type } from 'typebox';
-import { defineConnector, userError } from '../../src/connectors/host/contract.ts';
-import { AppError, notFound } from '../../src/errors.ts';
-import { pollShipments } from '../tracking-common/engine.ts';
-import { CarrierError } from '../tracking-common/http.ts';
-import { ENV_NAME, pollingOptions } from '../tracking-common/options.ts';
+import { defineConnector, userError, AppError, notFound, pollShipments, CarrierError, ENV_NAME, pollingOptions } from '../sdk/index.ts';
 import { aftershipRequest, slugOf, verifyAftership } from './client.ts';
 import { mapAftershipTracking, trackingOfResponse, type AftershipTracking } from './map.ts';
 
@@ -70,13 +66,13 @@ export const trackingAftership = defineConnector({
       }
       const trackingNumber = msg.tracking_number;
       return ctx.once(`aftership:${eventId}`, async () => {
-        const tracking = ctx.services.tracking;
+        const tracking = ctx.tracking;
         const result = mapAftershipTracking(msg);
         const shipments = (await tracking.byTrackingCode(o.carriers, ctx.shopPk, trackingNumber))
           .filter((s) => msg.slug === undefined || slugOf(s.carrier, o.slugs) === msg.slug.toLowerCase());
         const actions: string[] = [];
         for (const s of shipments) {
-          const outcome = await tracking.record(s, result, { connector: ctx.name, followDeliveredDays: o.follow_delivered_days });
+          const outcome = await tracking.record(s, result, { followDeliveredDays: o.follow_delivered_days });
           ctx.report.count('webhook_updates');
           if (outcome.newEvents > 0) ctx.report.count('events_new', outcome.newEvents);
           if (outcome.applied) {

@@ -1,8 +1,7 @@
 // AfterShip tracking -> the normalized model. AfterShip's tag is the delivery status; its
 // subtag refines it (e.g. Exception_011 "returned to sender", Exception_013 "lost"). The
 // subtag table wins; a subtag not listed falls back to its tag.
-import type { TrackingEvent, TrackingResult, TrackingStatus } from '../../src/tracking/tracking.schemas.ts';
-import { carrierTime, placeText, resultOf, textOf } from '../tracking-common/map-util.ts';
+import { type TrackingEvent, type TrackingResult, type TrackingStatus, carrierTime, placeText, resultOf, textOf } from '../sdk/index.ts';
 
 export const AFTERSHIP_TAGS: Record<string, TrackingStatus> = {
   Pending: 'pre_transit',

@@ -1,7 +1,6 @@
 // DHL Shipment Tracking - Unified API: GET {base_url}/track/shipments?trackingNumber=...,
 // the key in the DHL-API-Key header. A 404 means DHL knows no such number (yet).
-import { CarrierError, type CarrierResponse } from '../tracking-common/http.ts';
-import { joinUrl } from '../tracking-common/options.ts';
+import { CarrierError, type CarrierResponse, joinUrl } from '../sdk/index.ts';
 
 export interface DhlQuery {
   baseUrl: string;

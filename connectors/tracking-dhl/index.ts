@@ -1,9 +1,7 @@
 // tracking-dhl: polls DHL Shipment Tracking - Unified API for the shipments of its carriers and
 // applies what DHL says (delivered, returned...) to the orders (see src/tracking).
 import { Type } from 'typebox';
-import { defineConnector } from '../../src/connectors/host/contract.ts';
-import { pollShipments } from '../tracking-common/engine.ts';
-import { ENV_NAME, pollingOptions } from '../tracking-common/options.ts';
+import { defineConnector, pollShipments, ENV_NAME, pollingOptions } from '../sdk/index.ts';
 import { dhlBody, dhlRequest } from './client.ts';
 import { mapDhlResponse } from './map.ts';
 

@@ -2,8 +2,7 @@
 // finer meaning (out for delivery, at a pickup point, a failed attempt, a return) is only in
 // the event's `status` / `description` text, so each code has a small table of text rules,
 // checked in order, first match wins.
-import type { TrackingEvent, TrackingResult, TrackingStatus } from '../../src/tracking/tracking.schemas.ts';
-import { carrierTime, placeText, resultOf, textOf } from '../tracking-common/map-util.ts';
+import { type TrackingEvent, type TrackingResult, type TrackingStatus, carrierTime, placeText, resultOf, textOf } from '../sdk/index.ts';
 
 export const DHL_STATUS_CODES = ['pre-transit', 'transit', 'delivered', 'failure', 'unknown'] as const;
 

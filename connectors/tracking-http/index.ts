@@ -2,10 +2,7 @@
 // template, the auth header, where the status and events are in the JSON answer, and what the
 // carrier's codes mean. Polling, retries and order actions are the shared engine's.
 import { Type } from 'typebox';
-import { defineConnector, userError } from '../../src/connectors/host/contract.ts';
-import { TRACKING_STATUSES } from '../../src/tracking/tracking.schemas.ts';
-import { pollShipments } from '../tracking-common/engine.ts';
-import { ENV_NAME, pollingOptions } from '../tracking-common/options.ts';
+import { defineConnector, userError, TRACKING_STATUSES, pollShipments, ENV_NAME, pollingOptions } from '../sdk/index.ts';
 import { httpRequest } from './client.ts';
 import { mapHttpResponse } from './map.ts';
 

@@ -1,7 +1,6 @@
 // tracking-http: where a generic carrier API keeps its status and events (JSON paths from the
 // options) and what its codes mean (the options' status_map) -> the normalized model.
-import { TRACKING_STATUSES, type TrackingEvent, type TrackingResult, type TrackingStatus } from '../../src/tracking/tracking.schemas.ts';
-import { carrierTime, resultOf, textOf } from '../tracking-common/map-util.ts';
+import { TRACKING_STATUSES, type TrackingEvent, type TrackingResult, type TrackingStatus, carrierTime, resultOf, textOf } from '../sdk/index.ts';
 
 /**
  * A value at a JSON path: dots between keys, array indexes as `.0` or `[0]`, an optional

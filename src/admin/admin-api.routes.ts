@@ -2,7 +2,8 @@
 // or the dashboard's session cookie. Overview, jobs, logs, shops and keys.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import type { Services } from '../services.ts';
+import type { ShopService } from '../shops/shops.service.ts';
+import type { AdminService } from './admin.service.ts';
 import { ApiKey, CreatedApiKey, CreatedShop, RotatedSecret, Shop, ShopCreate } from '../shops/shops.schemas.ts';
 import {
   ActionOut,
@@ -24,7 +25,7 @@ const admin = { auth: 'admin' as const };
 const tags = ['admin'];
 const security = [{ adminBearer: [] }];
 
-export const adminApiRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = async (app, { services }) => {
+export const adminApiRoutes: FastifyPluginAsyncTypebox<{ services: { shops: ShopService; admin: AdminService } }> = async (app, { services }) => {
   const a = services.admin;
 
   // Reads are polled by the dashboard: logged at warn and above only; actions stay at info.
@@ -48,6 +49,11 @@ export const adminApiRoutes: FastifyPluginAsyncTypebox<{ services: Services }> =
     schema: { tags, security, summary: 'Jobs of a queue, newest first, optionally of one state', params: QueueParams, querystring: JobListQuery, response: { 200: Type.Array(JobOut) } },
   }, async (request) => a.jobs(request.params.queue, request.query));
 
+  app.get('/admin/api/jobs', {
+    config: admin,
+    schema: { tags, security, summary: 'Jobs of every queue, newest or oldest first; q: only those with this id or text in their data', querystring: Type.Intersect([JobListQuery, Type.Object({ q: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })) })]), response: { 200: Type.Array(JobOut) } },
+  }, async (request) => a.searchJobs(request.query));
+
   app.get('/admin/api/queues/:queue/jobs/:id', {
     config: admin,
     schema: { tags, security, summary: 'One job with its data, attempts and last error', params: JobParams, response: { 200: JobOut } },
@@ -65,7 +71,7 @@ export const adminApiRoutes: FastifyPluginAsyncTypebox<{ services: Services }> =
 
   app.get('/admin/api/logs', {
     config: admin,
-    schema: { tags, security, summary: 'Recent log lines of this process, filtered', querystring: LogQueryT, response: { 200: LogsOut } },
+    schema: { tags, security, summary: 'Recent log lines of every process, filtered by level, request, feed, connector run, job or text', querystring: LogQueryT, response: { 200: LogsOut } },
   }, async (request) => a.logs(request.query));
 
   app.get('/admin/api/shops', {

@@ -1,8 +1,8 @@
 // Small pieces shared by the dashboard's page routes.
 import type { FastifyReply } from 'fastify';
 import { Type } from 'typebox';
-import type { Services } from '../services.ts';
-import type { Html } from './views/html.ts';
+import type { ShopService } from '../shops/shops.service.ts';
+import type { Html, ShopNames } from './views/html.ts';
 import type { Nav, Section } from './views/layout.ts';
 
 /** A dashboard page: admin session (or Bearer), HTML allowed, redirect to the login page otherwise. */
@@ -18,7 +18,7 @@ export const Fragment = Type.Object({ fragment: Type.Optional(Type.Literal('1'))
  * The dashboard loads only its own script and stylesheet (no CDN), is never framed, and its
  * pages are never cached (they show live state).
  */
-const PAGE_HEADERS = {
+export const PAGE_HEADERS = {
   'cache-control': 'no-store',
   'content-security-policy': "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; frame-ancestors 'none'; form-action 'self'; base-uri 'none'",
   'x-frame-options': 'DENY',
@@ -30,8 +30,8 @@ export const sendHtml = (reply: FastifyReply, body: string | Html, status = 200)
   reply.code(status).type('text/html; charset=utf-8').headers(PAGE_HEADERS).send(String(body));
 
 /** Sections shown in the navigation: the areas whose services this process has. */
-export function navOf(services: Services): Nav {
-  const has = (name: string): boolean => (services as unknown as Record<string, unknown>)[name] !== undefined;
+export function navOf(services: object): Nav {
+  const has = (name: string): boolean => (services as Record<string, unknown>)[name] !== undefined;
   const sections: Section[] = ['overview'];
   if (has('feeds')) sections.push('feeds');
   sections.push('jobs');
@@ -40,3 +40,7 @@ export function navOf(services: Services): Nav {
   sections.push('webhooks', 'logs', 'shops');
   return { sections };
 }
+
+/** Every shop's name by pk, for tables that show shops by name. */
+export const shopNames = async (services: { shops: ShopService }): Promise<ShopNames> =>
+  new Map((await services.shops.list()).map((s) => [s.pk, s.name]));

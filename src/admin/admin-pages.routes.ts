@@ -2,21 +2,30 @@
 // page that sets the session cookie, and the two static assets.
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import formbody from '@fastify/formbody';
 import rateLimit from '@fastify/rate-limit';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { AppError } from '../errors.ts';
-import type { Services } from '../services.ts';
-import { JobListQuery, LogQueryT } from './admin.schemas.ts';
+import { PROBLEM_TYPE, type Problem } from '../http/problem.ts';
+import type { ShopService } from '../shops/shops.service.ts';
+import type { WebhookService } from '../webhooks/webhooks.service.ts';
+import type { OrderService } from '../orders/orders.service.ts';
+import type { AdminService } from './admin.service.ts';
+import type { AdminSessionService } from '../admin-sessions/admin-sessions.service.ts';
+import type { ConnectorService } from '../connectors/host/connectors.service.ts';
+import type { FeedService } from '../feeds/feeds.service.ts';
+import type { MarketplaceService } from '../marketplaces/marketplaces.service.ts';
+import { JobParams, JobStateT, LogQueryT } from './admin.schemas.ts';
 import { clearSessionCookie, LOGIN_PATH, safeNext, sessionIdOf, setSessionCookie } from './admin-session.ts';
-import { jobsBody, jobsFragment, type JobsView } from './views/jobs.view.ts';
-import { page, loginPage } from './views/layout.ts';
-import { logsBody } from './views/logs.view.ts';
+import { jobBody, jobFragment, jobsBody, jobsFragment, type JobsView } from './views/jobs.view.ts';
+import { errorBody, page, loginPage } from './views/layout.ts';
+import { logRow, logsBody } from './views/logs.view.ts';
 import { overviewBody, overviewFragment } from './views/overview.view.ts';
 import { shopsBody, shopsFragment } from './views/shops.view.ts';
 import { qs } from './views/html.ts';
 import { areaPages } from './area-pages.routes.ts';
-import { Fragment, navOf, pageConfig, sendHtml } from './admin-http.ts';
+import { Fragment, navOf, PAGE_HEADERS, pageConfig, sendHtml } from './admin-http.ts';
 
 /** Failed logins allowed per client address within LOGIN_WINDOW_SECONDS; the next gets 429. */
 export const LOGIN_ATTEMPTS = 10;
@@ -28,7 +37,7 @@ const assets: Record<string, { type: string; body: string }> = {
   'admin.js': { type: 'text/javascript; charset=utf-8', body: readFileSync(new URL('./assets/admin.js', import.meta.url), 'utf8') },
 };
 
-export const adminPageRoutes: FastifyPluginAsyncTypebox<{ services: Services; adminToken: string | undefined; publicUrl?: string }> = async (app, { services, adminToken, publicUrl }) => {
+export const adminPageRoutes: FastifyPluginAsyncTypebox<{ services: { shops: ShopService; webhooks: WebhookService; orders: OrderService; marketplaces: MarketplaceService; admin: AdminService; adminSessions: AdminSessionService; connectors: ConnectorService; feeds: FeedService }; adminToken: string | undefined; publicUrl?: string }> = async (app, { services, adminToken, publicUrl }) => {
   const nav = navOf(services);
   const a = services.admin;
 
@@ -39,9 +48,16 @@ export const adminPageRoutes: FastifyPluginAsyncTypebox<{ services: Services; ad
     if (!route.logLevel && methods.every((m) => m === 'GET' || m === 'HEAD')) route.logLevel = 'warn';
   });
 
-  // The login form posts application/x-www-form-urlencoded; only this plugin accepts it.
-  app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: 4096 }, (_req, body, done) => {
-    done(null, Object.fromEntries(new URLSearchParams(body as string)));
+  // The login form posts application/x-www-form-urlencoded; only this plugin's routes accept it.
+  await app.register(formbody, { bodyLimit: 4096 });
+
+  // An error on a page (an unknown feed, order or job; a bad filter) is a page too, inside the
+  // layout, with the status and text of the problem JSON the API would answer.
+  app.addHook('onSend', async (request, reply, payload) => {
+    if (request.method !== 'GET' || request.routeOptions.config.html !== true || request.url.startsWith('/admin/api/')) return payload;
+    if (!String(reply.getHeader('content-type') ?? '').startsWith(PROBLEM_TYPE) || typeof payload !== 'string') return payload;
+    reply.type('text/html; charset=utf-8').headers(PAGE_HEADERS);
+    return page(`${reply.statusCode} ${(JSON.parse(payload) as Problem).title}`, null, nav, errorBody(JSON.parse(payload) as Problem));
   });
 
   app.get('/admin/assets/:file', {
@@ -103,19 +119,41 @@ export const adminPageRoutes: FastifyPluginAsyncTypebox<{ services: Services; ad
 
   app.get('/admin/jobs', {
     config: pageConfig,
-    schema: { hide: true, querystring: Type.Intersect([Fragment, JobListQuery, Type.Object({ queue: Type.Optional(Type.String({ maxLength: 200 })) })]) },
+    schema: {
+      hide: true,
+      querystring: Type.Intersect([Fragment, Type.Object({
+        queue: Type.Optional(Type.String({ maxLength: 200 })),
+        state: Type.Optional(Type.Union([JobStateT, Type.Literal('')])),
+        q: Type.Optional(Type.String({ maxLength: 200 })),
+        order: Type.Optional(Type.Union([Type.Literal('newest'), Type.Literal('oldest')])),
+      })]),
+    },
   }, async (request, reply) => {
-    const { queue, state, fragment } = request.query;
+    const { queue, fragment } = request.query;
+    const state = request.query.state || undefined;
+    const q = request.query.q?.trim() || undefined;
+    const order = request.query.order ?? 'newest';
     const queues = await a.queues();
-    const chosen = queue !== undefined && queues.some((q) => q.name === queue) ? queue : null;
-    const view: JobsView = { queues, queue: chosen, state: state ?? null, jobs: chosen === null ? [] : await a.jobs(chosen, { state, limit: 100 }) };
+    const chosen = queue !== undefined && queues.some((x) => x.name === queue) ? queue : null;
+    const jobs = chosen !== null ? await a.jobs(chosen, { state, q, order, limit: 100 })
+      : q !== undefined ? await a.searchJobs({ state, q, order, limit: 100 }) : [];
+    const view: JobsView = { queues, queue: chosen, state: state ?? null, q: q ?? null, order, jobs };
     if (fragment === '1') return sendHtml(reply, jobsFragment(view));
-    return sendHtml(reply, page('Jobs', 'jobs', nav, jobsBody(view, `/admin/jobs${qs({ queue: chosen, state, fragment: '1' })}`)));
+    return sendHtml(reply, page('Jobs', 'jobs', nav, jobsBody(view, `/admin/jobs${qs({ queue: chosen, state, q, order: order === 'oldest' ? order : undefined, fragment: '1' })}`)));
   });
 
-  app.get('/admin/logs', { config: pageConfig, schema: { hide: true, querystring: LogQueryT } }, async (request, reply) => {
-    const query = Object.fromEntries(Object.entries(request.query).filter(([, v]) => v !== '')) as typeof request.query;
-    return sendHtml(reply, page('Logs', 'logs', nav, logsBody(query, a.logs({ ...query, limit: query.limit ?? 300 }))));
+  app.get('/admin/jobs/:queue/:id', { config: pageConfig, schema: { hide: true, params: JobParams, querystring: Fragment } }, async (request, reply) => {
+    const job = await a.job(request.params.queue, request.params.id);
+    return sendHtml(reply, request.query.fragment === '1' ? jobFragment(job) : page(`Job ${job.id.slice(0, 8)}`, 'jobs', nav, jobBody(job)));
+  });
+
+  // ?fragment=1&after=<seq>: only the newer rows (the live tail), their last seq in x-last-seq.
+  app.get('/admin/logs', { config: pageConfig, schema: { hide: true, querystring: Type.Intersect([LogQueryT, Fragment]) } }, async (request, reply) => {
+    const { fragment, ...filters } = request.query;
+    const query = Object.fromEntries(Object.entries(filters).filter(([, v]) => v !== '')) as LogQueryT;
+    const logs = await a.logs({ ...query, limit: query.limit ?? 300 });
+    if (fragment === '1') return sendHtml(reply.header('x-last-seq', String(logs.last_seq)), logs.lines.map(logRow).join(''));
+    return sendHtml(reply, page('Logs', 'logs', nav, logsBody(query, logs)));
   });
 
   app.get('/admin/shops', { config: pageConfig, schema: { hide: true, querystring: Fragment } }, async (request, reply) => {

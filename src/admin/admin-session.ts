@@ -5,7 +5,7 @@
 import { createHmac, randomBytes } from 'node:crypto';
 import type { CookieSerializeOptions } from '@fastify/cookie';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { SESSION_MAX_SECONDS } from '../platform/admin-sessions.service.ts';
+import { SESSION_MAX_SECONDS } from '../admin-sessions/admin-sessions.service.ts';
 
 export const SESSION_COOKIE = 'waybill_admin';
 export const LOGIN_PATH = '/admin/login';

@@ -1,7 +1,7 @@
 // Shapes of the admin API (/admin/api/...), shared by its routes and the admin service.
 import { Type, type Static } from 'typebox';
 
-const JobStateT = Type.Union([
+export const JobStateT = Type.Union([
   Type.Literal('created'), Type.Literal('retry'), Type.Literal('active'), Type.Literal('completed'), Type.Literal('cancelled'), Type.Literal('failed'),
 ]);
 const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(t: T) => Type.Union([t, Type.Null()]);
@@ -38,6 +38,8 @@ export type JobOut = Static<typeof JobOut>;
 export const JobListQuery = Type.Object({
   state: Type.Optional(JobStateT),
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 500, default: 50 })),
+  q: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'A job id, or text anywhere in the job data (case-insensitive).' })),
+  order: Type.Optional(Type.Union([Type.Literal('newest'), Type.Literal('oldest')], { description: 'By creation time; default newest first.' })),
 });
 export type JobListQuery = Static<typeof JobListQuery>;
 
@@ -70,7 +72,8 @@ export const LogLineOut = Type.Object({
 export const LogsOut = Type.Object({
   lines: Type.Array(LogLineOut),
   last_seq: Type.Integer({ description: 'Pass as `after` to get only newer lines.' }),
-  capacity: Type.Integer({ description: 'Lines the daemon keeps in memory.' }),
+  capacity: Type.Integer({ description: 'Lines kept in the database, across processes (the oldest go first).' }),
+  dropped: Type.Integer({ description: 'Lines this process could not store (the database was away or the queue was full).' }),
 });
 export type LogsOut = Static<typeof LogsOut>;
 
@@ -88,7 +91,7 @@ export const OverviewOut = Type.Object({
   charts: Type.Object({
     step_minutes: Type.Integer(),
     queue_depth: Type.Array(SeriesPoint),
-    /** error and fatal log lines of this process. */
+    /** error and fatal log lines of every process. */
     errors_per_minute: Type.Array(SeriesPoint),
     /** Feeds finished, their items processed and failed, by finish time. */
     feeds_per_minute: Type.Array(SeriesPoint),

@@ -2,11 +2,11 @@
 // the overview figures and charts. Feeds, orders and connectors stay in their own services;
 // this one only combines them for the dashboard.
 import { AppError, notFound } from '../errors.ts';
-import type { DepthPoint, JobSummary, QueueInspector, QueueSummary } from '../jobs/queue-inspector.ts';
+import type { DepthPoint, JobSummary, QueueInspector, QueueSummary } from '../jobs/pg-boss-inspector.ts';
 import type { ShopService } from '../shops/shops.service.ts';
-import type { JobListQuery, JobOut, LogQueryT, LogsOut, OverviewOut, QueueOut, SeriesPoint } from './admin.schemas.ts';
+import type { JobListQuery, JobOut, LogQueryT, LogsOut, OverviewOut, QueueOut } from './admin.schemas.ts';
 import type { StatsService } from '../stats/stats.service.ts';
-import { levelRank, type LogBuffer } from './log-buffer.ts';
+import type { LogLineService } from '../logs/log-lines.service.ts';
 
 /** The connector service as the overview reads it. */
 export interface ConnectorLister {
@@ -17,11 +17,11 @@ export interface AdminDeps {
   shops: ShopService;
   stats: StatsService;
   queues?: QueueInspector;
-  logs?: LogBuffer;
-  /** A getter: the connector service is built after this one. */
-  connectors?: () => ConnectorLister | undefined;
-  /** A getter too: queues a failed feed again (its job alone would find it failed and skip it). */
-  feeds?: () => FeedRetrier | undefined;
+  /** Log lines of every process (log_lines). */
+  logs?: LogLineService;
+  connectors?: ConnectorLister;
+  /** Queues a failed feed again (its job alone would find it failed and skip it). */
+  feeds?: FeedRetrier;
 }
 
 export interface FeedRetrier {
@@ -29,7 +29,7 @@ export interface FeedRetrier {
 }
 
 // The feed queues and their dead-letter queues: a job of theirs names its feed.
-const FEED_QUEUE = /^feed\.process(\.small)?(\.dead)?$/;
+const FEED_QUEUE = /^feed\.process(\.dead)?$/;
 
 const toQueue = (q: QueueSummary): QueueOut => ({
   name: q.name,
@@ -70,10 +70,10 @@ export const toJob = (j: JobSummary): JobOut => ({
 export class AdminService {
   readonly #shops: ShopService;
   readonly #queues: QueueInspector | undefined;
-  readonly #logs: LogBuffer | undefined;
+  readonly #logs: LogLineService | undefined;
   readonly #stats: StatsService;
-  readonly #connectors: () => ConnectorLister | undefined;
-  readonly #feeds: () => FeedRetrier | undefined;
+  readonly #connectors: ConnectorLister | undefined;
+  readonly #feeds: FeedRetrier | undefined;
   /** The queue-depth history is the costly part of the overview; its points are minutes apart. */
   #history: { key: string; until: number; value: Promise<DepthPoint[]> } | null = null;
 
@@ -82,8 +82,8 @@ export class AdminService {
     this.#queues = deps.queues;
     this.#logs = deps.logs;
     this.#stats = deps.stats;
-    this.#connectors = deps.connectors ?? (() => undefined);
-    this.#feeds = deps.feeds ?? (() => undefined);
+    this.#connectors = deps.connectors;
+    this.#feeds = deps.feeds;
   }
 
   /** Feeds kept, by type and state (the /metrics gauge). */
@@ -92,7 +92,7 @@ export class AdminService {
   }
 
   async #connectorSummary(): Promise<{ total: number; enabled: number; failing: number } | null> {
-    const service = this.#connectors();
+    const service = this.#connectors;
     if (service === undefined) return null;
     const list = await service.list({ lastRuns: 1 });
     return {
@@ -118,7 +118,16 @@ export class AdminService {
 
   async jobs(queue: string, query: JobListQuery = {}): Promise<JobOut[]> {
     await this.#knownQueue(queue);
-    return (await this.#inspector().listJobs(queue, { state: query.state, limit: query.limit })).map(toJob);
+    return (await this.#inspector().listJobs(queue, { state: query.state, limit: query.limit, search: query.q, order: query.order })).map(toJob);
+  }
+
+  /** Jobs of every queue whose id is `q` or whose data holds it, newest (or oldest) first. */
+  async searchJobs(query: JobListQuery & { q?: string }): Promise<JobOut[]> {
+    const limit = query.limit ?? 50;
+    const names = (await this.#inspector().listQueues()).map((q) => q.name);
+    const found = (await Promise.all(names.map((name) => this.#inspector().listJobs(name, { state: query.state, limit, search: query.q, order: query.order })))).flat();
+    const sign = query.order === 'oldest' ? 1 : -1;
+    return found.sort((a, b) => sign * a.createdOn.localeCompare(b.createdOn)).slice(0, limit).map(toJob);
   }
 
   async job(queue: string, id: string): Promise<JobOut> {
@@ -131,7 +140,7 @@ export class AdminService {
   async retryJob(queue: string, id: string): Promise<{ ok: true; detail: string }> {
     const job = await this.job(queue, id);
     const feedPk = (job.data as { feedPk?: unknown } | null)?.feedPk;
-    const feeds = this.#feeds();
+    const feeds = this.#feeds;
     const dead = queue.endsWith('.dead');
     // A feed job that failed for good marked its feed failed; run again, it would find the feed
     // failed and skip it. So the feed is queued again (a new job), and a dead copy leaves its queue.
@@ -160,25 +169,10 @@ export class AdminService {
     return { ok: true, detail: `Job ${id} was cancelled.` };
   }
 
-  logs(query: LogQueryT = {}): LogsOut {
-    if (this.#logs === undefined) return { lines: [], last_seq: 0, capacity: 0 };
-    return { lines: this.#logs.query(query), last_seq: this.#logs.lastSeq, capacity: this.#logs.capacity };
-  }
-
-  /** Error and fatal log lines per minute since `since`, from the lines this process still holds. */
-  #errorsPerMinute(since: number, stepMinutes: number): SeriesPoint[] {
-    const step = stepMinutes * 60_000;
-    const buckets = new Map<number, number>();
-    const start = Math.floor(since / step) * step;
-    for (let t = start; t <= Date.now(); t += step) buckets.set(t, 0);
-    for (const line of this.#logs?.query({ level: 'error', limit: 2_000 }) ?? []) {
-      if ((levelRank[line.level] ?? 0) < levelRank.error!) continue;
-      const t = Date.parse(line.time);
-      if (t < start) continue;
-      const bucket = start + Math.floor((t - start) / step) * step;
-      buckets.set(bucket, (buckets.get(bucket) ?? 0) + 1);
-    }
-    return [...buckets].map(([at, n]) => ({ at: new Date(at).toISOString(), value: n / stepMinutes }));
+  async logs(query: LogQueryT = {}): Promise<LogsOut> {
+    if (this.#logs === undefined) return { lines: [], last_seq: 0, capacity: 0, dropped: 0 };
+    const level = query.level === '' ? undefined : query.level;
+    return { ...(await this.#logs.query({ ...query, level })), capacity: this.#logs.keep, dropped: this.#logs.dropped };
   }
 
   /** Rebuilt at most every 15 s per span (the page polls every 5 s; steps are minutes). */
@@ -198,25 +192,31 @@ export class AdminService {
     const stepMinutes = Math.max(1, Math.round((hours * 60) / 60));
     const since = Date.now() - hours * 3_600_000;
     const inspector = this.#inspector();
-    const [shops, keys, queues, history, feedStates, rates, connectors] = await Promise.all([
+    const [shops, keys, queues, history, feedStates, rates, errors, connectors] = await Promise.all([
       this.#shops.count(),
       this.#shops.listKeys(),
       inspector.listQueues(),
       this.#depthHistory(inspector, hours, stepMinutes),
       this.#stats.feedCounts(),
       this.#stats.feedThroughput(new Date(since), stepMinutes),
+      this.#stats.errorsPerMinute(new Date(since), stepMinutes),
       this.#connectorSummary(),
     ]);
     const byState: Record<string, number> = { queued: 0, processing: 0, done: 0, failed: 0 };
     for (const c of feedStates) byState[c.state] = (byState[c.state] ?? 0) + c.count;
     const work = queues.filter((q) => !q.dead);
+    const waiting = work.reduce((n, q) => n + q.queued, 0);
+    // The depth history is rebuilt at most every 15 s: its last point is now, the cards' figure,
+    // so the chart and the card above it never disagree.
+    const depth = history.map((p) => ({ at: p.at, value: Object.entries(p.queued).filter(([name]) => !name.endsWith('.dead')).reduce((n, [, v]) => n + v, 0) }));
+    if (depth.length > 0) depth[depth.length - 1] = { ...depth.at(-1)!, value: waiting };
     return {
       generated_at: new Date().toISOString(),
       shops,
       active_keys: keys.filter((k) => k.revoked_at === null).length,
       queues: queues.map(toQueue),
       jobs: {
-        waiting: work.reduce((n, q) => n + q.queued, 0),
+        waiting,
         active: work.reduce((n, q) => n + q.active, 0),
         dead: queues.filter((q) => q.dead).reduce((n, q) => n + q.queued, 0),
         oldest_age_seconds: Math.max(0, ...work.map((q) => q.oldestAgeSeconds)),
@@ -225,11 +225,8 @@ export class AdminService {
       connectors,
       charts: {
         step_minutes: stepMinutes,
-        queue_depth: history.map((p) => ({
-          at: p.at,
-          value: Object.entries(p.queued).filter(([name]) => !name.endsWith('.dead')).reduce((n, [, v]) => n + v, 0),
-        })),
-        errors_per_minute: this.#errorsPerMinute(since, stepMinutes),
+        queue_depth: depth,
+        errors_per_minute: errors,
         feeds_per_minute: rates.feeds,
         items_per_minute: rates.items,
         item_errors_per_minute: rates.failed,

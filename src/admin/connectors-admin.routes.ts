@@ -3,14 +3,15 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { ConnectorRun, ConnectorSummary } from '../connectors/host/connectors.schemas.ts';
-import type { Services } from '../services.ts';
-import { apiConfig, Fragment, pageConfig, security, sendHtml, tags } from './admin-http.ts';
+import type { ConnectorService } from '../connectors/host/connectors.service.ts';
+import type { ShopService } from '../shops/shops.service.ts';
+import { apiConfig, Fragment, pageConfig, security, sendHtml, shopNames, tags } from './admin-http.ts';
 import { connectorBody, connectorFragment, connectorsBody, connectorsFragment } from './views/connectors.view.ts';
 import { page, type Nav } from './views/layout.ts';
 
 const Name = Type.Object({ name: Type.String({ minLength: 1, maxLength: 100 }) });
 
-export const connectorsAdmin: FastifyPluginAsyncTypebox<{ services: Services; nav: Nav }> = async (app, { services, nav }) => {
+export const connectorsAdmin: FastifyPluginAsyncTypebox<{ services: { connectors: ConnectorService; shops: ShopService }; nav: Nav }> = async (app, { services, nav }) => {
   const connectors = services.connectors;
 
   app.get('/admin/api/connectors', {
@@ -46,12 +47,12 @@ export const connectorsAdmin: FastifyPluginAsyncTypebox<{ services: Services; na
   }
 
   app.get('/admin/connectors', { config: pageConfig, schema: { hide: true, querystring: Fragment } }, async (request, reply) => {
-    const list = await connectors.list({ lastRuns: 20 });
-    return sendHtml(reply, request.query.fragment === '1' ? connectorsFragment(list) : page('Connectors', 'connectors', nav, connectorsBody(list)));
+    const [list, names] = await Promise.all([connectors.list({ lastRuns: 20 }), shopNames(services)]);
+    return sendHtml(reply, request.query.fragment === '1' ? connectorsFragment(list, names) : page('Connectors', 'connectors', nav, connectorsBody(list, names)));
   });
 
   app.get('/admin/connectors/:name', { config: pageConfig, schema: { hide: true, params: Name, querystring: Fragment } }, async (request, reply) => {
-    const [c, runs] = await Promise.all([connectors.get(request.params.name), connectors.runs(request.params.name, { limit: 50 })]);
-    return sendHtml(reply, request.query.fragment === '1' ? connectorFragment(c, runs) : page(`Connector ${c.name}`, 'connectors', nav, connectorBody(c, runs)));
+    const [c, runs, names] = await Promise.all([connectors.get(request.params.name), connectors.runs(request.params.name, { limit: 50 }), shopNames(services)]);
+    return sendHtml(reply, request.query.fragment === '1' ? connectorFragment(c, runs, names) : page(`Connector ${c.name}`, 'connectors', nav, connectorBody(c, runs, names)));
   });
 };

@@ -2,11 +2,12 @@
 // feed with its item errors (JSON, CSV), and retry of a failed or stuck feed.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { present } from '../feeds/feeds.service.ts';
+import { present } from '../feeds/feeds.presenter.ts';
 import { FeedJson, FeedState, FeedSummaryJson, FeedType, type FeedFilter } from '../feeds/feeds.schemas.ts';
-import { baseUrl } from '../http/base-url.ts';
-import type { Services } from '../services.ts';
-import { apiConfig, pageConfig, security, sendHtml, tags } from './admin-http.ts';
+import { baseUrl } from '../system/base-url.ts';
+import type { FeedService } from '../feeds/feeds.service.ts';
+import type { ShopService } from '../shops/shops.service.ts';
+import { apiConfig, pageConfig, security, sendHtml, shopNames, tags } from './admin-http.ts';
 import { errorsCsv, feedBody, feedFragment, feedsBody, feedsFragment, PAGE_SIZE, type FeedFilters } from './views/feeds.view.ts';
 import { page, type Nav } from './views/layout.ts';
 
@@ -23,7 +24,8 @@ const ApiQuery = Type.Object({
   offset: Type.Optional(Type.Integer({ minimum: 0, default: 0 })),
 });
 
-// The page's filter form sends empty fields as "" and a local date-time without zone (taken as UTC).
+// The page's filter form sends empty fields as "", and `since` as a date-time without zone, in
+// the browser's zone when its script sent that zone's offset (tz), else in UTC.
 const Empty = Type.Literal('');
 const PageQuery = Type.Object({
   shop: Type.Optional(Type.Union([Type.Integer({ minimum: 1 }), Empty])),
@@ -31,11 +33,12 @@ const PageQuery = Type.Object({
   state: Type.Optional(Type.Union([FeedState, Empty])),
   sku: Type.Optional(Type.String({ maxLength: 100 })),
   since: Type.Optional(Type.String({ pattern: '^$|^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}(:\\d{2})?$' })),
+  tz: Type.Optional(Type.Union([Type.Integer({ minimum: -900, maximum: 900 }), Empty])),
   page: Type.Optional(Type.Integer({ minimum: 1, default: 1 })),
   fragment: Type.Optional(Type.Literal('1')),
 });
 
-export const feedsAdmin: FastifyPluginAsyncTypebox<{ services: Services; nav: Nav; publicUrl?: string }> = async (app, { services, nav, publicUrl }) => {
+export const feedsAdmin: FastifyPluginAsyncTypebox<{ services: { feeds: FeedService; shops: ShopService }; nav: Nav; publicUrl?: string }> = async (app, { services, nav, publicUrl }) => {
   const feeds = services.feeds;
 
   app.get('/admin/api/feeds', {
@@ -82,14 +85,15 @@ export const feedsAdmin: FastifyPluginAsyncTypebox<{ services: Services; nav: Na
     const q = request.query;
     const f: FeedFilters = {
       shop: q.shop === '' ? undefined : q.shop, type: q.type || undefined, state: q.state || undefined,
-      sku: q.sku?.trim() || undefined, since: q.since || undefined, page: q.page ?? 1,
+      sku: q.sku?.trim() || undefined, since: q.since || undefined, tz: q.since && typeof q.tz === 'number' ? q.tz : undefined, page: q.page ?? 1,
     };
     const list = await feeds.listAll({
       shopPk: f.shop, type: f.type as FeedFilter['type'], state: f.state as FeedFilter['state'], sku: f.sku,
-      since: f.since === undefined ? undefined : new Date(`${f.since}Z`), limit: PAGE_SIZE, offset: (f.page - 1) * PAGE_SIZE,
+      since: f.since === undefined ? undefined : new Date(Date.parse(`${f.since}Z`) + (f.tz ?? 0) * 60_000), limit: PAGE_SIZE, offset: (f.page - 1) * PAGE_SIZE,
     });
+    const names = await shopNames(services);
     const shown = { count: list.count, results: list.results.map((x) => present(x, baseUrl(request, publicUrl), true)) };
-    return sendHtml(reply, q.fragment === '1' ? feedsFragment(shown, f) : page('Feeds', 'feeds', nav, feedsBody(shown, f)));
+    return sendHtml(reply, q.fragment === '1' ? feedsFragment(shown, f, names) : page('Feeds', 'feeds', nav, feedsBody(shown, f, names)));
   });
 
   app.get('/admin/feeds/:feed', {
@@ -97,6 +101,7 @@ export const feedsAdmin: FastifyPluginAsyncTypebox<{ services: Services; nav: Na
     schema: { hide: true, params: FeedParams, querystring: Type.Object({ fragment: Type.Optional(Type.Literal('1')) }) },
   }, async (request, reply) => {
     const feed = present(await feeds.getAny(request.params.feed), baseUrl(request, publicUrl));
-    return sendHtml(reply, request.query.fragment === '1' ? feedFragment(feed) : page(`Feed ${feed.pk.slice(0, 8)}`, 'feeds', nav, feedBody(feed)));
+    const names = await shopNames(services);
+    return sendHtml(reply, request.query.fragment === '1' ? feedFragment(feed, names) : page(`Feed ${feed.pk.slice(0, 8)}`, 'feeds', nav, feedBody(feed, names)));
   });
 };

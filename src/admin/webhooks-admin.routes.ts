@@ -2,9 +2,10 @@
 // URL, with its status, time taken and the start of the answer.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import type { Services } from '../services.ts';
+import type { ShopService } from '../shops/shops.service.ts';
+import type { WebhookService } from '../webhooks/webhooks.service.ts';
 import { DeliveryQuery, WebhookDelivery } from '../webhooks/webhooks.schemas.ts';
-import { apiConfig, pageConfig, security, sendHtml, tags } from './admin-http.ts';
+import { apiConfig, pageConfig, security, sendHtml, shopNames, tags } from './admin-http.ts';
 import { page, type Nav } from './views/layout.ts';
 import { webhooksBody, webhooksFragment, type DeliveryFilters } from './views/webhooks.view.ts';
 
@@ -18,7 +19,7 @@ const PageQuery = Type.Object({
   fragment: Type.Optional(Type.Literal('1')),
 });
 
-export const webhooksAdmin: FastifyPluginAsyncTypebox<{ services: Services; nav: Nav }> = async (app, { services, nav }) => {
+export const webhooksAdmin: FastifyPluginAsyncTypebox<{ services: { webhooks: WebhookService; shops: ShopService }; nav: Nav }> = async (app, { services, nav }) => {
   app.get('/admin/api/webhooks/deliveries', {
     config: apiConfig,
     schema: {
@@ -40,7 +41,7 @@ export const webhooksAdmin: FastifyPluginAsyncTypebox<{ services: Services; nav:
       pk: q.pk?.trim() || undefined,
       state: q.state === '' ? undefined : q.state,
     };
-    const list = await services.webhooks.listDeliveries({ ...f, limit: 100 });
-    return sendHtml(reply, q.fragment === '1' ? webhooksFragment(list) : page('Webhooks', 'webhooks', nav, webhooksBody(f, list)));
+    const [list, names] = await Promise.all([services.webhooks.listDeliveries({ ...f, limit: 100 }), shopNames(services)]);
+    return sendHtml(reply, q.fragment === '1' ? webhooksFragment(list, names) : page('Webhooks', 'webhooks', nav, webhooksBody(f, list, names)));
   });
 };

@@ -2,10 +2,10 @@
 import type { FastifyReply, FastifyRequest, FastifySchemaCompiler } from 'fastify';
 import { Type } from 'typebox';
 import { badRequest } from '../errors.ts';
-import { baseUrl } from '../http/base-url.ts';
+import { baseUrl } from '../system/base-url.ts';
 import { validatorCompiler } from '../http/validation.ts';
 import type { Feed } from '../feeds/feeds.schemas.ts';
-import { feedUrl, presentApi } from '../feeds/feeds.service.ts';
+import { feedUrl, presentApi } from '../feeds/feeds.presenter.ts';
 import { bodyItems } from './product-validation.ts';
 
 /**
@@ -19,8 +19,6 @@ export const bodyCheckedByFeeds: FastifySchemaCompiler<unknown> = (def) =>
 export const ShopParams = Type.Object({ shop: Type.Integer({ minimum: 1 }) });
 export const ProductParams = Type.Object({ shop: Type.Integer({ minimum: 1 }), product: Type.Integer({ minimum: 1 }) });
 export const VariationParams = Type.Object({ ...ProductParams.properties, variation: Type.Integer({ minimum: 1 }) });
-
-export const sourceOf = (request: FastifyRequest): string => `key:${request.principal!.keyPrefix}`;
 
 /** The body as a list of items; 400 for an empty array or a body that is neither object nor array. */
 export function itemsOf(body: unknown): { items: unknown[]; single: boolean } {

@@ -1,6 +1,6 @@
 // Catalog reads: products of a shop (not deleted) with their images, variations and links.
 import type { Executor } from '../db/database.ts';
-import { softDeleteProducts } from './catalog-write.repository.ts';
+import { softDeleteProducts } from './apply/write.repository.ts';
 
 export interface ProductFilter {
   sku?: string;
@@ -22,8 +22,8 @@ const products = (db: Executor, shopPk: number, f: Omit<ProductFilter, 'limit' |
  * A page of live products, by pk: the page's pks first, from an index-only scan of
  * products_shop_live_pk that skips the index entries before the page (from the end, for a page
  * in the later half when `total` is known) and never reads their rows, then those rows by
- * primary key. An OFFSET over the rows themselves read every row before the page (1,000,000
- * products: 700 ms for a deep page; this way tens of ms), and a plain `ORDER BY pk LIMIT`
+ * primary key. An OFFSET over the rows themselves read every row before the page (so a deep
+ * page of a large catalog cost as much as reading the catalog), and a plain `ORDER BY pk LIMIT`
  * could walk the primary key through other shops' rows.
  */
 export const listProducts = (db: Executor, shopPk: number, f: ProductFilter) => {

@@ -4,17 +4,19 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import { parseTimestamp } from '../platform/timestamp.ts';
+import { parseTimestamp } from '../validation/timestamp.ts';
 import { allowOnly } from '../http/plugins/methods.ts';
 import { PageOf, PageQuery, sendPage } from '../http/list-reply.ts';
 import { FeedJson } from '../feeds/feeds.schemas.ts';
-import type { Services } from '../services.ts';
-import { baseOf, bodyCheckedByFeeds, feedCreated, itemsOf, ProductParams, ShopParams, sourceOf } from './catalog-http.ts';
+import type { CatalogService } from './catalog.service.ts';
+import type { FeedService } from '../feeds/feeds.service.ts';
+import { baseOf, bodyCheckedByFeeds, feedCreated, itemsOf, ProductParams, ShopParams } from './catalog-http.ts';
+import { sourceOf } from '../http/plugins/auth.ts';
 import { oneOrMany, Product, ProductRef, ProductUpdate, StoredProduct } from './catalog.schemas.ts';
 import type { FeedType } from '../feeds/feeds.schemas.ts';
 
 export interface CatalogRoutesOptions {
-  services: Services;
+  services: { catalog: CatalogService; feeds: FeedService };
   publicUrl: string | undefined;
 }
 

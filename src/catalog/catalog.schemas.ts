@@ -3,12 +3,12 @@
 // the stored records the API returns. Fields outside the catalog are category attributes: not
 // in these schemas, kept by validation (product-validation.ts), returned beside the others.
 import { Type, type Static, type TSchema } from 'typebox';
-import { ReplyTimestamp, replyTimestamp } from '../platform/timestamp.ts';
+import { ReplyTimestamp, replyTimestamp } from '../validation/timestamp.ts';
 import { FIELD_CATALOG, READ_ONLY_FIELDS, type FieldSpec } from './field-catalog.ts';
 
 /**
  * A timestamp a client sends: the seed's YYYY-MM-DDThh:mm:ss (UTC), or ISO 8601 with a zone,
- * a real date (src/platform/timestamp.ts). Stored, and answered, as the seed's form in UTC.
+ * a real date (src/validation/timestamp.ts). Stored, and answered, as the seed's form in UTC.
  */
 export const Timestamp = Type.String({
   pattern: '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}(\\.\\d{1,9})?([Zz]|[+-]\\d{2}:?\\d{2})?$',

@@ -1,7 +1,7 @@
 // Catalog reads (products with images and variations) and the checks writes make first.
 import type { Db } from '../db/database.ts';
 import { notFound } from '../errors.ts';
-import { formatTimestamp } from '../platform/timestamp.ts';
+import { formatTimestamp } from '../validation/timestamp.ts';
 import * as repo from './catalog.repository.ts';
 import type { StoredImage, StoredProduct, StoredVariation } from './catalog.schemas.ts';
 

@@ -2,7 +2,7 @@
 // bounds and allowed values, as data. Request validation (catalog.schemas.ts builds its TypeBox
 // schemas from it), the OpenAPI document (built from those schemas) and `GET /fields/` all read
 // this one list, so they cannot disagree. A field not listed here is a category attribute.
-import { INT4_MAX } from '../platform/column-types.ts';
+import { INT4_MAX } from '../validation/column-types.ts';
 
 /**
  * `text` string; `numeric_text` a string holding a number ("21.00"); `integer`, `decimal`,

@@ -8,7 +8,8 @@ import { Type } from 'typebox';
 import { allowOnly } from '../http/plugins/methods.ts';
 import { PageQuery, sendPage } from '../http/list-reply.ts';
 import { FeedJson, type FeedType } from '../feeds/feeds.schemas.ts';
-import { baseOf, bodyCheckedByFeeds, feedCreated, itemsOf, ProductParams, sourceOf } from './catalog-http.ts';
+import { baseOf, bodyCheckedByFeeds, feedCreated, itemsOf, ProductParams } from './catalog-http.ts';
+import { sourceOf } from '../http/plugins/auth.ts';
 import { ImageInput, ImagePosition, ImageRef, oneOrMany, StoredImage } from './catalog.schemas.ts';
 import type { CatalogRoutesOptions } from './catalog.routes.ts';
 

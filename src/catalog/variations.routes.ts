@@ -6,7 +6,8 @@ import { Type } from 'typebox';
 import { allowOnly } from '../http/plugins/methods.ts';
 import { PageOf, PageQuery, sendPage } from '../http/list-reply.ts';
 import { FeedJson, type FeedType } from '../feeds/feeds.schemas.ts';
-import { baseOf, bodyCheckedByFeeds, feedCreated, itemsOf, ProductParams, sourceOf, VariationParams } from './catalog-http.ts';
+import { baseOf, bodyCheckedByFeeds, feedCreated, itemsOf, ProductParams, VariationParams } from './catalog-http.ts';
+import { sourceOf } from '../http/plugins/auth.ts';
 import { ImageRef, oneOrMany, StoredImage, StoredVariation, VariationCreate, VariationUpdate } from './catalog.schemas.ts';
 import type { CatalogRoutesOptions } from './catalog.routes.ts';
 

@@ -2,7 +2,7 @@
 import type { Config } from '../config.ts';
 import type { Logger } from '../logger.ts';
 import { createDb, type Db } from './database.ts';
-import { startEmbedded, superviseEmbedded, type EmbeddedHandle } from './embedded.ts';
+import { startEmbedded, superviseEmbedded, type EmbeddedHandle } from '../embedded-postgres/embedded-postgres.ts';
 import { migrateToLatest, type MigrationReport } from './migrator.ts';
 import type pg from 'pg';
 

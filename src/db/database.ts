@@ -3,16 +3,19 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { createHash } from 'node:crypto';
 import pg from 'pg';
 import { CompiledQuery, Kysely, PostgresDialect, sql, type Transaction } from 'kysely';
-import type { ShopTables } from './tables/shops.ts';
-import type { CatalogTables } from './tables/catalog.ts';
-import type { FeedTables } from './tables/feeds.ts';
-import type { OrderTables } from './tables/orders.ts';
-import type { ConnectorTables } from './tables/connectors.ts';
-import type { PlatformTables } from './tables/platform.ts';
-import type { TrackingTables } from './tables/tracking.ts';
-import type { WebhookTables } from './tables/webhooks.ts';
+import type { ShopTables } from '../shops/shops.tables.ts';
+import type { MarketplaceTables } from '../marketplaces/marketplaces.tables.ts';
+import type { CatalogTables } from '../catalog/catalog.tables.ts';
+import type { FeedTables } from '../feeds/feeds.tables.ts';
+import type { OrderTables } from '../orders/orders.tables.ts';
+import type { ConnectorTables } from '../connectors/host/connectors.tables.ts';
+import type { IdempotencyTables } from '../idempotency/idempotency.tables.ts';
+import type { AdminSessionTables } from '../admin-sessions/admin-sessions.tables.ts';
+import type { TrackingTables } from '../tracking/tracking.tables.ts';
+import type { WebhookTables } from '../webhooks/webhooks.tables.ts';
+import type { LogTables } from '../logs/logs.tables.ts';
 
-export interface Database extends ShopTables, CatalogTables, FeedTables, OrderTables, ConnectorTables, PlatformTables, TrackingTables, WebhookTables {}
+export interface Database extends ShopTables, MarketplaceTables, CatalogTables, FeedTables, OrderTables, ConnectorTables, IdempotencyTables, AdminSessionTables, TrackingTables, WebhookTables, LogTables {}
 
 export type Db = Kysely<Database>;
 export type Trx = Transaction<Database>;
@@ -70,9 +73,8 @@ export async function limitStatements(trx: Trx): Promise<void> {
  * SQL texts that run as named prepared statements (text -> statement name): each connection
  * parses and plans them once, then only binds and executes (Postgres keeps a generic plan
  * once it costs no more than the custom ones). For the few hot statements whose planning
- * costs more than running them: the order action's read and write (measured: 0.4 and 0.25 ms
- * of planning against 0.06 and 0.35 ms of execution, every time), a feed's accept and finish
- * statements and pg-boss's job insert. A prepared statement's result must name its columns
+ * costs more than running them (docs/benchmarks.md): a feed's accept statement and pg-boss's
+ * job insert. A prepared statement's result must name its columns
  * (not `*`): a migration adding a column would otherwise change its result type. Bounded:
  * every connection keeps each statement it ran.
  */

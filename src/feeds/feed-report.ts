@@ -3,7 +3,7 @@
 // variation as product_pk and errors named product_pk/image_pk instead of `pk`). Reports are
 // upgraded when read, so rows kept from before read like new ones; an item already in the
 // current shape (it has `warnings`) is returned as it is.
-import type { ItemError, ItemSuccess, ReportWarning } from '../catalog/catalog-items.ts';
+import type { ItemError, ItemSuccess, ReportWarning } from '../catalog/apply/items.ts';
 import type { FeedType } from './feeds.schemas.ts';
 
 const VARIATION_FEEDS = new Set<string>(['variation_create', 'variation_update', 'variation_delete']);

@@ -79,53 +79,6 @@ const withPayload = (db: Executor) =>
 /** What a worker needs to process a feed, in one round trip. */
 export const findForProcessing = (db: Executor, pk: string) => withPayload(db).where('feeds.pk', '=', pk).executeTakeFirst();
 
-/**
- * Those of the given feeds with at most `small` items left, with their payloads, locked for
- * processing together (NOWAIT: a feed another worker is in fails the batch fast, as
- * transient). Rows in no particular order.
- */
-export const lockSmallForProcessing = (db: Executor, pks: string[], small: number) =>
-  withPayload(db)
-    .where('feeds.pk', 'in', pks)
-    .where(sql<boolean>`feeds.total - feeds.processed <= ${small}`)
-    .forUpdate('feeds').noWait()
-    .execute();
-export type ProcessingRow = Awaited<ReturnType<typeof lockSmallForProcessing>>[number];
-
-export interface FinishedChunk {
-  pk: string;
-  offset: number;
-  processed: number;
-  success: unknown[];
-  errors: unknown[];
-  succeeded: number;
-  failed: number;
-  warnings: number;
-}
-
-const FINISH_MANY = `
-  with x as (
-    select * from json_to_recordset($1::json) as x(
-      pk uuid, "offset" integer, processed integer, success jsonb, errors jsonb, succeeded integer, failed integer, warnings integer)
-  ),
-  r as (
-    insert into feed_results (feed_pk, "offset", success, errors) select pk, "offset", success, errors from x
-    on conflict (feed_pk, "offset") do nothing
-  )
-  update feeds f set
-    processed = x.processed, succeeded = f.succeeded + x.succeeded, failed = f.failed + x.failed,
-    warnings = f.warnings + x.warnings, state = 'done', started_at = coalesce(f.started_at, now()),
-    finished_at = now(), leased_until = null, owner = null
-  from x where f.pk = x.pk
-  returning ${FEED_COLUMNS.split(', ').map((c) => `f.${c}`).join(', ')}`;
-
-/**
- * The last chunk of several feeds at once: their results written and each feed marked done
- * with its counts, in one statement (prepared, as insertFeeds). Returns the finished feeds.
- */
-export const finishMany = async (db: Executor, chunks: FinishedChunk[]): Promise<FeedRow[]> =>
-  chunks.length === 0 ? [] : queryPrepared<FeedRow>(db, FINISH_MANY, [JSON.stringify(chunks)]);
-
 /** Locks the feed for one chunk. NOWAIT: a feed another worker is in fails fast (transient, retried). */
 export const lockFeed = (db: Executor, pk: string) =>
   db.selectFrom('feeds').select(['state', 'processed']).where('pk', '=', pk).forUpdate().noWait().executeTakeFirst();
@@ -138,16 +91,21 @@ export const lockFeed = (db: Executor, pk: string) =>
 export const LEASE_SECONDS = 15;
 export const HEARTBEAT_SECONDS = 2;
 /**
- * A lease whose owner is provably gone (src/platform/process-owner.ts) is taken back once it
+ * A lease whose owner is provably gone (src/system/process-owner.ts) is taken back once it
  * missed this long of heartbeats, seconds: one beat and a half, so that a live process of the
  * same host name in another pid namespace (which this check cannot see) is never taken from.
  */
 export const MISSED_SECONDS = 3;
 const lease = sql<Date>`now() + make_interval(secs => ${LEASE_SECONDS})`;
 
+/**
+ * Marks the feed `processing` with `owner`'s lease, in one statement that takes the feed's lock
+ * NOWAIT (a feed another worker is in fails fast, as lockFeed).
+ */
 export const markProcessing = (db: Executor, pk: string, owner: string) =>
   db.updateTable('feeds').set({ state: 'processing', started_at: sql<Date>`coalesce(started_at, now())`, leased_until: lease, owner })
-    .where('pk', '=', pk).where('state', 'in', ['queued', 'processing']).execute();
+    .where('pk', '=', (eb) => eb.selectFrom('feeds').select('pk').where('pk', '=', pk).where('state', 'in', ['queued', 'processing']).forUpdate().noWait())
+    .execute();
 
 /** The heartbeat of a worker processing `pk`: its lease renewed, and it named as the owner. */
 export const heartbeat = (db: Executor, pk: string, owner: string) =>

@@ -8,7 +8,7 @@ import { PageOf, PageQuery, sendPage } from '../http/list-reply.ts';
 import { baseOf, ShopParams } from '../catalog/catalog-http.ts';
 import type { CatalogRoutesOptions } from '../catalog/catalog.routes.ts';
 import { FeedJson, FeedState, FeedSummaryJson, FeedType } from './feeds.schemas.ts';
-import { presentApi } from './feeds.service.ts';
+import { presentApi } from './feeds.presenter.ts';
 
 const FEED = '/feeds/:feed/';
 const FEEDS = '/feeds/';

@@ -1,32 +1,34 @@
 // Feeds: every catalog write becomes one. submit() validates the items and writes the feed,
 // its payload and its job in one transaction (shared with the submits waiting at the same
 // time). submitValidated() does the same for items a trusted caller in this process already
-// validated with the same rules (validateItems: the catalog-file connector's reader thread),
+// validated with the same rules (validateItems: the catalog-file connector),
 // handed over as JSON text; no route calls it, so a request's items are always validated
 // here, and a caller that validates elsewhere reports its invalid items itself. process()
 // applies the items a chunk at a time (each chunk, its report and the counts commit together,
 // so a rerun resumes after the last committed chunk and never applies or reports an item
-// twice). Small feeds are applied together, in transactions they share.
+// twice). Every feed, of one item or of thousands, goes through the same queue and the same
+// apply path.
 import { randomUUID } from 'node:crypto';
+import { applyChunk, IMAGE_OPERATIONS } from '../catalog/apply/apply-engine.ts';
+import type { ChunkOutcome, ItemSuccess, ReportWarning } from '../catalog/apply/items.ts';
 import type { CatalogService } from '../catalog/catalog.service.ts';
-import { IMAGE_OPERATIONS, type CatalogWriter } from '../catalog/catalog-writer.service.ts';
-import type { ChunkOutcome, Indexed, ItemSuccess, ReportWarning } from '../catalog/catalog-items.ts';
 import { validateItems, type ItemKind, type ItemWarning } from '../catalog/product-validation.ts';
 import type { Config } from '../config.ts';
 import { upsertHashes } from '../connectors/host/connectors.repository.ts';
-import { contentHash } from '../connectors/host/run-context.ts';
+import { configuredBaseUrl } from '../system/base-url.ts';
+import { contentHash } from '../catalog/content-hash.ts';
 import { metrics } from '../metrics/metrics.ts';
-import { formatTimestamp } from '../platform/timestamp.ts';
 import { inTransaction, limitStatements, withTimeLimit, type Db, type Executor, type Trx } from '../db/database.ts';
-import { ownerGone, thisOwner } from '../platform/process-owner.ts';
+import { ownerGone, thisOwner } from '../system/process-owner.ts';
 import { GroupCommit } from '../db/group-commit.ts';
 import { AppError, badRequest, conflict, MAX_LISTED_ERRORS, notFound, unavailable } from '../errors.ts';
 import type { JobSender } from '../jobs/job-map.ts';
 import type { ShopService } from '../shops/shops.service.ts';
 import type { WebhookService } from '../webhooks/webhooks.service.ts';
 import { upgradeError, upgradeSuccess, withWarnings } from './feed-report.ts';
+import { feedUrl, statusOf } from './feeds.presenter.ts';
 import * as repo from './feeds.repository.ts';
-import type { Feed, FeedCritical, FeedFilter, FeedJson, FeedState, FeedSummaryJson, FeedType } from './feeds.schemas.ts';
+import type { Feed, FeedCritical, FeedFilter, FeedState, FeedType } from './feeds.schemas.ts';
 
 export interface SubmitInput {
   shopPk: number;
@@ -68,7 +70,6 @@ export interface FeedServiceDeps {
   db: Db;
   jobs: JobSender;
   catalog: CatalogService;
-  writer: CatalogWriter;
   shops: ShopService;
   webhooks: WebhookService;
   config: Pick<Config, 'publicUrl' | 'host' | 'port' | 'maxItemsPerRequest'>;
@@ -82,28 +83,18 @@ const kindOf: Record<FeedType, ItemKind> = {
 };
 
 /**
- * The time limit of each statement while a feed is applied (a chunk of 1,000 items, or a
- * shared transaction of small feeds), ms: long work, not bound by WAYBILL_DB_TIMEOUT_MS.
+ * The time limit of each statement while a feed is applied (a chunk of 1,000 items), ms: long
+ * work, not bound by WAYBILL_DB_TIMEOUT_MS.
  */
 export const FEED_CHUNK_TIME_LIMIT_MS = 120_000;
 
 /** Items applied per transaction. Image sets are applied whole (the set sent is the result). */
 export const CHUNK_SIZE = 1_000;
-/**
- * A feed with at most this many items left is applied in a transaction shared with the other
- * small feeds being processed at the time; consecutive product creations with distinct skus
- * are applied as one chunk.
- */
-export const SMALL_FEED = 100;
-const FEED_QUEUES = ['feed.process', 'feed.process.small'] as const;
-/** The queue of a feed with `left` items to apply. */
-const queueOf = (left: number): (typeof FEED_QUEUES)[number] => (left <= SMALL_FEED ? 'feed.process.small' : 'feed.process');
 const chunkSizeOf = (type: FeedType, total: number): number => (IMAGE_OPERATIONS.has(type) ? Math.max(total, 1) : CHUNK_SIZE);
 const isProductFeed = (type: FeedType): boolean => type === 'product_create' || type === 'product_update' || type === 'product_delete';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const iso = (d: Date | null): string | null => (d === null ? null : d.toISOString());
-const statusOf: Record<FeedState, FeedJson['status']> = { queued: 'Wait', processing: 'Wait', done: 'Complete', failed: 'Error' };
 
 const toFeed = (row: repo.FeedRow): Feed => ({
   pk: row.pk,
@@ -119,13 +110,6 @@ const toFeed = (row: repo.FeedRow): Feed => ({
   counts: { total: row.total, processed: row.processed, succeeded: row.succeeded, failed: row.failed, warnings: row.warnings },
 });
 
-interface SmallOutcome {
-  /** The feed as it is now; undefined when it was not small (or is gone). */
-  row?: repo.FeedRow;
-  succeeded: number;
-  failed: number;
-}
-
 /** A payload's validation warnings, by item index (payloads from before codes: unknown_field). */
 const warningsByIndex = (warnings: { index: number; pointer: string; code?: string; message: string }[]) => {
   const byIndex = new Map<number, ReportWarning[]>();
@@ -133,54 +117,29 @@ const warningsByIndex = (warnings: { index: number; pointer: string; code?: stri
   return byIndex;
 };
 
-export const feedUrl = (baseUrl: string, pk: string): string => `${baseUrl}/feeds/${pk}/`;
-
-/** The public JSON of a feed: adds its URL under `baseUrl` and the status clients read. */
-export function present(feed: Feed, baseUrl: string): FeedJson;
-export function present(feed: Feed, baseUrl: string, summary: true): FeedSummaryJson;
-export function present(feed: Feed, baseUrl: string, summary = false): FeedJson | FeedSummaryJson {
-  const { result, ...rest } = feed;
-  const base = { ...rest, url: feedUrl(baseUrl, feed.pk), status: statusOf[feed.state] };
-  return summary ? base : { ...base, result: result ?? { success: [], errors: [], criticals: [] } };
-}
-
-/** A feed as the marketplace API answers it: `present` with its timestamps in the API's form (the admin API keeps ISO 8601). */
-export function presentApi(feed: Feed, baseUrl: string): FeedJson;
-export function presentApi(feed: Feed, baseUrl: string, summary: true): FeedSummaryJson;
-export function presentApi(feed: Feed, baseUrl: string, summary = false): FeedJson | FeedSummaryJson {
-  const at = (t: string | null): string | null => (t === null ? null : formatTimestamp(new Date(t)));
-  const shown = { ...feed, created_at: at(feed.created_at)!, started_at: at(feed.started_at), finished_at: at(feed.finished_at) };
-  return summary ? present(shown, baseUrl, true) : present(shown, baseUrl);
-}
-
 export class FeedService {
   readonly #d: FeedServiceDeps;
   /**
-   * Concurrent submits share a transaction: their feeds, payloads and jobs are written by one
-   * statement each and committed together, and each caller is answered once that commit is
-   * done (measured on 2 cores: 1-product POSTs at 50 connections, 673 -> 2,440 req/s).
+   * Feed creation is group-committed: concurrent submits share one transaction (one statement
+   * for their feeds and payloads, one for their jobs), and each caller is answered once that
+   * commit is done. It buys the accept rate of one-product writes (one commit for many); it
+   * costs a caller the wait for the transaction already in flight (docs/benchmarks.md).
    */
   readonly #commits: GroupCommit<repo.NewFeed & repo.NewPayload, repo.FeedRow>;
-  /** Small feeds being processed share transactions (see SMALL_FEED). */
-  readonly #small: GroupCommit<string, SmallOutcome>;
   constructor(deps: FeedServiceDeps) {
     this.#d = deps;
-    this.#small = new GroupCommit({ db: deps.db, write: (trx, pks) => this.#applySmall(trx, pks), maxBatch: 100 });
     this.#commits = new GroupCommit({
       db: deps.db,
       write: async (trx, feeds) => {
         const rows = await repo.insertFeeds(trx, feeds);
-        for (const queue of FEED_QUEUES) {
-          const mine = feeds.filter((f) => queueOf(f.total) === queue);
-          if (mine.length > 0) await deps.jobs.sendMany(trx, queue, mine.map((f) => ({ feedPk: f.pk })));
-        }
+        await deps.jobs.sendMany(trx, 'feed.process', feeds.map((f) => ({ feedPk: f.pk })));
         return rows;
       },
     });
   }
 
   get defaultBaseUrl(): string {
-    return this.#d.config.publicUrl ?? `http://${this.#d.config.host}:${this.#d.config.port}`;
+    return configuredBaseUrl(this.#d.config);
   }
 
   /** Validates and records a feed, and enqueues its processing, all or nothing. */
@@ -237,7 +196,7 @@ export class FeedService {
       base_url: input.baseUrl ?? this.defaultBaseUrl, total: Array.isArray(items) ? items.length : items.json.length,
       items, warnings, skus, hashes,
     });
-    this.#d.jobs.wake?.(queueOf(row.total));
+    this.#d.jobs.wake?.('feed.process');
     return { ...toFeed(row), result: { success: [], errors: [], criticals: [] } };
   }
 
@@ -282,93 +241,11 @@ export class FeedService {
     if (row.state === 'done') throw conflict(`Feed ${feedPk} is done; there is nothing to retry.`);
     const updated = await inTransaction(this.#d.db, async (trx) => {
       const r = await repo.requeue(trx, feedPk);
-      await this.#d.jobs.send(trx, queueOf(row.total - row.processed), { feedPk });
+      await this.#d.jobs.send(trx, 'feed.process', { feedPk });
       return r;
     });
-    this.#d.jobs.wake?.(queueOf(row.total - row.processed));
+    this.#d.jobs.wake?.('feed.process');
     return toFeed(updated ?? row);
-  }
-
-  /**
-   * Applies a small feed (queue feed.process.small) in a transaction shared with the other small
-   * feeds being processed at the time; a feed found larger than SMALL_FEED goes as process().
-   */
-  async processSmall(feedPk: string, options: { signal?: AbortSignal } = {}): Promise<Feed | null> {
-    // Up to 100 feeds of 100 items in one transaction: long work, as a chunk of process().
-    const small = await withTimeLimit(FEED_CHUNK_TIME_LIMIT_MS, () => this.#small.submit(feedPk));
-    if (small.row === undefined) return this.process(feedPk, options);
-    metrics.feedItems(small.row.type as FeedType, 'succeeded', small.succeeded);
-    metrics.feedItems(small.row.type as FeedType, 'failed', small.failed);
-    return toFeed(small.row);
-  }
-
-  /**
-   * One shared transaction for small feeds: locks those of `pks` with at most SMALL_FEED items
-   * left, applies them in the order given (consecutive product creations of one shop with
-   * distinct skus as one chunk, so the result is the same as one feed after another), writes
-   * their results and marks them done. A feed not small (or gone) comes back without a row.
-   */
-  async #applySmall(trx: Trx, pks: string[]): Promise<SmallOutcome[]> {
-    await limitStatements(trx);
-    const locked = new Map((await repo.lockSmallForProcessing(trx, pks, SMALL_FEED)).map((r) => [r.pk, r]));
-    const out = new Map<string, SmallOutcome>();
-    const finished: repo.FinishedChunk[] = [];
-    const hooks = new Set<string>();
-    const applyRun = async (run: repo.ProcessingRow[]): Promise<void> => {
-      const first = run[0]!;
-      const merged: Indexed<unknown>[] = [];
-      const parts = run.map((f) => {
-        const base = merged.length;
-        for (const [i, item] of f.payload_items.slice(f.processed).entries()) merged.push({ index: base + i, item });
-        return { f, base, end: merged.length };
-      });
-      const type = first.type as FeedType;
-      const target = { shopPk: first.shop_pk, productPk: first.product_pk, variationPk: first.variation_pk };
-      const outcome: ChunkOutcome = merged.length === 0 ? { success: [], errors: [] } : await this.#d.writer.apply(trx, type, target, merged);
-      for (const { f, base, end } of parts) {
-        // Back from the merged chunk's positions to the feed's own item indexes.
-        const local = <T extends { index: number }>(x: T): T => ({ ...x, index: x.index - base + f.processed });
-        const mine = (x: { index: number }) => x.index >= base && x.index < end;
-        const warningsOf = warningsByIndex(f.payload_warnings);
-        const success = outcome.success.filter(mine).map(local);
-        let warnings = 0;
-        for (const s of success) {
-          withWarnings(s, warningsOf.get(s.index) ?? []);
-          warnings += s.warnings.length;
-        }
-        const errors = outcome.errors.filter(mine).map((e) => ({ ...local(e), pointer: e.pointer.replace(/^\/\d+/, `/${e.index - base + f.processed}`) }));
-        await this.#rememberApplied(trx, f, success);
-        finished.push({ pk: f.pk, offset: f.processed, processed: f.total, success, errors, succeeded: success.length, failed: errors.length, warnings });
-        out.set(f.pk, { succeeded: success.length, failed: errors.length });
-        if (f.has_webhook) hooks.add(f.pk);
-      }
-    };
-    let run: repo.ProcessingRow[] = [];
-    let skus = new Set<string>();
-    let size = 0;
-    for (const pk of pks) {
-      const f = locked.get(pk);
-      if (f === undefined || f.state === 'done' || f.state === 'failed') continue;
-      const items = f.payload_items.slice(f.processed) as { sku?: unknown }[];
-      const mergeable = f.type === 'product_create' && run.length > 0 && run[0]!.type === 'product_create' && run[0]!.shop_pk === f.shop_pk
-        && size + items.length <= CHUNK_SIZE && items.every((i) => !skus.has(String(i.sku)));
-      if (!mergeable && run.length > 0) {
-        await applyRun(run);
-        run = [];
-        skus = new Set();
-        size = 0;
-      }
-      run.push(f);
-      size += items.length;
-      for (const i of items) skus.add(String(i.sku));
-    }
-    if (run.length > 0) await applyRun(run);
-    const rows = new Map((await repo.finishMany(trx, finished)).map((r) => [r.pk, r]));
-    for (const pk of hooks) await this.#emit(trx, rows.get(pk)!, true);
-    return pks.map((pk) => {
-      const row = rows.get(pk) ?? locked.get(pk);
-      return { row, succeeded: out.get(pk)?.succeeded ?? 0, failed: out.get(pk)?.failed ?? 0 };
-    });
   }
 
   /** Applies a feed's items a chunk per transaction, resuming after the last committed chunk. A finished feed is left as it is. */
@@ -394,9 +271,7 @@ export class FeedService {
     // heartbeat) from the start, so that when this process dies another one takes it over at
     // once (recover). The lock is the chunks' own NOWAIT lock: a feed another worker is in
     // fails fast (transient: the job retries).
-    await inTransaction(db, async (trx) => {
-      if ((await repo.lockFeed(trx, feedPk)) !== undefined) await repo.markProcessing(trx, feedPk, owner);
-    });
+    await repo.markProcessing(db, feedPk, owner);
     const beat = setInterval(() => {
       void repo.heartbeat(db, feedPk, owner).catch(() => undefined);
     }, repo.HEARTBEAT_SECONDS * 1000);
@@ -412,7 +287,7 @@ export class FeedService {
           if (cur.state === 'queued') await repo.markProcessing(trx, feedPk, owner);
           const offset = cur.processed;
           const chunk = payload.items.slice(offset, offset + size).map((item, i) => ({ index: offset + i, item }));
-          const outcome: ChunkOutcome = chunk.length === 0 ? { success: [], errors: [] } : await this.#d.writer.apply(trx, type, target, chunk);
+          const outcome: ChunkOutcome = chunk.length === 0 ? { success: [], errors: [] } : await applyChunk(trx, type, target, chunk);
           await this.#rememberApplied(trx, feed, outcome.success);
           let warnings = 0;
           for (const s of outcome.success) {

@@ -10,7 +10,19 @@ import underPressure from '@fastify/under-pressure';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Config } from '../config.ts';
 import type { Logger } from '../logger.ts';
-import type { Services } from '../services.ts';
+import type { AdminService } from '../admin/admin.service.ts';
+import type { CatalogService } from '../catalog/catalog.service.ts';
+import type { ConnectorService } from '../connectors/host/connectors.service.ts';
+import type { FeedService } from '../feeds/feeds.service.ts';
+import type { MarketplaceService } from '../marketplaces/marketplaces.service.ts';
+import type { LabelService } from '../orders/label.service.ts';
+import type { ModuleIntegrationService } from '../orders/module-integrations.service.ts';
+import type { OrderService } from '../orders/orders.service.ts';
+import type { AdminSessionService } from '../admin-sessions/admin-sessions.service.ts';
+import type { HealthService } from '../system/health.service.ts';
+import type { IdempotencyService } from '../idempotency/idempotency.service.ts';
+import type { ShopService } from '../shops/shops.service.ts';
+import type { WebhookService } from '../webhooks/webhooks.service.ts';
 import { acceptPlugin } from './plugins/accept.ts';
 import { authPlugin } from './plugins/auth.ts';
 import { idempotencyPlugin } from './plugins/idempotency.ts';
@@ -19,7 +31,7 @@ import { sameOriginPlugin } from './plugins/same-origin.ts';
 import { addProblemResponses } from './plugins/problem-responses.ts';
 import { clientErrorReply, errorHandler, sendProblem } from './problem.ts';
 import type { AppError } from '../errors.ts';
-import { jsonText } from '../platform/json-text.ts';
+import { jsonText } from './json-text.ts';
 import './route-config.ts';
 import { orderRoutes } from '../orders/orders.routes.ts';
 import { catalogRoutes } from '../catalog/catalog.routes.ts';
@@ -28,7 +40,7 @@ import { imageRoutes } from '../catalog/images.routes.ts';
 import { fieldRoutes } from '../catalog/fields.routes.ts';
 import { feedRoutes } from '../feeds/feeds.routes.ts';
 import { shopRoutes } from '../shops/shops.routes.ts';
-import { systemRoutes } from './system.routes.ts';
+import { systemRoutes } from '../system/system.routes.ts';
 import { connectorReceiverRoutes, receiverRoutes } from '../connectors/host/connectors.routes.ts';
 import { metricsRoutes } from '../metrics/metrics.routes.ts';
 import { carrierReceiverRoutes } from '../tracking/carrier-webhooks.routes.ts';
@@ -36,10 +48,28 @@ import { adminApiRoutes } from '../admin/admin-api.routes.ts';
 import { adminPageRoutes } from '../admin/admin-pages.routes.ts';
 import { cookieSecret } from '../admin/admin-session.ts';
 import { validatorCompiler } from './validation.ts';
+import { RequestLines } from './request-lines.ts';
+
+/** The services the HTTP layer uses; each route plugin gets its own few. */
+export interface AppServices {
+  shops: ShopService;
+  marketplaces: MarketplaceService;
+  idempotency: IdempotencyService;
+  health: HealthService;
+  webhooks: WebhookService;
+  orders: OrderService;
+  moduleIntegrations: ModuleIntegrationService;
+  labels: LabelService;
+  admin: AdminService;
+  adminSessions: AdminSessionService;
+  connectors: ConnectorService;
+  catalog: CatalogService;
+  feeds: FeedService;
+}
 
 export interface AppDeps {
   config: Config;
-  services: Services;
+  services: AppServices;
   logger: Logger;
 }
 
@@ -59,13 +89,13 @@ const DOCS_CSP = "default-src 'self'; base-uri 'self'; connect-src 'self'; font-
 export async function buildApp({ config, services, logger }: AppDeps): Promise<App> {
   const app = Fastify({
     loggerInstance: logger as FastifyBaseLogger,
+    logController: new RequestLines(),
     bodyLimit: config.bodyLimit,
     requestIdHeader: false,
     genReqId: (req) => {
       const given = req.headers['x-request-id'];
       return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
     },
-    ajv: { customOptions: { allErrors: true } },
     // While closing, requests still arriving on open connections get 503 problem JSON (the
     // onRequest hook below) rather than Fastify's plain body.
     return503OnClosing: false,
@@ -121,8 +151,9 @@ export async function buildApp({ config, services, logger }: AppDeps): Promise<A
   });
 
   await app.register(underPressure, {
-    // 2 s: a busy start-up (module loading, migrations) must not shed the first requests.
-    maxEventLoopDelay: 2_000,
+    // Default 2 s: a busy start-up (module loading, migrations) must not shed the first requests.
+    // 0 turns shedding off (under-pressure then checks nothing).
+    maxEventLoopDelay: config.maxEventLoopDelayMs,
     retryAfter: 10,
     pressureHandler: (request, reply, type, value) => {
       reply.header('retry-after', '10');
@@ -179,22 +210,24 @@ export async function buildApp({ config, services, logger }: AppDeps): Promise<A
   await app.register(acceptPlugin);
   await app.register(cookie, { secret: cookieSecret(config.adminToken) });
   await app.register(sameOriginPlugin, { publicUrl: config.publicUrl });
-  await app.register(authPlugin, { shops: services.shops, adminToken: config.adminToken, sessions: services.adminSessions, rateLimitPerMinute: config.rateLimitPerMinute });
+  const { shops, marketplaces, idempotency, health, webhooks, orders, moduleIntegrations, labels, admin, adminSessions, connectors, catalog, feeds } = services;
+  const { publicUrl } = config;
+  await app.register(authPlugin, { shops, adminToken: config.adminToken, sessions: adminSessions, rateLimitPerMinute: config.rateLimitPerMinute });
   await app.register(methodsPlugin);
-  await app.register(idempotencyPlugin, { idempotency: services.idempotency });
+  await app.register(idempotencyPlugin, { idempotency });
 
-  await app.register(systemRoutes, { services });
-  await app.register(receiverRoutes, { services, publicUrl: config.publicUrl, routes: connectorReceiverRoutes });
-  await app.register(receiverRoutes, { services, publicUrl: config.publicUrl, routes: carrierReceiverRoutes });
+  await app.register(systemRoutes, { services: { health } });
+  await app.register(receiverRoutes, { services: { connectors }, publicUrl, routes: connectorReceiverRoutes });
+  await app.register(receiverRoutes, { services: { connectors }, publicUrl, routes: carrierReceiverRoutes });
   await app.register(metricsRoutes);
-  await app.register(adminApiRoutes, { services });
-  await app.register(adminPageRoutes, { services, adminToken: config.adminToken, publicUrl: config.publicUrl });
-  await app.register(orderRoutes, { services, publicUrl: config.publicUrl });
-  await app.register(catalogRoutes, { services, publicUrl: config.publicUrl });
-  await app.register(variationRoutes, { services, publicUrl: config.publicUrl });
-  await app.register(imageRoutes, { services, publicUrl: config.publicUrl });
+  await app.register(adminApiRoutes, { services: { shops, admin } });
+  await app.register(adminPageRoutes, { services: { shops, webhooks, orders, marketplaces, admin, adminSessions, connectors, feeds }, adminToken: config.adminToken, publicUrl });
+  await app.register(orderRoutes, { services: { orders, moduleIntegrations, labels }, publicUrl });
+  await app.register(catalogRoutes, { services: { catalog, feeds }, publicUrl });
+  await app.register(variationRoutes, { services: { catalog, feeds }, publicUrl });
+  await app.register(imageRoutes, { services: { catalog, feeds }, publicUrl });
   await app.register(fieldRoutes);
-  await app.register(feedRoutes, { services, publicUrl: config.publicUrl });
-  await app.register(shopRoutes, { services, publicUrl: config.publicUrl });
+  await app.register(feedRoutes, { services: { catalog, feeds }, publicUrl });
+  await app.register(shopRoutes, { services: { shops, marketplaces }, publicUrl });
   return app;
 }

@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import type { Socket } from 'node:net';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, isTransient, MAX_LISTED_ERRORS, type FieldError } from '../errors.ts';
-import { TIMESTAMP_MESSAGE, ZONED_TIMESTAMP_MESSAGE } from '../platform/timestamp.ts';
+import { TIMESTAMP_MESSAGE, ZONED_TIMESTAMP_MESSAGE } from '../validation/timestamp.ts';
 
 export const PROBLEM_TYPE = 'application/problem+json';
 

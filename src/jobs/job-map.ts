@@ -13,14 +13,30 @@ export interface JobMap {
   'connector.run': { name: string; trigger: 'schedule' | 'manual'; scheduledFor: string | null };
   /** Apply a feed's items (catalog writes); resumes after the last committed chunk. */
   'feed.process': { feedPk: string };
-  /** The same for a feed of at most 100 items: fetched 100 at a time, applied in shared transactions. */
-  'feed.process.small': { feedPk: string };
-  /** Daily: drop feeds and webhook delivery records older than 30 days, idempotency keys older than 24 h. */
-  'feed.prune': Record<string, never>;
-  /** Every minute: queue again the feeds whose worker died mid-way (kill -9, lost host). */
-  'feed.recover': Record<string, never>;
+  /** Drop feeds (with payloads and results) older than 30 days. */
+  'prune.feeds': Record<string, never>;
+  /** Drop Idempotency-Key replies older than 24 h. */
+  'prune.idempotency-keys': Record<string, never>;
+  /** Drop webhook delivery records older than 30 days. */
+  'prune.webhook-deliveries': Record<string, never>;
+  /** Drop receipts of deliveries pushed to connectors older than 7 days. */
+  'prune.receipts': Record<string, never>;
+  /** Queue again the feeds whose worker stopped mid-way (kill -9, lost host). */
+  'feeds.requeue-stopped': Record<string, never>;
 }
 export type JobName = keyof JobMap;
+
+/** Jobs the scheduler role queues on a cron schedule (UTC), once per tick across replicas. */
+export const maintenanceSchedules = {
+  'prune.feeds': '17 3 * * *',
+  'prune.idempotency-keys': '17 3 * * *',
+  'prune.webhook-deliveries': '17 3 * * *',
+  'prune.receipts': '17 3 * * *',
+  'feeds.requeue-stopped': '* * * * *',
+} as const satisfies Partial<Record<JobName, string>>;
+
+/** Jobs of earlier versions, scheduled by pg-boss: unscheduled and their queues removed at start. */
+export const retiredJobs = ['feed.prune', 'feed.recover'] as const;
 
 export interface QueueSettings {
   /** Attempts after the first, for transient errors only. */
@@ -37,12 +53,9 @@ export interface QueueSettings {
   policy: 'standard' | 'singleton' | 'stately' | 'exclusive';
   /** Work a backlog continuously: fetch `concurrency` jobs at a time, again at once while batches come back full. */
   drain?: boolean;
-  /**
-   * Drain queues: jobs fetched (and handed to their handlers) at once, when more than
-   * `concurrency`; the service behind the handler bounds its own work.
-   */
-  fetch?: number;
 }
+
+const prune: QueueSettings = { retryLimit: 3, retryDelay: 60, retryBackoff: true, expireInSeconds: 600, concurrency: 1, notify: false, policy: 'standard' };
 
 export const queueSettings: { [K in JobName]: QueueSettings } = {
   'webhook.deliver': { retryLimit: 10, retryDelay: 5, retryBackoff: true, expireInSeconds: 120, concurrency: 4, notify: true, policy: 'standard' },
@@ -50,17 +63,17 @@ export const queueSettings: { [K in JobName]: QueueSettings } = {
   // tick during a long run is dropped, not doubled. Transient failures retry 3 times from 30 s.
   'connector.run': { retryLimit: 3, retryDelay: 30, retryBackoff: true, expireInSeconds: 3_600, concurrency: 2, notify: true, policy: 'exclusive' },
   // Transient failures (database away, a feed locked by another worker) retry from 1 s, doubling.
-  // expireInSeconds bounds one run (a dead worker's feed is re-queued by feed.recover). No
+  // expireInSeconds bounds one run (a dead worker's feed is re-queued by feeds.requeue-stopped). No
   // NOTIFY: its lock at commit serialized every feed-creating transaction (measured: commits
   // waiting on Lock:object); the accepting process wakes its own worker (JobQueue.wake), other
   // replicas poll every 2 s.
   'feed.process': { retryLimit: 8, retryDelay: 1, retryBackoff: true, expireInSeconds: 900, concurrency: 2, notify: false, policy: 'standard', drain: true },
-  // Small feeds: 100 fetched at once and applied in shared transactions (FeedService), so a
-  // burst of one-product writes is not applied one transaction each. Their own queue, so a
-  // worker never takes 100 large feeds away from other replicas.
-  'feed.process.small': { retryLimit: 8, retryDelay: 1, retryBackoff: true, expireInSeconds: 300, concurrency: 2, notify: false, policy: 'standard', drain: true, fetch: 100 },
-  'feed.prune': { retryLimit: 3, retryDelay: 60, retryBackoff: true, expireInSeconds: 600, concurrency: 1, notify: false, policy: 'standard' },
-  'feed.recover': { retryLimit: 0, retryDelay: 0, retryBackoff: false, expireInSeconds: 60, concurrency: 1, notify: false, policy: 'standard' },
+  'prune.feeds': prune,
+  'prune.idempotency-keys': prune,
+  'prune.webhook-deliveries': prune,
+  'prune.receipts': prune,
+  // The next tick (a minute later) is its retry.
+  'feeds.requeue-stopped': { retryLimit: 0, retryDelay: 0, retryBackoff: false, expireInSeconds: 60, concurrency: 1, notify: false, policy: 'standard' },
 };
 
 /** Queue of a name's exhausted or permanently failed jobs. */

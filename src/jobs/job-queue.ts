@@ -8,6 +8,7 @@ import type { Logger } from '../logger.ts';
 import {
   deadLetterQueue,
   queueSettings,
+  retiredJobs,
   type JobHandlers,
   type JobMap,
   type JobName,
@@ -15,13 +16,12 @@ import {
   type SendOptions,
 } from './job-map.ts';
 import { metrics } from '../metrics/metrics.ts';
-import { PgBossInspector } from './queue-inspection.ts';
-import type { DepthPoint, JobListOptions, JobSummary, QueueInspector, QueueSummary } from './queue-inspector.ts';
+import { PgBossInspector } from './pg-boss-inspector.ts';
 
 export interface JobQueueOptions {
   connectionString: string;
   logger: Logger;
-  /** Runs pg-boss maintenance and its cron (the scheduler role, or "all"). */
+  /** Runs pg-boss maintenance (the scheduler role, or "all"). */
   supervise: boolean;
   /** Pool size of pg-boss's own connections. */
   max?: number;
@@ -61,16 +61,16 @@ const logIds = (data: unknown): Record<string, unknown> => {
 
 /**
  * pg-boss's statements in the caller's transaction, prepared: its insert is the same text for a
- * queue every time, and planning it cost more than running it (measured: a transaction that
- * inserts one job took about 550 us of Postgres CPU, 230 us prepared).
+ * queue every time, and planning it cost more than running it (docs/benchmarks.md).
  */
 const inTransactionOf = (db: Executor): BossDb => ({
   executeSql: async (text: string, values?: unknown[]) => ({ rows: await queryPrepared(db, text, values ?? []) }),
 });
 
-export class JobQueue implements JobSender, QueueInspector {
+export class JobQueue implements JobSender {
   readonly boss: PgBoss;
-  readonly #inspector: PgBossInspector;
+  /** The admin API's and the metrics' view of the queues. */
+  readonly inspector: PgBossInspector;
   readonly #log: Logger;
   #started = false;
   /** The worker of each queue this process works (drain queues have one). */
@@ -87,12 +87,13 @@ export class JobQueue implements JobSender, QueueInspector {
       ...({ statement_timeout: JOB_QUEUE_TIME_LIMIT_MS, query_timeout: JOB_QUEUE_TIME_LIMIT_MS } as object),
       useListenNotify: true,
       supervise: options.supervise,
-      schedule: options.supervise,
+      // Periodic jobs are ticked by the scheduler role (node-cron), not by pg-boss's cron.
+      schedule: false,
       // How often the supervisor fails jobs whose worker stopped sending heartbeats, seconds.
       superviseIntervalSeconds: 15,
       migrate: true,
     });
-    this.#inspector = new PgBossInspector(this.boss, () => jobNames.flatMap((n) => [n, deadLetterQueue(n)]));
+    this.inspector = new PgBossInspector(this.boss, () => jobNames.flatMap((n) => [n, deadLetterQueue(n)]));
     this.boss.on('error', (error) => this.#log.error({ err: error }, 'job queue error'));
     this.boss.on('warning', (warning) => this.#log.warn({ warning }, 'job queue warning'));
   }
@@ -101,6 +102,12 @@ export class JobQueue implements JobSender, QueueInspector {
     await this.boss.start();
     this.#started = true;
     const existing = new Set((await this.boss.getQueues()).map((q) => q.name));
+    // Jobs of earlier versions, which pg-boss scheduled: their schedules would keep firing into
+    // queues nobody works.
+    for (const name of retiredJobs) {
+      await this.boss.unschedule(name);
+      for (const queue of [name, `${name}.dead`]) if (existing.has(queue)) await this.boss.deleteQueue(queue);
+    }
     for (const name of jobNames) {
       const s = queueSettings[name];
       const dead = deadLetterQueue(name);
@@ -152,14 +159,13 @@ export class JobQueue implements JobSender, QueueInspector {
       const handler = handlers[name] as (data: unknown, ctx: Parameters<JobHandlers[JobName]>[1]) => Promise<void>;
       const concurrency = concurrencyOverride?.[name] ?? queueSettings[name].concurrency;
       // pg-boss waits the polling interval after every fetch unless it comes back full with
-      // batchSize > 1; a `drain` queue fetches `concurrency` jobs at once (or its `fetch`, when
-      // larger) so a backlog is worked continuously instead of a batch per interval.
-      const fetch = Math.max(concurrency, queueSettings[name].fetch ?? 1);
-      const drain = queueSettings[name].drain === true && fetch > 1;
+      // batchSize > 1; a `drain` queue fetches `concurrency` jobs at once so a backlog is
+      // worked continuously instead of a batch per interval.
+      const drain = queueSettings[name].drain === true && concurrency > 1;
       const workerId = await this.boss.work(
         name,
         {
-          batchSize: drain ? fetch : 1,
+          batchSize: drain ? concurrency : 1,
           localConcurrency: drain ? 1 : concurrency,
           burstWhenBatchFull: drain,
           pollingIntervalSeconds: 2,
@@ -173,7 +179,8 @@ export class JobQueue implements JobSender, QueueInspector {
             metrics.jobFinished(name, 'completed');
             return { id: job.id, status: 'completed' as const };
           } catch (error) {
-            const output = { message: error instanceof Error ? error.message : String(error), code: (error as { code?: string }).code };
+            // The stack too: the dashboard's job page shows a failure in full.
+            const output = { message: error instanceof Error ? error.message : String(error), code: (error as { code?: string }).code, stack: error instanceof Error ? error.stack : undefined };
             if (isTransient(error)) {
               log.warn({ err: error }, 'job failed, will retry');
               metrics.jobFinished(name, 'retry');
@@ -198,15 +205,6 @@ export class JobQueue implements JobSender, QueueInspector {
     const id = this.#workers.get(name);
     if (id !== undefined) this.boss.notifyWorker(id);
   }
-
-  // QueueInspector: the admin API's and the metrics' view of the queues.
-  listQueues(): Promise<QueueSummary[]> { return this.#inspector.listQueues(); }
-  listJobs(queue: string, options?: JobListOptions): Promise<JobSummary[]> { return this.#inspector.listJobs(queue, options); }
-  getJob(queue: string, id: string): Promise<JobSummary | null> { return this.#inspector.getJob(queue, id); }
-  retryJob(queue: string, id: string): Promise<boolean> { return this.#inspector.retryJob(queue, id); }
-  cancelJob(queue: string, id: string): Promise<boolean> { return this.#inspector.cancelJob(queue, id); }
-  deadCopyOf(queue: string, id: string): Promise<string | null> { return this.#inspector.deadCopyOf(queue, id); }
-  depthHistory(minutes: number, stepMinutes: number): Promise<DepthPoint[]> { return this.#inspector.depthHistory(minutes, stepMinutes); }
 
   /** True when the queue's database answers. */
   async ready(): Promise<boolean> {

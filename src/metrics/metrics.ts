@@ -6,7 +6,6 @@
 //   metrics.feedItems(type, 'succeeded' | 'failed', n)   as a feed's items are processed
 //   metrics.connectorRun(connector, outcome)             when a connector run ends
 //   metrics.carrierCall(carrier, status)                 after each carrier API call (HTTP status, or 'error')
-//   metrics.orderActionRace('replanned' | 'locked')      when an order action finds its order changed since its read
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
 /** One queue's depth as the job-queue port reports it. */
@@ -79,13 +78,6 @@ const carrierCalls = new Counter({
   name: 'waybill_carrier_api_calls_total',
   help: 'Calls to carrier tracking APIs, by carrier and HTTP status (or "error" when no answer came).',
   labelNames: ['carrier', 'status'] as const,
-  registers: [registry],
-});
-
-const orderActionRaces = new Counter({
-  name: 'waybill_order_action_races_total',
-  help: 'Order actions that found their order changed between their read (or the state this process last wrote) and their write, by what they did next: replanned (read it again) or locked (took the order row lock).',
-  labelNames: ['outcome'] as const,
   registers: [registry],
 });
 
@@ -191,10 +183,6 @@ export const metrics = {
   /** A carrier API answered with `status` (HTTP code), or 'error' / 'timeout' when it did not answer. */
   carrierCall(carrier: string, status: number | string): void {
     carrierCalls.inc({ carrier: label(carrier).toLowerCase(), status: label(status) });
-  },
-  /** An order action lost the race for its order to another action: it reads again, or takes the lock. */
-  orderActionRace(outcome: 'replanned' | 'locked'): void {
-    orderActionRaces.inc({ outcome });
   },
   /** A job ended in this process's worker. */
   jobFinished(queue: string, outcome: 'completed' | 'retry' | 'dead'): void {

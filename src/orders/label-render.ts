@@ -3,11 +3,22 @@
 // pdfkit, the bars from bwip-js (as vector rectangles: sharp at any zoom, no image); ZPL as a
 // text template using the printer's own Code 128 (^BC). Deterministic: the same shipment gives
 // the same bytes (the PDF's creation date, hence its ID, is the shipment's shipped_at).
-// Imported on the first label only (label.service.ts): pdfkit and bwip-js take some 200 ms to
-// load, which no start-up and no CLI command should pay.
+// Imported on the first label only (label.service.ts): pdfkit and bwip-js are slow to load,
+// which no start-up and no CLI command should pay.
 import bwipjs from 'bwip-js';
 import PDFDocument from 'pdfkit';
-import type { LabelData } from './label.service.ts';
+
+/** What a label shows. */
+export interface LabelData {
+  shop: { pk: number; name: string };
+  order: { pk: number; reference: string | null; marketplace_pk: number };
+  recipient: Record<string, string | null>;
+  items: { sku: string; quantity: number }[];
+  carrier: string;
+  tracking_code: string;
+  shipment_id: number;
+  shipped_at: Date;
+}
 
 /** At most this many item lines; more are summed up in one last line. */
 const MAX_ITEM_LINES = 8;

@@ -5,22 +5,11 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { AppError } from '../errors.ts';
 import type { ShopService } from '../shops/shops.service.ts';
+import type { LabelData } from './label-render.ts';
 import type { OrderService } from './orders.service.ts';
 
 export const LABEL_FORMATS = { pdf: 'application/pdf', zpl: 'application/zpl' } as const;
 export type LabelFormat = keyof typeof LABEL_FORMATS;
-
-/** What a label shows. */
-export interface LabelData {
-  shop: { pk: number; name: string };
-  order: { pk: number; reference: string | null; marketplace_pk: number };
-  recipient: Record<string, string | null>;
-  items: { sku: string; quantity: number }[];
-  carrier: string;
-  tracking_code: string;
-  shipment_id: number;
-  shipped_at: Date;
-}
 
 export interface LabelRef {
   shopPk: number;

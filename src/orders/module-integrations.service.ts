@@ -8,11 +8,7 @@ import { toModuleIntegration } from './orders.mapper.ts';
 import * as repo from './orders.repository.ts';
 import type { ModuleIntegration, ModuleIntegrationInput, OrderSource } from './orders.schemas.ts';
 
-export interface OrderRef {
-  shopPk: number;
-  marketplacePk: number;
-  orderPk: number;
-}
+export type OrderRef = repo.OrderKey;
 
 const dataOf = (input: ModuleIntegrationInput, source: OrderSource): repo.ModuleIntegrationData => ({
   module_name: input.module_name,
@@ -56,7 +52,7 @@ export class ModuleIntegrationService {
   async put(ref: OrderRef, input: ModuleIntegrationInput, source: OrderSource): Promise<{ created: boolean; record: ModuleIntegration }> {
     return inTransaction(this.#db, async (trx) => {
       const id = await this.#orderId(trx, ref);
-      await repo.lockOrder(trx, ref.shopPk, ref.marketplacePk, ref.orderPk);
+      await repo.lockOrders(trx, [ref]);
       const { row, created } = await repo.upsertModuleIntegration(trx, id, dataOf(input, source));
       await this.#history(trx, id, row, created ? 'created' : 'updated', source);
       return { created, record: toModuleIntegration(row) };

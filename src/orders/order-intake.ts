@@ -3,7 +3,7 @@
 // the path's shop and marketplace, real timestamps, item_pks unique).
 import { Value } from 'typebox/value';
 import type { FieldError } from '../errors.ts';
-import { parseTimestamp, TIMESTAMP_MESSAGE } from '../platform/timestamp.ts';
+import { parseTimestamp, TIMESTAMP_MESSAGE } from '../validation/timestamp.ts';
 import { OrderIntake, withPkAliases } from './orders.schemas.ts';
 
 /** 400 errors of an intake body by pointer: the schema's, then the rules it cannot say. */

@@ -5,16 +5,18 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { AppError } from '../errors.ts';
-import { baseUrl } from '../http/base-url.ts';
+import { baseUrl } from '../system/base-url.ts';
 import { preferredType } from '../http/plugins/accept.ts';
+import { sourceOf } from '../http/plugins/auth.ts';
 import { problemResponse } from '../http/plugins/problem-responses.ts';
 import { allowOnly } from '../http/plugins/methods.ts';
-import type { Services } from '../services.ts';
+import type { ModuleIntegrationService } from './module-integrations.service.ts';
+import type { LabelService } from './label.service.ts';
 import { LABEL_FORMATS, type LabelFormat } from './label.service.ts';
-import { ModuleIntegration, ModuleIntegrationInput, type OrderSource } from './orders.schemas.ts';
+import { ModuleIntegration, ModuleIntegrationInput } from './orders.schemas.ts';
 
 export interface OrderRecordRoutesOptions {
-  services: Services;
+  services: { moduleIntegrations: ModuleIntegrationService; labels: LabelService };
   publicUrl: string | undefined;
 }
 
@@ -30,7 +32,6 @@ const MODULES_ALLOW = 'GET, POST, PUT, OPTIONS';
 const MODULE_ALLOW = 'DELETE, OPTIONS';
 const LABEL_ALLOW = 'GET, POST, OPTIONS';
 
-const sourceOf = (request: FastifyRequest): OrderSource => `key:${request.principal!.keyPrefix}`;
 const refOf = (p: { shop: number; mp: number; order: number }) => ({ shopPk: p.shop, marketplacePk: p.mp, orderPk: p.order });
 
 const MEDIA_TYPES = Object.values(LABEL_FORMATS);

@@ -1,8 +1,9 @@
 // Rows -> the order as the API shows it. Pure functions, no queries.
-import { formatTimestamp } from '../platform/timestamp.ts';
+import { formatTimestamp } from '../validation/timestamp.ts';
 import type { ItemStatus, OrderStatus } from './order-state.ts';
 import { actionsOf, addressOf, customerOf, progressOf } from './order-view.ts';
 import type { HistoryRow, ItemRow, ModuleIntegrationRow, OrderRow, ShipmentRow } from './orders.repository.ts';
+import { toStoredEvent, type TrackingEventRow } from '../tracking/tracking-events.ts';
 import type { HistoryEntry, ModuleIntegration, Order, OrderItem, OrderSummary, Shipment } from './orders.schemas.ts';
 
 // The marketplace API's one timestamp form (YYYY-MM-DDThh:mm:ss, UTC).
@@ -31,7 +32,7 @@ export const toItem = (r: ItemRow): OrderItem => ({
       },
 });
 
-export const toShipment = (r: ShipmentRow): Shipment => ({
+export const toShipment = (r: ShipmentRow, events: TrackingEventRow[] = []): Shipment => ({
   id: r.id,
   item_pks: r.item_pks.map(Number),
   carrier: r.carrier,
@@ -40,6 +41,7 @@ export const toShipment = (r: ShipmentRow): Shipment => ({
   comments: r.comments,
   shipped_at: iso(r.shipped_at),
   updated_at: iso(r.updated_at),
+  events: events.map(toStoredEvent),
 });
 
 export const toHistory = (r: HistoryRow): HistoryEntry => ({
@@ -90,9 +92,12 @@ export function toSummary(o: OrderRow, rows: ItemRow[]): OrderSummary {
   };
 }
 
-export const toOrder = (o: OrderRow, items: ItemRow[], shipments: ShipmentRow[], history: HistoryRow[], modules: ModuleIntegrationRow[]): Order => ({
+/** events: the tracking events of the order's shipments, by shipment id. */
+export const toOrder = (
+  o: OrderRow, items: ItemRow[], shipments: ShipmentRow[], history: HistoryRow[], modules: ModuleIntegrationRow[], events: ReadonlyMap<number, TrackingEventRow[]> = new Map(),
+): Order => ({
   ...toSummary(o, items),
-  shipments: shipments.map(toShipment),
+  shipments: shipments.map((s) => toShipment(s, events.get(s.id))),
   history: history.map(toHistory),
   module_integrations: modules.map(toModuleIntegration),
 });

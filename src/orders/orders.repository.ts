@@ -1,6 +1,6 @@
 // All Kysely code of orders. Every function takes the pool or the caller's transaction first.
-import { sql, type InferResult } from 'kysely';
-import { queryPrepared, type Executor } from '../db/database.ts';
+import { CompiledQuery, sql } from 'kysely';
+import type { Executor } from '../db/database.ts';
 
 export interface NewOrderRow {
   shop_pk: number;
@@ -71,72 +71,61 @@ export const findOrder = (db: Executor, shopPk: number, marketplacePk: number, o
     .executeTakeFirst();
 export type OrderRow = NonNullable<Awaited<ReturnType<typeof findOrder>>>;
 
-const readQuery = (db: Executor, shopPk: number, marketplacePk: number, orderPk: number) =>
+/** An order as a request names it. */
+export interface OrderKey {
+  shopPk: number;
+  marketplacePk: number;
+  orderPk: number;
+}
+
+/**
+ * Locks the rows of these orders until the transaction ends; the ones that exist. In id order,
+ * so two transactions locking some of the same orders take them in the same order and never
+ * deadlock.
+ */
+export const lockOrders = async (db: Executor, keys: readonly OrderKey[]) =>
+  (await sql<{ id: number; shop_pk: number; marketplace_pk: number; order_pk: number }>`
+    select o.id, o.shop_pk, o.marketplace_pk, o.order_pk from orders o
+    join unnest(${keys.map((k) => k.shopPk)}::bigint[], ${keys.map((k) => k.marketplacePk)}::bigint[], ${keys.map((k) => k.orderPk)}::bigint[])
+      as k(shop_pk, marketplace_pk, order_pk)
+      on o.shop_pk = k.shop_pk and o.marketplace_pk = k.marketplace_pk and o.order_pk = k.order_pk
+    order by o.id
+    for update of o`.execute(db)).rows;
+
+/**
+ * What actions plan from: the orders' items in the order sent, each with its shipment's data,
+ * its order's status and reference, and whether the shop has a webhook. Read after lockOrders,
+ * in the same transaction, so no other action's write lands between this read and the writes.
+ */
+export const readOrderItems = (db: Executor, orderIds: readonly number[]) =>
   db
     .selectFrom('orders as o')
     .innerJoin('shops', 'shops.pk', 'o.shop_pk')
     .innerJoin('order_items as i', 'i.order_id', 'o.id')
     .leftJoin('shipments as s', 's.id', 'i.shipment_id')
     .select([
-      'o.id as order_id', 'o.version', 'o.status as order_status', 'o.reference', 'o.base_url', 'i.id', 'i.item_pk', 'i.status', 'i.shipment_id',
-      's.carrier', 's.tracking_code', 's.delivery_time', 's.comments',
+      'o.id as order_id', 'o.status as order_status', 'o.reference', 'o.base_url',
+      'i.id', 'i.item_pk', 'i.status', 'i.shipment_id', 's.carrier', 's.tracking_code', 's.delivery_time', 's.comments',
     ])
     .select(sql<boolean>`shops.webhook_url is not null`.as('has_webhook'))
-    .where('o.shop_pk', '=', shopPk)
-    .where('o.marketplace_pk', '=', marketplacePk)
-    .where('o.order_pk', '=', orderPk)
-    .orderBy('i.position');
-export type OrderItemRow = InferResult<ReturnType<typeof readQuery>>[number];
-
-/** readQuery's SQL text, compiled once: only its three values change from one action to the next. */
-let readText: string | undefined;
-const compiledReadText = (db: Executor): string => {
-  const { sql: text, parameters } = readQuery(db, -1, -2, -3).compile();
-  if (parameters.join() !== '-1,-2,-3') throw new Error(`readQuery's parameters are not (shop, marketplace, order): ${parameters.join()}`);
-  return text;
-};
-
-/**
- * The order's items, each with its shipment's data, the order's version, status and reference,
- * and whether the shop has a webhook: what an action plans from, in one statement (one
- * consistent snapshot). No lock: applyChanges writes only if the version is still this one.
- * No rows: no such order. A prepared statement: planning this join costs several times what
- * running it does.
- */
-export const readOrderItems = (db: Executor, shopPk: number, marketplacePk: number, orderPk: number): Promise<OrderItemRow[]> => {
-  readText ??= compiledReadText(db);
-  return queryPrepared<OrderItemRow>(db, readText, [shopPk, marketplacePk, orderPk]);
-};
-
-/**
- * Locks the order row until the transaction ends (the path of an action that lost its race
- * more than once: it reads after this, under the lock, and so cannot lose again).
- */
-export const lockOrder = (db: Executor, shopPk: number, marketplacePk: number, orderPk: number) =>
-  db
-    .selectFrom('orders')
-    .select('id')
-    .where('shop_pk', '=', shopPk)
-    .where('marketplace_pk', '=', marketplacePk)
-    .where('order_pk', '=', orderPk)
-    .forUpdate()
+    .where('o.id', 'in', orderIds)
+    .orderBy('o.id')
+    .orderBy('i.position')
     .execute();
+export type OrderItemRow = Awaited<ReturnType<typeof readOrderItems>>[number];
 
 export interface ItemUpdate {
   id: number;
   status: string;
-  /** The item goes into the new shipment written by the same statement. */
+  /** The item goes into the shipment its action creates. */
   new_shipment: boolean;
 }
 
 export type HistoryWrite = Omit<NewHistoryRow, 'order_id'> & { new_shipment: boolean };
 
+/** What one action writes to its order. */
 export interface ActionWrite {
-  orderId: number;
-  /** The order's version the action was planned from: the write happens only if it is still current. */
-  version: number;
-  /** Whether the shop had a webhook when planned (the plan notifies or not): written only if it still has. */
-  hasWebhook: boolean;
+  order: OrderKey & { id: number };
   orderStatus: string;
   items: ItemUpdate[];
   /** Rows with new_shipment get the new shipment's id. */
@@ -147,81 +136,55 @@ export interface ActionWrite {
   shipmentUpdates: (ShipmentData & { id: number })[];
 }
 
-// applyChanges' statement: one constant text whose parameters are the writes as JSON and their
-// orders' ids, so it is prepared once per connection (planning it costs about as much as
-// running it). `o` holds the orders updated, each only while its version is the one read;
-// every other part joins `o` on the write's number `n`: no row there, nothing of that write
-// anywhere. Each table is reached through `= any($2)`, the ids, on an index: the planner takes
-// a JSON record set for 100 rows whatever it holds, and without them chose to scan the orders
-// table whole for every batch once that looked cheaper (measured: 1,335 scans of 6,000 rows).
-const APPLY_CHANGES = `
-  with o as (
-    update orders set status = w.order_status, version = orders.version + 1, updated_at = now()
-    from jsonb_to_recordset($1::jsonb->'orders') as w(n int, order_id bigint, version int, has_webhook boolean, order_status text)
-    where orders.id = any($2::bigint[]) and orders.id = w.order_id and orders.version = w.version
-      and (select webhook_url is not null from shops where pk = orders.shop_pk) = w.has_webhook
-    returning w.n, orders.id, orders.shop_pk, orders.marketplace_pk, orders.order_pk
-  ), sh as (
+// Every row the actions of a transaction write, in one statement: under the orders' locks the
+// round trips are what the actions wait for (a statement per kind of row measured below the
+// target, see docs/benchmarks.md, Orders). Each table is reached through `= any($2)`, the
+// orders' ids, on an index: the planner guesses a JSON record set's size and may otherwise scan.
+const WRITE_ACTIONS = `
+  with sh as (
     insert into shipments (order_id, shop_pk, marketplace_pk, order_pk, item_pks, carrier, tracking_code, delivery_time, comments)
-    select o.id, o.shop_pk, o.marketplace_pk, o.order_pk, s.item_pks, s.carrier, s.tracking_code, s.delivery_time, s.comments
-    from o join jsonb_to_recordset($1::jsonb->'shipments')
-      as s(n int, item_pks bigint[], carrier text, tracking_code text, delivery_time int, comments text) on s.n = o.n
+    select * from jsonb_to_recordset($1::jsonb->'shipments') as s(order_id bigint, shop_pk bigint, marketplace_pk bigint, order_pk bigint,
+      item_pks bigint[], carrier text, tracking_code text, delivery_time int, comments text)
     returning id, order_id
   ), shu as (
-    update shipments s
-    set carrier = v.carrier, tracking_code = v.tracking_code, delivery_time = v.delivery_time, comments = v.comments, updated_at = now()
-    from o join jsonb_to_recordset($1::jsonb->'shipmentUpdates')
-      as v(n int, id bigint, carrier text, tracking_code text, delivery_time int, comments text) on v.n = o.n
-    where s.order_id = any($2::bigint[]) and s.id = v.id and s.order_id = o.id
+    update shipments s set carrier = v.carrier, tracking_code = v.tracking_code, delivery_time = v.delivery_time, comments = v.comments, updated_at = now()
+    from jsonb_to_recordset($1::jsonb->'shipmentUpdates') as v(id bigint, carrier text, tracking_code text, delivery_time int, comments text)
+    where s.order_id = any($2::bigint[]) and s.id = v.id
   ), upd as (
-    update order_items i
-    set status = v.status, shipment_id = case when v.new_shipment then (select sh.id from sh where sh.order_id = o.id) else i.shipment_id end
-    from o join jsonb_to_recordset($1::jsonb->'items') as v(n int, id bigint, status text, new_shipment boolean) on v.n = o.n
-    where i.order_id = any($2::bigint[]) and i.id = v.id and i.order_id = o.id
-  ), hist as (
-    insert into order_history (order_id, action, item_pks, from_status, to_status, source, shipment_id, details)
-    select o.id, h.action, h.item_pks, h.from_status, h.to_status, h.source,
-      case when h.new_shipment then (select sh.id from sh where sh.order_id = o.id) else h.shipment_id end, h.details
-    from o join jsonb_to_recordset($1::jsonb->'history')
-      as h(n int, k int, action text, item_pks bigint[], from_status text, to_status text, source text, shipment_id bigint, new_shipment boolean, details jsonb)
-      on h.n = o.n
-    order by h.n, h.k
+    update order_items i set status = v.status, shipment_id = coalesce(sh.id, i.shipment_id)
+    from jsonb_to_recordset($1::jsonb->'items') as v(id bigint, order_id bigint, status text, new_shipment boolean)
+      left join sh on v.new_shipment and sh.order_id = v.order_id
+    where i.order_id = any($2::bigint[]) and i.id = v.id
+  ), ord as (
+    update orders o set status = v.status, updated_at = now()
+    from jsonb_to_recordset($1::jsonb->'orders') as v(id bigint, status text)
+    where o.id = any($2::bigint[]) and o.id = v.id
   )
-  select o.n, (select sh.id from sh where sh.order_id = o.id) as shipment_id from o`;
-
-/** What a write did: the id of the shipment it created (null when it created none). */
-export interface Applied {
-  shipmentId: number | null;
-}
+  insert into order_history (order_id, action, item_pks, from_status, to_status, source, shipment_id, details)
+  select h.order_id, h.action, h.item_pks, h.from_status, h.to_status, h.source, coalesce(sh.id, h.shipment_id), h.details
+  from jsonb_to_recordset($1::jsonb->'history') as h(order_id bigint, action text, item_pks bigint[], from_status text,
+    to_status text, source text, shipment_id bigint, new_shipment boolean, details jsonb, k bigint)
+    left join sh on h.new_shipment and sh.order_id = h.order_id
+  order by h.k`;
 
 /**
- * Writes the outcomes of actions on distinct orders in one statement, so atomically without a
- * transaction: each order's status and version, its new shipment, its rewritten shipments, its
- * items' new statuses and its history rows (in the order given). A write's parts run only if
- * its order row was updated, which happens only while the order's version is still
- * `w.version` (and the shop's having a webhook is still `w.hasWebhook`): under READ COMMITTED
- * an UPDATE that finds the row changed by a transaction committed since its snapshot (or waits
- * for one in flight) re-checks its WHERE on the newest version. That row lock, held to the end
- * of the statement (or of the caller's transaction), serializes the writers of one order, and
- * every writer of an order's items, shipments and history goes through here. One result per
- * write, in order: null when its order changed since it was read (or is gone) and nothing of it
- * was written. Two writes on one order in one call: not allowed (the caller's to prevent).
+ * Writes the actions, one per order, in the caller's transaction, which holds their orders'
+ * locks (lockOrders): each order's new shipment, rewritten shipments, items' statuses, status
+ * and history rows (in the order given), in one statement.
  */
-export const applyChanges = async (db: Executor, writes: readonly ActionWrite[]): Promise<(Applied | null)[]> => {
-  const flat = { orders: [] as unknown[], shipments: [] as unknown[], shipmentUpdates: [] as unknown[], items: [] as unknown[], history: [] as unknown[] };
-  writes.forEach((w, n) => {
-    flat.orders.push({ n, order_id: w.orderId, version: w.version, has_webhook: w.hasWebhook, order_status: w.orderStatus });
-    if (w.shipment !== null) flat.shipments.push({ n, ...w.shipment });
-    for (const u of w.shipmentUpdates) flat.shipmentUpdates.push({ n, ...u });
-    for (const i of w.items) flat.items.push({ n, ...i });
-    w.history.forEach((h, k) => flat.history.push({ n, k, ...h }));
-  });
-  const ids = writes.map((w) => w.orderId);
-  const rows = await queryPrepared<{ n: number; shipment_id: number | null }>(db, APPLY_CHANGES, [JSON.stringify(flat), ids]);
-  const out: (Applied | null)[] = writes.map(() => null);
-  for (const r of rows) out[r.n] = { shipmentId: r.shipment_id };
-  return out;
-};
+export async function writeActions(db: Executor, writes: readonly ActionWrite[]): Promise<void> {
+  if (writes.length === 0) return;
+  const rows = {
+    shipments: writes.flatMap(({ order, shipment }) => shipment === null ? [] : [{
+      order_id: order.id, shop_pk: order.shopPk, marketplace_pk: order.marketplacePk, order_pk: order.orderPk, ...shipment,
+    }]),
+    shipmentUpdates: writes.flatMap((w) => w.shipmentUpdates),
+    items: writes.flatMap((w) => w.items.map((i) => ({ ...i, order_id: w.order.id }))),
+    orders: writes.map((w) => ({ id: w.order.id, status: w.orderStatus })),
+    history: writes.flatMap((w) => w.history.map((h) => ({ ...h, order_id: w.order.id }))).map((h, k) => ({ ...h, k })),
+  };
+  await db.executeQuery(CompiledQuery.raw(WRITE_ACTIONS, [JSON.stringify(rows), writes.map((w) => w.order.id)]));
+}
 
 /** `marketplacePk` undefined: the orders of every marketplace. */
 export const listOrders = (db: Executor, shopPk: number, marketplacePk: number | undefined, status: string | undefined, offset: number, limit: number) => {
@@ -312,7 +275,7 @@ export const insertModuleIntegration = (db: Executor, orderId: number, data: Mod
 
 /**
  * Replaces the latest record of (order, module_name, type), or adds one; `created`: whether it
- * was new. The caller holds the order row's lock (lockOrder), so two PUTs do not both add.
+ * was new. The caller holds the order row's lock (lockOrders), so two PUTs do not both add.
  */
 export const upsertModuleIntegration = async (db: Executor, orderId: number, data: ModuleIntegrationData): Promise<{ row: ModuleIntegrationRow; created: boolean }> => {
   const latest = await db.selectFrom('order_module_integrations').select('id').where('order_id', '=', orderId)
@@ -327,3 +290,29 @@ export const upsertModuleIntegration = async (db: Executor, orderId: number, dat
 /** Deletes one record of the order; the row deleted, or undefined when the order has none of that id. */
 export const deleteModuleIntegration = (db: Executor, orderId: number, id: number) =>
   db.deleteFrom('order_module_integrations').where('order_id', '=', orderId).where('id', '=', id).returningAll().executeTakeFirst();
+
+export interface OrderFilter {
+  shopPk?: number;
+  marketplacePk?: number;
+  status?: string;
+  /** Created at or after, before. */
+  since?: Date;
+  until?: Date;
+}
+
+const filtered = (db: Executor, f: OrderFilter) => {
+  let q = db.selectFrom('orders');
+  if (f.shopPk !== undefined) q = q.where('shop_pk', '=', f.shopPk);
+  if (f.marketplacePk !== undefined) q = q.where('marketplace_pk', '=', f.marketplacePk);
+  if (f.status !== undefined) q = q.where('status', '=', f.status);
+  if (f.since !== undefined) q = q.where('created_at', '>=', f.since);
+  if (f.until !== undefined) q = q.where('created_at', '<', f.until);
+  return q;
+};
+
+/** Orders of every shop matching the filter (admin), newest first, one page. */
+export const listAllOrders = (db: Executor, f: OrderFilter, offset: number, limit: number) =>
+  filtered(db, f).select(orderColumns).orderBy('id', 'desc').offset(offset).limit(limit).execute();
+
+export const countAllOrders = async (db: Executor, f: OrderFilter): Promise<number> =>
+  Number((await filtered(db, f).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n);

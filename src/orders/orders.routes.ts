@@ -3,19 +3,22 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type, type Static } from 'typebox';
-import { baseUrl } from '../http/base-url.ts';
+import { baseUrl } from '../system/base-url.ts';
+import { sourceOf } from '../http/plugins/auth.ts';
 import { allowOnly } from '../http/plugins/methods.ts';
 import { sendPage } from '../http/list-reply.ts';
-import type { Services } from '../services.ts';
+import type { OrderService } from './orders.service.ts';
+import type { ModuleIntegrationService } from './module-integrations.service.ts';
+import type { LabelService } from './label.service.ts';
 import { ORDER_ACTIONS, STATE_TABLE, type OrderAction } from './order-state.ts';
 import { orderRecordRoutes } from './order-records.routes.ts';
 import {
   ActionBody, CancelBody, Order, OrderIntake, OrderList, OrderListQuery, ShipBody,
-  type CancelBody as CancelBodyT, withPkAliases, type OrderSource, type ShipBody as ShipBodyT,
+  type CancelBody as CancelBodyT, withPkAliases, type ShipBody as ShipBodyT,
 } from './orders.schemas.ts';
 
 export interface OrderRoutesOptions {
-  services: Services;
+  services: { orders: OrderService; moduleIntegrations: ModuleIntegrationService; labels: LabelService };
   publicUrl: string | undefined;
 }
 
@@ -32,7 +35,6 @@ const SHOP_ORDERS_ALLOW = 'GET, OPTIONS';
 const ORDER_ALLOW = 'GET, OPTIONS';
 const ACTION_ALLOW = 'POST, OPTIONS';
 
-const sourceOf = (request: FastifyRequest): OrderSource => `key:${request.principal!.keyPrefix}`;
 
 const summaries: Record<string, string> = {
   ship: 'Order shipped; updates its shipping data',

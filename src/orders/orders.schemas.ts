@@ -2,11 +2,12 @@
 // schema per shape; routes validate with them, the OpenAPI document is generated from them.
 import { Type, type Static, type TSchema } from 'typebox';
 import { Timestamp as WallClock } from '../catalog/catalog.schemas.ts';
-import { Int4 } from '../platform/column-types.ts';
-import { ReplyTimestamp } from '../platform/timestamp.ts';
+import { Int4 } from '../validation/column-types.ts';
+import { ReplyTimestamp } from '../validation/timestamp.ts';
 import { PageOf, PageQuery } from '../http/list-reply.ts';
 import { ITEM_STATUSES, ORDER_ACTIONS, ORDER_STATUSES } from './order-state.ts';
 import { ADDRESS_FIELDS, PROGRESS_STEPS } from './order-view.ts';
+import { StoredTrackingEvent } from '../tracking/tracking.schemas.ts';
 
 const Id = Type.Integer({ minimum: 1, description: 'numeric id' });
 const Timestamp = ReplyTimestamp;
@@ -22,9 +23,8 @@ const FfType = Type.String({ minLength: 1, maxLength: 50, description: 'fulfilme
 /**
  * T or null as a JSON Schema type array rather than anyOf: the reply serializer compiles a
  * validator for every anyOf to pick its branch, and the request validator one per branch; the
- * order's forty-odd nullable fields as anyOf lengthened start-up's longest block by about
- * 100 ms (measured on a replica's start), enough for the load shedder's first sample to see a
- * stalled event loop.
+ * order's forty-odd nullable fields as anyOf lengthened start-up's longest block enough for the
+ * load shedder's first sample to see a stalled event loop.
  */
 const OrNull = <T extends TSchema>(t: T) => Type.Unsafe<Static<T> | null>({ ...t, type: [(t as { type?: string }).type ?? 'string', 'null'] });
 const Text = (maxLength: number) => OrNull(Type.String({ maxLength }));
@@ -143,6 +143,7 @@ export const Shipment = Type.Object({
   comments: Nullable(Type.String()),
   shipped_at: Timestamp,
   updated_at: Timestamp,
+  events: Type.Array(StoredTrackingEvent, { description: "The carrier's tracking events of this shipment, oldest first (empty until tracked)." }),
 });
 export type Shipment = Static<typeof Shipment>;
 
@@ -159,7 +160,7 @@ export const OrderItem = Type.Object({
   carrier: NullText,
   tracking_code: NullText,
   /** The item's current shipment (latest attempt); null before any ship. */
-  shipment: Nullable(Type.Omit(Shipment, ['item_pks'])),
+  shipment: Nullable(Type.Omit(Shipment, ['item_pks', 'events'])),
 });
 export type OrderItem = Static<typeof OrderItem>;
 

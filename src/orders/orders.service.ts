@@ -1,22 +1,20 @@
 // The rules of orders, used alike by the API and by connectors (order intake, carrier
-// tracking): intake is create-once, and each action is one atomic write, applied only if the
-// order is still as read or as this process last wrote it (else read and planned again),
-// decided by the state table (order-state.ts), recorded in the append-only history.
-// Concurrent actions on different orders share their write statement and commit.
+// tracking): intake is create-once, and each action reads its order with the row locked,
+// decides by the state table (order-state.ts) and writes in the same transaction, recorded in
+// the append-only history.
 import { inTransaction, type Db, type Trx } from '../db/database.ts';
 import { GroupCommit } from '../db/group-commit.ts';
 import { AppError, badRequest, notFound } from '../errors.ts';
 import type { MarketplaceService } from '../marketplaces/marketplaces.service.ts';
-import { metrics } from '../metrics/metrics.ts';
 import type { WebhookService } from '../webhooks/webhooks.service.ts';
 import { namedItemErrors, refusalMessage, refusedOf, targetsOf, movesOf, type PlanItem } from './order-plan.ts';
 import { STATE_TABLE, orderStatusOf, type ItemStatus, type OrderAction, type OrderStatus } from './order-state.ts';
 import { byOrder, toOrder, toSummary } from './orders.mapper.ts';
 import * as repo from './orders.repository.ts';
-import { RecentOrders, afterWrite } from './recent-orders.ts';
+import * as trackingRepo from '../tracking/tracking.repository.ts';
 import { addressToStore, customerOf } from './order-view.ts';
 import { CANCEL_FEEDBACK_FIELDS, withPkAliases, type CancelFeedback, type OrderIntake, type Order, type OrderSource, type OrderSummary, type ShippingData } from './orders.schemas.ts';
-import { parseTimestamp } from '../platform/timestamp.ts';
+import { parseTimestamp } from '../validation/timestamp.ts';
 import { intakeErrors } from './order-intake.ts';
 
 export interface ActionInput {
@@ -46,12 +44,11 @@ interface Change {
   from: ItemStatus;
   to: ItemStatus;
 }
-/** What an action writes (see repo.applyChanges), and the moves for the webhook. */
-type Outcome = Omit<repo.ActionWrite, 'orderId' | 'version' | 'hasWebhook' | 'orderStatus'> & { changes: Change[] };
-/** An action decided from one read of the order: the write, and what the webhook tells. */
+/** What an action writes (see repo.writeActions), and the moves for the webhook. */
+type Outcome = Omit<repo.ActionWrite, 'order' | 'orderStatus'> & { changes: Change[] };
+/** An action decided from its order as read under the lock: the write, and what the webhook tells. */
 interface Plan {
-  /** The rows planned from. */
-  rows: Item[];
+  input: ActionInput;
   order: Item;
   status: OrderStatus;
   changes: Change[];
@@ -59,14 +56,6 @@ interface Plan {
 }
 
 export interface OrderServiceOptions {
-  /**
-   * Tries of an action without a lock (each a read and a write that applies only if the order
-   * is still as read) before it takes the order row's lock; default 2. Only concurrent actions
-   * on the same order lose a try. 0: every action locks (tests of that path).
-   */
-  optimisticAttempts?: number;
-  /** Orders kept as this process last wrote or read them, to plan from without a read (recent-orders.ts); default 10,000, 0: none. */
-  recentOrders?: number;
   /** {base_url} of orders taken in without a request's (connectors); default http://127.0.0.1:8080. */
   baseUrl?: string;
 }
@@ -96,20 +85,18 @@ export class OrderService {
   readonly #db: Db;
   readonly #marketplaces: MarketplaceService;
   readonly #webhooks: WebhookService;
-  readonly #optimisticAttempts: number;
-  readonly #recent: RecentOrders;
   readonly #baseUrl: string;
-  /** Concurrent actions' writes, on distinct orders, in one statement and one transaction. */
-  readonly #writes: GroupCommit<{ input: ActionInput; plan: Plan }, Item[] | null>;
+  // Concurrent actions share one transaction: Postgres's cost is per statement and per commit,
+  // not per row, and one transaction per action stays far below the throughput target (see
+  // docs/benchmarks.md, Orders).
+  readonly #actions: GroupCommit<ActionInput, boolean | AppError>;
 
   constructor(db: Db, marketplaces: MarketplaceService, webhooks: WebhookService, options: OrderServiceOptions = {}) {
     this.#db = db;
     this.#marketplaces = marketplaces;
     this.#webhooks = webhooks;
-    this.#optimisticAttempts = options.optimisticAttempts ?? 2;
-    this.#recent = new RecentOrders(options.recentOrders ?? 10_000);
     this.#baseUrl = options.baseUrl ?? 'http://127.0.0.1:8080';
-    this.#writes = new GroupCommit({ db, write: (trx, batch) => this.#writeBatch(trx, batch), maxBatch: 100 });
+    this.#actions = new GroupCommit({ db, write: (trx, inputs) => this.#applyBatch(trx, inputs), maxBatch: 100 });
   }
 
   /**
@@ -183,6 +170,13 @@ export class OrderService {
     return { count, results: rows.map((r) => toSummary(r, items.get(r.id) ?? [])) };
   }
 
+  /** Orders of every shop matching the filter, newest first, one page (admin). */
+  async listAll(filter: repo.OrderFilter, page: number, pageSize: number): Promise<{ count: number; results: OrderSummary[] }> {
+    const [count, rows] = await Promise.all([repo.countAllOrders(this.#db, filter), repo.listAllOrders(this.#db, filter, (page - 1) * pageSize, pageSize)]);
+    const items = rows.length === 0 ? new Map<number, repo.ItemRow[]>() : byOrder(await repo.listItems(this.#db, rows.map((r) => r.id)));
+    return { count, results: rows.map((r) => toSummary(r, items.get(r.id) ?? [])) };
+  }
+
   /** Orders of any shop matching every criterion given, newest first, with their history (admin). */
   async search(criteria: { orderPk?: number; reference?: string; trackingCode?: string; limit: number }): Promise<Order[]> {
     const ids = await repo.searchOrderIds(this.#db, criteria);
@@ -194,65 +188,54 @@ export class OrderService {
   /**
    * Applies one action atomically. 404: no such order here; 400: an item_pk not in the order or
    * named twice; 409: an item the state table does not let move (nothing changes). A repeat
-   * changes nothing: `{ changed: false }`, no history row.
-   *
-   * Optimistic: the action is planned from the order as this process last wrote it
-   * (recent-orders.ts) or else as read without a lock, and written by a statement that applies
-   * it only if the order's version is still the one planned from (repo.applyChanges).
-   * Concurrent actions share that statement and its transaction (group commit: one commit for
-   * the batch, each caller answered after it). A refusal or a no-op is only ever answered from a
-   * fresh read. An action that lost its race (to another action on the same order, or to another
-   * process) plans again from a fresh read; after `optimisticAttempts` it takes the order row's
-   * lock first and then cannot lose, so a busy order is never refused, only served in turn.
+   * changes nothing: `{ changed: false }`, no history row. Concurrent actions on one order
+   * wait on its row lock and apply one after another; none is lost or refused for the race.
    */
   async applyAction(input: ActionInput): Promise<{ changed: boolean }> {
-    const key = RecentOrders.key(input.shopPk, input.marketplacePk, input.orderPk);
-    const recent = this.#recent.get(key) as Item[] | undefined;
-    if (recent !== undefined) {
-      const plan = this.#planFromRecent(input, recent);
-      const written = plan === null ? null : await this.#writes.submit({ input, plan });
-      if (written !== null) {
-        this.#recent.set(key, written);
-        return { changed: true };
-      }
-      // Another process (or a concurrent action) wrote to the order since: plan from a read.
-      if (plan !== null) metrics.orderActionRace('replanned');
-      this.#recent.delete(key);
-    }
-    for (let attempt = 1; attempt <= this.#optimisticAttempts; attempt++) {
-      const rows = await repo.readOrderItems(this.#db, input.shopPk, input.marketplacePk, input.orderPk) as Item[];
-      if (rows.length > 0) this.#recent.set(key, rows);
-      const plan = this.#plan(input, rows);
-      if (plan === null) return { changed: false };
-      const written = await this.#writes.submit({ input, plan });
-      if (written !== null) {
-        this.#recent.set(key, written);
-        return { changed: true };
-      }
-      metrics.orderActionRace(attempt < this.#optimisticAttempts ? 'replanned' : 'locked');
-    }
-    this.#recent.delete(key);
-    const written = await inTransaction(this.#db, async (trx) => {
-      await repo.lockOrder(trx, input.shopPk, input.marketplacePk, input.orderPk);
-      const plan = this.#plan(input, await repo.readOrderItems(trx, input.shopPk, input.marketplacePk, input.orderPk) as Item[]);
-      if (plan === null) return null;
-      const [rows] = await this.#writeBatch(trx, [{ input, plan }]);
-      if (rows === null || rows === undefined) throw new Error(`order ${input.orderPk} changed while its row was locked`);
-      return rows;
-    });
-    // Only a committed state is remembered: an entry's version must name what the database holds.
-    if (written !== null) this.#recent.set(key, written);
-    return { changed: written !== null };
+    const result = await this.#actions.submit(input);
+    if (result instanceof AppError) throw result;
+    return { changed: result };
   }
 
-  /** The plan from remembered rows; null when they would refuse the action or change nothing (a fresh read decides). */
-  #planFromRecent(input: ActionInput, rows: Item[]): Plan | null {
-    try {
-      return this.#plan(input, rows);
-    } catch (error) {
-      if (error instanceof AppError) return null;
-      throw error;
+  /**
+   * Actions in one transaction: their orders locked, then each planned from its order as read
+   * under the lock and written. Per action, whether it changed anything, or the AppError that
+   * refuses it (it writes nothing; the others go on). Actions on one order go in turns, each
+   * reading what the one before wrote.
+   */
+  async #applyBatch(trx: Trx, inputs: readonly ActionInput[]): Promise<(boolean | AppError)[]> {
+    const keyOf = (k: repo.OrderKey) => `${k.shopPk}/${k.marketplacePk}/${k.orderPk}`;
+    const locked = new Map((await repo.lockOrders(trx, inputs)).map((o) =>
+      [keyOf({ shopPk: o.shop_pk, marketplacePk: o.marketplace_pk, orderPk: o.order_pk }), o.id]));
+    const out: (boolean | AppError)[] = [];
+    let pending = [...inputs.keys()];
+    while (pending.length > 0) {
+      const turn = new Map<string, number>();
+      const later: number[] = [];
+      for (const i of pending) {
+        const key = keyOf(inputs[i]!);
+        if (turn.has(key)) later.push(i);
+        else turn.set(key, i);
+      }
+      const ids = [...turn.keys()].flatMap((key) => locked.get(key) ?? []);
+      const rows = byOrder(ids.length === 0 ? [] : await repo.readOrderItems(trx, ids) as Item[]);
+      const plans: Plan[] = [];
+      for (const [key, i] of turn) {
+        const id = locked.get(key);
+        try {
+          const plan = this.#plan(inputs[i]!, id === undefined ? [] : rows.get(id) ?? []);
+          out[i] = plan !== null;
+          if (plan !== null) plans.push(plan);
+        } catch (error) {
+          if (!(error instanceof AppError)) throw error;
+          out[i] = error;
+        }
+      }
+      await repo.writeActions(trx, plans.map((p) => p.write));
+      for (const plan of plans) if (plan.order.has_webhook && plan.changes.length > 0) await this.#notify(trx, plan);
+      pending = later;
     }
+    return out;
   }
 
   /**
@@ -279,34 +262,9 @@ export class OrderService {
     const status = orderStatusOf(items.map((i) => moved.get(i.id) ?? i.status));
     const { changes, ...write } = outcome;
     return {
-      rows: items, order, status, changes,
-      write: { ...write, orderId: order.order_id, version: order.version, hasWebhook: order.has_webhook, orderStatus: status },
+      input, order, status, changes,
+      write: { ...write, order: { id: order.order_id, shopPk: input.shopPk, marketplacePk: input.marketplacePk, orderPk: input.orderPk }, orderStatus: status },
     };
-  }
-
-  /**
-   * Writes each plan whose order is still as planned from, in the caller's transaction, with the
-   * webhook event of each that has one to send; per plan, the order's rows after the write, or
-   * null when nothing of it was written (its order changed, or another plan of the batch is for
-   * the same order: it plans again from a fresh read). Written in the orders' id order, so two
-   * batches in flight lock shared orders in the same order and never deadlock.
-   */
-  async #writeBatch(trx: Trx, batch: { input: ActionInput; plan: Plan }[]): Promise<(Item[] | null)[]> {
-    const byOrder = new Map<number, number>();
-    batch.forEach(({ plan }, i) => {
-      if (!byOrder.has(plan.write.orderId)) byOrder.set(plan.write.orderId, i);
-    });
-    const writing = [...byOrder].sort(([a], [b]) => a - b).map(([, i]) => i);
-    const applied = await repo.applyChanges(trx, writing.map((i) => batch[i]!.plan.write));
-    const out: (Item[] | null)[] = batch.map(() => null);
-    for (const [k, i] of writing.entries()) {
-      const done = applied[k];
-      if (done === null || done === undefined) continue;
-      const { input, plan } = batch[i]!;
-      if (plan.order.has_webhook && plan.changes.length > 0) await this.#notify(trx, input, plan);
-      out[i] = afterWrite(plan.rows, { ...plan.write, shipmentId: done.shipmentId }) as Item[];
-    }
-    return out;
   }
 
   /** Status moves of every action but ship: one history row per status left. */
@@ -361,7 +319,7 @@ export class OrderService {
   }
 
   /** order.status_changed to the shop's webhook, enqueued in the action's transaction. */
-  async #notify(trx: Trx, input: ActionInput, { order, status, changes }: Plan): Promise<void> {
+  async #notify(trx: Trx, { input, order, status, changes }: Plan): Promise<void> {
     await this.#webhooks.emit(trx, input.shopPk, 'order.status_changed', {
       location: orderUrl(order.base_url ?? this.#baseUrl, input.shopPk, input.marketplacePk, input.orderPk),
       pk: input.orderPk,
@@ -381,10 +339,12 @@ export class OrderService {
   async #full(rows: repo.OrderRow[]): Promise<Order[]> {
     if (rows.length === 0) return [];
     const ids = rows.map((r) => r.id);
-    const [items, shipments, history, modules] = await Promise.all([
+    const [items, shipments, history, modules, events] = await Promise.all([
       repo.listItems(this.#db, ids), repo.listShipments(this.#db, ids), repo.listHistory(this.#db, ids), repo.listModuleIntegrations(this.#db, ids),
+      trackingRepo.listEventsOfOrders(this.#db, ids),
     ]);
     const [i, s, h, m] = [byOrder(items), byOrder(shipments), byOrder(history), byOrder(modules)];
-    return rows.map((r) => toOrder(r, i.get(r.id) ?? [], s.get(r.id) ?? [], h.get(r.id) ?? [], m.get(r.id) ?? []));
+    const e = Map.groupBy(events, (x) => x.shipment_id);
+    return rows.map((r) => toOrder(r, i.get(r.id) ?? [], s.get(r.id) ?? [], h.get(r.id) ?? [], m.get(r.id) ?? [], e));
   }
 }

@@ -2,14 +2,15 @@
 // check a token, 200 or 401) and GET /shops/{shop}/ (another shop's pk: 404, as for every path).
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { baseUrl } from '../http/base-url.ts';
+import { baseUrl } from '../system/base-url.ts';
 import { PageOf, PageQuery, sendPage } from '../http/list-reply.ts';
 import { allowOnly } from '../http/plugins/methods.ts';
-import type { Services } from '../services.ts';
+import type { ShopService } from './shops.service.ts';
+import type { MarketplaceService } from '../marketplaces/marketplaces.service.ts';
 import { ApiShop } from './shops.schemas.ts';
 
 export interface ShopRoutesOptions {
-  services: Services;
+  services: { shops: ShopService; marketplaces: MarketplaceService };
   publicUrl: string | undefined;
 }
 

@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox';
-import { ReplyTimestamp } from '../platform/timestamp.ts';
+import { ReplyTimestamp } from '../validation/timestamp.ts';
 
 export const Shop = Type.Object({
   pk: Type.Integer(),

@@ -1,13 +1,14 @@
 // Shops and their API keys. A key is random (40+ characters), shown once, stored as sha256.
 // A shop's webhook secret is shown when it is made (create, rotate) and stored sealed.
 import { createHash, randomBytes } from 'node:crypto';
+import { LRUCache } from 'lru-cache';
 import type { Db, Executor } from '../db/database.ts';
 import { AppError, badRequest, notFound } from '../errors.ts';
-import type { DestinationPolicy } from '../platform/destination-policy.ts';
-import { SecretBox } from '../platform/secret-box.ts';
+import type { DestinationPolicy } from '../outbound/destination-policy.ts';
+import { SecretBox } from './secret-box.ts';
 import * as repo from './shops.repository.ts';
 import type { Marketplace } from '../marketplaces/marketplaces.schemas.ts';
-import { formatTimestamp } from '../platform/timestamp.ts';
+import { formatTimestamp } from '../validation/timestamp.ts';
 import type { ApiShop, ApiKey, CreatedApiKey, CreatedShop, Principal, RotatedSecret, Shop, ShopCreate } from './shops.schemas.ts';
 
 const KEY_PREFIX_LENGTH = 11; // "wb_" + 8 characters
@@ -53,7 +54,7 @@ export class ShopService {
   readonly #db: Db;
   readonly #destinations: DestinationPolicy;
   readonly #secrets: SecretBox;
-  readonly #authCache = new Map<string, { principal: Principal | null; until: number }>();
+  readonly #authCache = new LRUCache<string, { principal: Principal | null }>({ max: 10_000, ttl: AUTH_CACHE_MS });
 
   /**
    * `destinations`: where webhook URLs may point (default: no internal address allowed);
@@ -179,11 +180,10 @@ export class ShopService {
     const hash = hashKey(key);
     const now = Date.now();
     const cached = this.#authCache.get(hash);
-    if (cached !== undefined && cached.until > now) return cached.principal;
+    if (cached !== undefined) return cached.principal;
     const row = await repo.findActiveKeyByHash(this.#db, hash);
     const principal = row === undefined ? null : { shopPk: row.shop_pk, keyPrefix: row.prefix };
-    if (this.#authCache.size > 10_000) this.#authCache.clear();
-    this.#authCache.set(hash, { principal, until: now + AUTH_CACHE_MS });
+    this.#authCache.set(hash, { principal });
     if (row !== undefined && (row.last_used_at === null || now - row.last_used_at.getTime() > 60_000)) {
       void repo.touchKey(this.#db, row.prefix).catch(() => undefined);
     }

@@ -6,15 +6,27 @@ import type { Executor } from '../db/database.ts';
 export const feedCountsByTypeAndState = (db: Executor) =>
   db.selectFrom('feeds').select(['type', 'state', (eb) => eb.fn.countAll<number>().as('count')]).groupBy(['type', 'state']).execute();
 
+const bucketOf = (column: string, stepMinutes: number) =>
+  sql<Date>`to_timestamp(floor(extract(epoch from ${sql.ref(column)}) / ${stepMinutes * 60}) * ${stepMinutes * 60})`.as('bucket');
+
 /** Feeds finished and their items, per `stepMinutes` bucket since `since` (buckets without any are absent). */
 export const feedThroughput = (db: Executor, since: Date, stepMinutes: number) =>
   db.selectFrom('feeds')
     .select([
-      sql<Date>`to_timestamp(floor(extract(epoch from finished_at) / ${stepMinutes * 60}) * ${stepMinutes * 60})`.as('bucket'),
+      bucketOf('finished_at', stepMinutes),
       (eb) => eb.fn.countAll<number>().as('feeds'),
       (eb) => eb.fn.coalesce(eb.fn.sum<number>('processed'), sql<number>`0`).as('items'),
       (eb) => eb.fn.coalesce(eb.fn.sum<number>('failed'), sql<number>`0`).as('failed'),
     ])
     .where('finished_at', '>=', since)
+    .groupBy(sql`1`)
+    .execute();
+
+/** Log lines of every process at `minLevel` and above, per `stepMinutes` bucket since `since`. */
+export const logLinesPerBucket = (db: Executor, minLevel: number, since: Date, stepMinutes: number) =>
+  db.selectFrom('log_lines')
+    .select([bucketOf('time', stepMinutes), (eb) => eb.fn.countAll<number>().as('lines')])
+    .where('level', '>=', minLevel)
+    .where('time', '>=', since)
     .groupBy(sql`1`)
     .execute();

@@ -7,6 +7,29 @@ export interface Point {
   value: number;
 }
 
+/** pino's level of "error" (fatal is 60). */
+const ERROR_LEVEL = 50;
+
+/**
+ * Per-minute rates of `fields`, one point per `stepMinutes` bucket from `since` to now (every
+ * bucket present, zeros included, so charts keep their time axis).
+ */
+function perMinute<K extends string>(rows: ({ bucket: Date } & Record<K, unknown>)[], fields: K[], since: Date, stepMinutes: number): Record<K, Point[]> {
+  const step = stepMinutes * 60_000;
+  const start = Math.floor(since.getTime() / step) * step;
+  const byBucket = new Map(rows.map((r) => [new Date(r.bucket).getTime(), r]));
+  const out = Object.fromEntries(fields.map((f) => [f, [] as Point[]])) as Record<K, Point[]>;
+  for (let t = start; t <= Date.now(); t += step) {
+    const r = byBucket.get(t);
+    const at = new Date(t).toISOString();
+    for (const f of fields) out[f].push({ at, value: Number(r?.[f] ?? 0) / stepMinutes });
+  }
+  return out;
+}
+
+const bucketStart = (since: Date, stepMinutes: number): Date =>
+  new Date(Math.floor(since.getTime() / (stepMinutes * 60_000)) * stepMinutes * 60_000);
+
 export class StatsService {
   readonly #db: Db;
 
@@ -18,25 +41,15 @@ export class StatsService {
     return (await repo.feedCountsByTypeAndState(this.#db)).map((r) => ({ type: r.type, state: r.state, count: Number(r.count) }));
   }
 
-  /**
-   * Feeds finished, items processed and items failed per minute, in buckets of `stepMinutes`
-   * from `since` to now (every bucket present, zeros included, so charts keep their time axis).
-   */
+  /** Feeds finished, items processed and items failed per minute, in buckets of `stepMinutes` since `since`. */
   async feedThroughput(since: Date, stepMinutes: number): Promise<{ feeds: Point[]; items: Point[]; failed: Point[] }> {
-    const step = stepMinutes * 60_000;
-    const start = Math.floor(since.getTime() / step) * step;
-    const rows = await repo.feedThroughput(this.#db, new Date(start), stepMinutes);
-    const byBucket = new Map(rows.map((r) => [new Date(r.bucket).getTime(), r]));
-    const feeds: Point[] = [];
-    const items: Point[] = [];
-    const failed: Point[] = [];
-    for (let t = start; t <= Date.now(); t += step) {
-      const r = byBucket.get(t);
-      const at = new Date(t).toISOString();
-      feeds.push({ at, value: Number(r?.feeds ?? 0) / stepMinutes });
-      items.push({ at, value: Number(r?.items ?? 0) / stepMinutes });
-      failed.push({ at, value: Number(r?.failed ?? 0) / stepMinutes });
-    }
-    return { feeds, items, failed };
+    const rows = await repo.feedThroughput(this.#db, bucketStart(since, stepMinutes), stepMinutes);
+    return perMinute(rows, ['feeds', 'items', 'failed'], since, stepMinutes);
+  }
+
+  /** Error and fatal log lines of every process per minute, in buckets of `stepMinutes` since `since`. */
+  async errorsPerMinute(since: Date, stepMinutes: number): Promise<Point[]> {
+    const rows = await repo.logLinesPerBucket(this.#db, ERROR_LEVEL, bucketStart(since, stepMinutes), stepMinutes);
+    return perMinute(rows, ['lines'], since, stepMinutes).lines;
   }
 }

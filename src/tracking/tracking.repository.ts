@@ -154,3 +154,14 @@ export async function listEvents(db: Executor, shipmentId: number) {
     .orderBy('occurred_at').orderBy('id')
     .execute();
 }
+
+/** The tracking events of every shipment of these orders, oldest first per shipment. */
+export async function listEventsOfOrders(db: Executor, orderIds: number[]) {
+  if (orderIds.length === 0) return [];
+  return db.selectFrom('tracking_events as e')
+    .innerJoin('shipments as s', 's.id', 'e.shipment_id')
+    .select(['e.shipment_id', 'e.occurred_at', 'e.status', 'e.carrier_code', 'e.carrier_text', 'e.location', 'e.warning', 'e.source'])
+    .where('s.order_id', 'in', orderIds)
+    .orderBy('e.shipment_id').orderBy('e.occurred_at').orderBy('e.id')
+    .execute();
+}

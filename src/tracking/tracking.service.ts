@@ -7,6 +7,7 @@ import { AppError } from '../errors.ts';
 import type { OrderAction } from '../orders/order-state.ts';
 import type { OrderService } from '../orders/orders.service.ts';
 import { actionFor, isFinal } from './tracking-actions.ts';
+import { toStoredEvent } from './tracking-events.ts';
 import * as repo from './tracking.repository.ts';
 import type { RecordOutcome, SelectOptions, ShipmentTracking, TrackedShipment, TrackingEvent, TrackingResult, TrackingStatus } from './tracking.schemas.ts';
 
@@ -34,10 +35,10 @@ export interface RecordOptions {
 
 export class TrackingService {
   readonly #db: Db;
-  /** The order service (a getter: the services are built together). */
-  readonly #orders: () => OrderService;
+  /** Applies the order actions tracking implies, with the API's rules. */
+  readonly #orders: Pick<OrderService, 'applyAction'>;
 
-  constructor(db: Db, orders: () => OrderService) {
+  constructor(db: Db, orders: Pick<OrderService, 'applyAction'>) {
     this.#db = db;
     this.#orders = orders;
   }
@@ -82,7 +83,7 @@ export class TrackingService {
     let refused = false;
     for (const step of steps) {
       try {
-        await this.#orders().applyAction({
+        await this.#orders.applyAction({
           shopPk: shipment.shopPk, marketplacePk: shipment.marketplacePk, orderPk: shipment.orderPk, action: step, items: shipment.itemPks, source,
         });
       } catch (error) {
@@ -120,10 +121,7 @@ export class TrackingService {
       last_checked_at: state.last_checked_at?.toISOString() ?? null,
       last_error: state.last_error,
       error_count: state.error_count,
-      events: events.map((e) => ({
-        occurred_at: e.occurred_at.toISOString(), status: e.status as TrackingStatus, carrier_code: e.carrier_code,
-        carrier_text: e.carrier_text, location: e.location, warning: e.warning, source: e.source,
-      })),
+      events: events.map(toStoredEvent),
     };
   }
 }

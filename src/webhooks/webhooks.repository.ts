@@ -1,7 +1,7 @@
 // All Kysely code of webhook delivery records: one row per attempt, grouped by message_id.
 import { sql, type Insertable, type Selectable } from 'kysely';
 import type { Executor } from '../db/database.ts';
-import type { WebhookTables } from '../db/tables/webhooks.ts';
+import type { WebhookTables } from './webhooks.tables.ts';
 
 type Row = WebhookTables['webhook_deliveries'];
 export type AttemptRow = Selectable<Row>;

@@ -2,12 +2,11 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, describe, expect, it } from 'vitest';
 import { useTestDaemon } from '../helpers/daemon.ts';
-import { responsive, until } from './helpers.ts';
+import { until } from '../helpers/until.ts';
 
 const TOKEN = 'admin-token-for-tests-0123456789';
 const daemon = await useTestDaemon({ env: { WAYBILL_ADMIN_TOKEN: TOKEN } });
 const app = daemon.app!;
-await responsive(app);
 const bearer = { authorization: `Bearer ${TOKEN}` };
 
 // A shop's webhook receiver that refuses (410: permanent, so the job goes straight to the dead-letter queue).
@@ -77,10 +76,10 @@ describe('admin API endpoints', () => {
     // A shop whose webhook URL refuses: the delivery fails permanently (4xx) and goes to the dead-letter queue.
     const { shopPk } = await daemon.shopWithKey({ webhook_url: receiverUrl });
     await daemon.jobs.send(daemon.connection.db, 'webhook.deliver', { shopPk, messageId: 'msg_dead', event: 'feed.completed', payload: {} });
-    const dead = await until(async () => {
+    const dead = await until('the dead job', async () => {
       const jobs = (await app.inject({ url: '/admin/api/queues/webhook.deliver.dead/jobs', headers: bearer })).json() as { id: string; state: string; error: string | null; source_queue: string | null; source_id: string; attempts: number }[];
       return jobs.find((j) => (j as unknown as { data: { messageId: string } }).data.messageId === 'msg_dead');
-    }, 'the dead job');
+    });
     expect(dead).toMatchObject({ state: 'created', source_queue: 'webhook.deliver', attempts: 1 });
     expect(dead.error).toEqual(expect.any(String));
     const one = await app.inject({ url: `/admin/api/queues/webhook.deliver.dead/jobs/${dead.id}`, headers: bearer });
@@ -118,21 +117,35 @@ describe('admin API endpoints', () => {
     expect(retryCancelled.statusCode).toBe(409);
   });
 
-  it('GET /admin/api/logs filters recent lines by request id, level and text, and tails after a seq', async () => {
+  it('GET /admin/api/logs filters the stored lines by request id, level and text, and tails after a seq', async () => {
+    type Lines = { lines: { seq: number; msg: string; level: string; fields: Record<string, unknown> }[]; last_seq: number };
+    const logs = async (query: string): Promise<Lines> => (await app.inject({ url: `/admin/api/logs?${query}`, headers: bearer })).json() as Lines;
     await app.inject({ url: '/healthz', headers: { 'x-request-id': 'admin-log-probe' } });
-    const res = (await app.inject({ url: '/admin/api/logs?request=admin-log-probe', headers: bearer })).json() as { lines: { seq: number; msg: string; fields: Record<string, unknown> }[]; last_seq: number };
-    expect(res.lines.length).toBeGreaterThanOrEqual(2);
+    // Lines reach the database in batches, off the request path: a moment later.
+    const res = await until("the probe request's line", async () => {
+      const r = await logs('request=admin-log-probe');
+      return r.lines.length > 0 ? r : undefined;
+    });
     expect(res.lines.every((l) => l.fields.reqId === 'admin-log-probe')).toBe(true);
-    const after = (await app.inject({ url: `/admin/api/logs?after=${res.last_seq}&request=admin-log-probe`, headers: bearer })).json() as { lines: unknown[] };
-    expect(after.lines).toEqual([]);
-    const errors = (await app.inject({ url: '/admin/api/logs?level=error', headers: bearer })).json() as { lines: { level: string }[] };
+    // One line per request: method, path, status and time taken.
+    expect(res.lines.filter((l) => l.msg === 'request').map((l) => l.fields)).toEqual([
+      expect.objectContaining({ method: 'GET', path: '/healthz', status: 200, ms: expect.any(Number), pid: process.pid }),
+    ]);
+    expect((await logs(`after=${res.last_seq}&request=admin-log-probe`)).lines).toEqual([]);
+    const errors = await logs('level=error');
     expect(errors.lines.every((l) => l.level === 'error' || l.level === 'fatal')).toBe(true);
+    expect((await logs('q=%2Fhealthz&request=admin-log-probe')).lines.length).toBe(1);
     // The dashboard's polling reads are not logged at info; its actions are.
     await app.inject({ url: '/admin/api/queues', headers: { ...bearer, 'x-request-id': 'admin-poll-probe' } });
     await app.inject({ url: '/admin/jobs', headers: { ...bearer, accept: 'text/html', 'x-request-id': 'admin-poll-probe' } });
     await app.inject({ method: 'POST', url: '/admin/api/keys/wb_nokey/revoke', headers: { ...bearer, 'x-request-id': 'admin-action-probe' } });
-    expect(((await app.inject({ url: '/admin/api/logs?request=admin-poll-probe', headers: bearer })).json() as { lines: unknown[] }).lines).toEqual([]);
-    expect(((await app.inject({ url: '/admin/api/logs?request=admin-action-probe', headers: bearer })).json() as { lines: unknown[] }).lines.length).toBeGreaterThanOrEqual(2);
+    const action = await until("the action's line", async () => {
+      const r = await logs('request=admin-action-probe');
+      return r.lines.length > 0 ? r : undefined;
+    });
+    expect(action.lines.map((l) => l.fields)).toContainEqual(expect.objectContaining({ method: 'POST', path: '/admin/api/keys/wb_nokey/revoke', status: 404 }));
+    // Stored in the order logged: the polls, logged before the action, would be there by now.
+    expect((await logs('request=admin-poll-probe')).lines).toEqual([]);
     const bad = await app.inject({ url: '/admin/api/logs?level=loud', headers: bearer });
     expect(bad.statusCode).toBe(400);
   });
@@ -185,7 +198,7 @@ describe('/metrics', () => {
     });
     expect(post.statusCode).toBe(201);
     const path = new URL(post.headers.location as string).pathname;
-    await until(async () => ((await app.inject({ url: path, headers: shop.auth })).json<{ state: string }>().state === 'done' ? true : undefined), 'the feed done');
+    await until('the feed done', async () => ((await app.inject({ url: path, headers: shop.auth })).json<{ state: string }>().state === 'done'));
     const body = (await app.inject({ url: '/metrics' })).body;
     const m = /waybill_feed_items_total\{type="product_create",outcome="succeeded",service="waybill"\} (\d+)/.exec(body);
     expect(Number(m?.[1])).toBeGreaterThanOrEqual(2);

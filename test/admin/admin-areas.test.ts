@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { useTestDaemon } from '../helpers/daemon.ts';
-import { responsive, until } from './helpers.ts';
+import { until } from '../helpers/until.ts';
 
 const TOKEN = 'admin-token-for-tests-0123456789';
 const dir = mkdtempSync(path.join(tmpdir(), 'wb-admin-'));
@@ -16,7 +16,6 @@ writeFileSync(connectorsFile, JSON.stringify({
 }));
 const daemon = await useTestDaemon({ env: { WAYBILL_ADMIN_TOKEN: TOKEN, WAYBILL_CONNECTORS: connectorsFile } });
 const app = daemon.app!;
-await responsive(app);
 const bearer = { authorization: `Bearer ${TOKEN}` };
 
 
@@ -32,12 +31,16 @@ describe('admin API: connectors', () => {
     const run = await app.inject({ method: 'POST', url: '/admin/api/connectors/erp-files/run', headers: bearer });
     expect(run.statusCode).toBe(202);
     expect(run.json()).toMatchObject({ queued: true, job_id: expect.any(String) });
-    const done = await until(async () => {
+    const done = await until('the run to end', async () => {
       const runs = (await app.inject({ url: '/admin/api/connectors/erp-files/runs', headers: bearer })).json() as Run[];
       return runs.find((r) => r.outcome !== 'running');
-    }, 'the run to end');
+    });
     expect(done, JSON.stringify(done)).toMatchObject({ trigger: 'manual', outcome: 'succeeded' });
-    const logs = (await app.inject({ url: `/admin/api/logs?run=${done.id}`, headers: bearer })).json() as { lines: { msg: string; fields: Record<string, unknown> }[] };
+    // Log lines reach the database in batches, a moment after they are written.
+    const logs = await until("the run's log lines", async () => {
+      const r = (await app.inject({ url: `/admin/api/logs?run=${done.id}`, headers: bearer })).json() as { lines: { msg: string; fields: Record<string, unknown> }[] };
+      return r.lines.some((l) => l.msg === 'connector run succeeded') ? r : undefined;
+    });
     expect(logs.lines.map((l) => l.msg)).toEqual(expect.arrayContaining(['connector run started', 'connector run succeeded']));
     expect(logs.lines.every((l) => String(l.fields.runId) === String(done.id))).toBe(true);
     expect((await app.inject({ method: 'POST', url: '/admin/api/connectors/nope/run', headers: bearer })).statusCode).toBe(404);
@@ -72,15 +75,25 @@ describe('admin API: orders search', () => {
       expect(orders[0]!.history.map((h) => h.action)).toEqual(['created', 'ship']);
     }
     expect((await app.inject({ url: '/admin/api/orders?reference=none', headers: bearer })).json()).toEqual([]);
-    const page = await app.inject({ url: '/admin/orders?order_pk=2000003841425110&reference=&tracking_code=', headers: { ...bearer, accept: 'text/html' } });
+    // The page's one search box takes any of the three; one match opens the order's page.
+    const html = { ...bearer, accept: 'text/html' };
+    for (const q of ['2000003841425110', 'R-ADMIN-1', 'JD0001']) {
+      const found = await app.inject({ url: `/admin/orders/search?order=${q}`, headers: html });
+      expect(found.statusCode, q).toBe(303);
+      expect(found.headers.location, q).toBe(`/admin/orders/${shopPk}/15/2000003841425110`);
+    }
+    const page = await app.inject({ url: `/admin/orders/${shopPk}/15/2000003841425110`, headers: html });
     expect(page.statusCode).toBe(200);
     expect(page.body).toContain('Order 2000003841425110');
     expect(page.body).toContain('JD0001');
+    const none = await app.inject({ url: '/admin/orders/search?order=nothing-like-it', headers: html });
+    expect(none.statusCode).toBe(200);
+    expect(none.body).toContain('id="no-orders"');
 
     // What the shop's system recorded shows in the table and the timeline.
     const ref = { shopPk, marketplacePk: 15, orderPk: 2000003841425110 };
     await daemon.services.moduleIntegrations.create(ref, { module_name: 'magento2', status: 'error', message: 'SKU <A1> unknown', type: 'order' }, 'key:test');
-    const after = await app.inject({ url: '/admin/orders?order_pk=2000003841425110', headers: { ...bearer, accept: 'text/html' } });
+    const after = await app.inject({ url: `/admin/orders/${shopPk}/15/2000003841425110`, headers: html });
     expect(after.body).toMatch(/<table data-modules>[\s\S]*<td>magento2<\/td><td>order<\/td><td>error<\/td>/);
     expect(after.body).toContain('SKU &lt;A1&gt; unknown');
     expect(after.body).toContain('data-history="module_integration"');
@@ -96,15 +109,15 @@ describe('admin API: feeds', () => {
     expect(created.statusCode, created.body).toBe(201);
     // Feeds run concurrently: the update must not overtake the create.
     const createdPk = (created.json() as { pk: string }).pk;
-    await until(async () => ((await daemon.services.feeds.getAny(createdPk)).state === 'done' ? true : undefined), 'the create feed');
+    await until('the create feed', async () => ((await daemon.services.feeds.getAny(createdPk)).state === 'done'));
     // An update naming a sku the shop does not have: the feed is done with one item error.
     const post = await app.inject({ method: 'PUT', url: `/shops/${shopPk}/products/`, headers: auth, payload: [{ sku: 'OK-1', price: 12 }, { sku: 'BAD-1', price: 5 }] });
     expect(post.statusCode, post.body).toBe(201);
     const feedPk = (post.json() as { pk: string }).pk;
-    const done = await until(async () => {
+    const done = await until('the feed to finish', async () => {
       const f = (await app.inject({ url: `/admin/api/feeds/${feedPk}`, headers: bearer })).json() as { state: string; counts: { failed: number }; result: { errors: { sku?: string; pointer: string; message: string }[] } };
       return f.state === 'done' || f.state === 'failed' ? f : undefined;
-    }, 'the feed to finish');
+    });
     expect(done.state).toBe('done');
     expect(done.counts.failed).toBe(1);
     expect(done.result.errors).toEqual([expect.objectContaining({ sku: 'BAD-1' })]);
@@ -125,7 +138,10 @@ describe('admin API: feeds', () => {
     expect(rows[1]).toMatch(/^1,BAD-1,,\/1(\/sku)?,not_found,/);
 
     // The feed's job logged with its id: the admin can read the lines of this feed.
-    const lines = (await app.inject({ url: `/admin/api/logs?feed=${feedPk}`, headers: bearer })).json() as { lines: { msg: string; fields: Record<string, unknown> }[] };
+    const lines = await until("the feed's log lines", async () => {
+      const r = (await app.inject({ url: `/admin/api/logs?feed=${feedPk}`, headers: bearer })).json() as { lines: { msg: string; fields: Record<string, unknown> }[] };
+      return r.lines.some((l) => l.msg === 'feed processed') ? r : undefined;
+    });
     expect(lines.lines.map((l) => l.msg)).toContain('feed processed');
     expect(lines.lines.every((l) => l.fields.feedPk === feedPk && typeof l.fields.jobId === 'string')).toBe(true);
 

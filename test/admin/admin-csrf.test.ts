@@ -3,12 +3,10 @@
 // comes from the dashboard's own origin. The Bearer-token API (scripts) needs no such proof.
 import { describe, expect, it } from 'vitest';
 import { useTestDaemon } from '../helpers/daemon.ts';
-import { responsive } from './helpers.ts';
 
 const TOKEN = 'admin-token-for-csrf-tests-0123';
 const daemon = await useTestDaemon({ env: { WAYBILL_ADMIN_TOKEN: TOKEN } });
 const app = daemon.app!;
-await responsive(app);
 const bearer = { authorization: `Bearer ${TOKEN}` };
 // inject's Host is localhost:80: the dashboard's origin is http://localhost.
 const sameOrigin = { origin: 'http://localhost', 'sec-fetch-site': 'same-origin' };

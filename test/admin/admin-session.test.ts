@@ -5,12 +5,10 @@
 import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { useTestDaemon, type TestDaemon } from '../helpers/daemon.ts';
-import { responsive } from './helpers.ts';
 
 const TOKEN = 'admin-token-for-session-tests-01';
 const daemon = await useTestDaemon({ env: { WAYBILL_ADMIN_TOKEN: TOKEN } });
 const app = daemon.app!;
-await responsive(app);
 
 // What a browser on the dashboard's own pages sends with a POST (inject's Host is localhost:80).
 const sameOrigin = { origin: 'http://localhost', 'sec-fetch-site': 'same-origin' };

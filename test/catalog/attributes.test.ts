@@ -4,7 +4,7 @@
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { useTestDaemon } from '../helpers/daemon.ts';
-import { expectProblem, inject, write } from './catalog-helpers.ts';
+import { expectProblem, write } from './catalog-helpers.ts';
 
 const daemon = await useTestDaemon();
 const app = daemon.app!;
@@ -15,7 +15,7 @@ afterAll(() => sql.end());
 
 type Json = Record<string, unknown>;
 const get = async (url: string): Promise<Json> => {
-  const res = await inject(app, { url, headers: auth });
+  const res = await app.inject({ url, headers: auth });
   expect(res.statusCode, res.body).toBe(200);
   return res.json() as Json;
 };
@@ -76,11 +76,11 @@ describe('a real product round trip', () => {
     // PUT it back to the products and its variations back to the variations: the same.
     const put = await write(app, auth, 'PUT', PRODUCTS, [{ ...first, marketplaces: [{ pk: 1, name: 'MP' }] }]);
     expect(put).toMatchObject({ counts: { succeeded: 1, failed: 0, warnings: 0 } });
-    const variations = (await inject(app, { url: `${url}variations/`, headers: auth })).json() as Json[];
+    const variations = (await app.inject({ url: `${url}variations/`, headers: auth })).json() as Json[];
     const vput = await write(app, auth, 'PUT', `${url}variations/`, variations);
     expect(vput).toMatchObject({ counts: { succeeded: 2, failed: 0, warnings: 0 } });
     // ... and the product's images back to its images (a reorder to where they are).
-    const images = (await inject(app, { url: `${url}images/`, headers: auth })).json() as Json[];
+    const images = (await app.inject({ url: `${url}images/`, headers: auth })).json() as Json[];
     expect(await write(app, auth, 'PUT', `${url}images/`, images)).toMatchObject({ counts: { succeeded: 3, failed: 0 } });
     expect(await write(app, auth, 'POST', `${url}images/`, images)).toMatchObject({ counts: { succeeded: 3, failed: 0 } });
     expect(stripStamps(await get(url))).toEqual(stripStamps(first));
@@ -102,12 +102,12 @@ describe('a real product round trip', () => {
     expect(v).toMatchObject({ sku: 'TB15-16', keyboard_layout: 'ES' });
     expect(v).not.toHaveProperty('ram_size');
     // A documented field with a wrong value is an error, not an attribute.
-    const bad = expectProblem(await inject(app, { method: 'PUT', url: PRODUCTS, headers: auth, payload: { pk: s.product_pk, stock: 'many', gender: 'robot' } }), 400, 'validation_failed');
+    const bad = expectProblem(await app.inject({ method: 'PUT', url: PRODUCTS, headers: auth, payload: { pk: s.product_pk, stock: 'many', gender: 'robot' } }), 400, 'validation_failed');
     expect(bad.errors!.map((e) => e.pointer)).toEqual(['/stock', '/gender']);
   });
 
   it('bounds: price >= 0, stock >= 0, discount 0-99; shipping, weight and sizes any number', async () => {
-    const res = await inject(app, { method: 'POST', url: PRODUCTS, headers: auth, payload: [
+    const res = await app.inject({ method: 'POST', url: PRODUCTS, headers: auth, payload: [
       { sku: 'B-1', name: 'b', price: -1, stock: -1, discount: 99.5 },
       { sku: 'B-2', name: 'b', price: 0, stock: 0, discount: 0, shipping: -1, weight: -2, width: -3, shipping_price_mia: -4, category_pk: 0 },
     ] });
@@ -123,7 +123,7 @@ describe('one object or a list on every write', () => {
     expect(await write(app, auth, 'PUT', PRODUCTS, { pk: s.product_pk, stock: 3 })).toMatchObject({ counts: { succeeded: 1 } });
     expect(await get(`${PRODUCTS}${String(s.product_pk)}/`)).toMatchObject({ stock: 3 });
     expect(await write(app, auth, 'DELETE', PRODUCTS, { pk: s.product_pk })).toMatchObject({ counts: { succeeded: 1 } });
-    expect((await inject(app, { url: `${PRODUCTS}${String(s.product_pk)}/`, headers: auth })).statusCode).toBe(404);
+    expect((await app.inject({ url: `${PRODUCTS}${String(s.product_pk)}/`, headers: auth })).statusCode).toBe(404);
   });
 });
 
@@ -132,17 +132,17 @@ describe('GET .../variations/{variation}/ and .../variations/{variation}/images/
     const s = (await write(app, auth, 'POST', PRODUCTS, laptop('ONE'))).result.success[0]!;
     const [v16, v32] = s.variation_pks as number[];
     const base = `${PRODUCTS}${String(s.product_pk)}/variations/`;
-    const res = await inject(app, { url: `${base}${v32}/`, headers: auth });
+    const res = await app.inject({ url: `${base}${v32}/`, headers: auth });
     expect([res.statusCode, res.headers.allow]).toEqual([200, 'GET, OPTIONS']);
     const v = res.json() as Json & { images: Json[] };
     expect(v).toMatchObject({ pk: v32, product_pk: s.product_pk, sku: 'ONE-32', price: 899.9, stock: 5, ram_size: 32 });
-    const image = await inject(app, { url: `${base}${v32}/images/${String(v.images[0]!.pk)}/`, headers: auth });
+    const image = await app.inject({ url: `${base}${v32}/images/${String(v.images[0]!.pk)}/`, headers: auth });
     expect([image.statusCode, image.headers.allow]).toEqual([200, 'GET, OPTIONS']);
     expect(image.json()).toEqual({ pk: v.images[0]!.pk, url: 'https://cdn.example/ONE/back.jpg', position: 0 });
     // An image of the product that is not the variation's, an unknown variation: 404.
-    expectProblem(await inject(app, { url: `${base}${v16}/images/${String(v.images[0]!.pk)}/`, headers: auth }), 404, 'not_found');
-    expectProblem(await inject(app, { url: `${base}999999/`, headers: auth }), 404, 'not_found');
-    const options = await inject(app, { method: 'OPTIONS', url: `${base}${v16}/`, headers: auth });
+    expectProblem(await app.inject({ url: `${base}${v16}/images/${String(v.images[0]!.pk)}/`, headers: auth }), 404, 'not_found');
+    expectProblem(await app.inject({ url: `${base}999999/`, headers: auth }), 404, 'not_found');
+    const options = await app.inject({ method: 'OPTIONS', url: `${base}${v16}/`, headers: auth });
     expect([options.statusCode, options.headers.allow]).toEqual([204, 'GET, OPTIONS']);
   });
 });

@@ -1,8 +1,7 @@
 // Helpers of the catalog and feed tests: submit through the API and wait for the feed.
 import { expect } from 'vitest';
-import type { InjectOptions } from 'fastify';
 import type { App } from '../../src/http/app.ts';
-import { isShedding } from '../helpers/shedding.ts';
+import { until } from '../helpers/until.ts';
 
 export interface Reply {
   statusCode: number;
@@ -24,36 +23,20 @@ export type Feed = {
 /** The path of a Location (inject answers with http://localhost:80/...). */
 export const pathOf = (location: unknown): string => new URL(String(location), 'http://localhost').pathname;
 
-/** Polls the feed until it is done or failed (2 s at most; workers wake at once). */
+/** Polls the feed until it is done or failed (5 s by default; workers wake at once). */
 export async function waitFeed(app: App, auth: Record<string, string>, location: unknown, timeoutMs = 5_000): Promise<Feed> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const res = await inject(app, { url: pathOf(location), headers: auth });
-    expect(res.statusCode).toBe(200);
-    const feed = res.json() as Feed;
-    if (feed.state === 'done' || feed.state === 'failed') return feed;
-    if (Date.now() > deadline) throw new Error(`feed still ${feed.state} after ${timeoutMs} ms`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
-
-/**
- * app.inject, retried while the server sheds load (503 "overloaded" + Retry-After from
- * under-pressure when the event loop lags, as on a machine busy with several test runs): what a
- * client does too. Any other 503 fails the test at once: it is a regression, not load.
- */
-export async function inject(app: App, opts: InjectOptions): Promise<Reply> {
-  for (let i = 0; ; i++) {
-    const res = (await app.inject(opts)) as unknown as Reply;
-    if (res.statusCode === 503 && !isShedding(res)) throw new Error(`${opts.method ?? 'GET'} ${opts.url}: 503 that is not load shedding: ${res.body}`);
-    if (!isShedding(res) || i >= 20) return res;
-    await new Promise((r) => setTimeout(r, 200));
-  }
+  // Anything but a 200 of a feed still running ends the wait, so an unexpected answer fails at once.
+  const res = await until(`feed ${String(location)} to finish`, async () => {
+    const r = await app.inject({ url: pathOf(location), headers: auth });
+    return r.statusCode !== 200 || ['done', 'failed'].includes((r.json() as Feed).state) ? r : false;
+  }, timeoutMs, 20);
+  expect(res.statusCode).toBe(200);
+  return res.json() as Feed;
 }
 
 /** Sends a catalog write, expects 201 + Location, and waits for its feed to finish. */
 export async function write(app: App, auth: Record<string, string>, method: 'POST' | 'PUT' | 'DELETE', url: string, payload?: unknown): Promise<Feed> {
-  const res = await inject(app, { method, url, headers: auth, ...(payload === undefined ? {} : { payload: payload as object }) });
+  const res = await app.inject({ method, url, headers: auth, ...(payload === undefined ? {} : { payload: payload as object }) });
   if (res.statusCode !== 201) throw new Error(`${method} ${url}: ${res.statusCode} ${res.body}`);
   return waitFeed(app, auth, res.headers.location);
 }

@@ -3,7 +3,7 @@
 // GET of one image. Writes are feeds whose reports have one item per image.
 import { describe, expect, it } from 'vitest';
 import { useTestDaemon } from '../helpers/daemon.ts';
-import { expectProblem, inject, product, waitFeed, write } from './catalog-helpers.ts';
+import { expectProblem, product, waitFeed, write } from './catalog-helpers.ts';
 
 const daemon = await useTestDaemon();
 const app = daemon.app!;
@@ -23,25 +23,25 @@ async function seed(sku: string) {
   const url = `${PRODUCTS}${String(s.product_pk)}/images/`;
   return { pk: s.product_pk as number, va: (s.variation_pks as number[])[0]!, url };
 }
-const imagesOf = async (url: string): Promise<Image[]> => (await inject(app, { url, headers: auth })).json() as Image[];
+const imagesOf = async (url: string): Promise<Image[]> => (await app.inject({ url, headers: auth })).json() as Image[];
 
 describe('/shops/{shop}/products/{product}/images/', () => {
   it('GET lists [{pk,url,position}] as a bare array with paging headers and the Allow header', async () => {
     const p = await seed('PI1');
-    const res = await inject(app, { url: `${p.url}?page_size=1&page=2`, headers: auth });
+    const res = await app.inject({ url: `${p.url}?page_size=1&page=2`, headers: auth });
     expect([res.statusCode, res.headers.allow, res.headers['x-total-count']]).toEqual([200, ALLOW, '2']);
     expect(res.json()).toEqual([{ pk: expect.any(Number), url: cdn('PI1', 2), position: 1 }]);
     expect(String(res.headers.link)).toContain('rel="prev"');
     const all = await imagesOf(p.url);
-    const one = await inject(app, { url: `${p.url}${all[0]!.pk}/`, headers: auth });
+    const one = await app.inject({ url: `${p.url}${all[0]!.pk}/`, headers: auth });
     expect([one.statusCode, one.headers.allow]).toEqual([200, 'GET, OPTIONS']);
     expect(one.json()).toEqual(all[0]);
-    expectProblem(await inject(app, { url: `${p.url}999999/`, headers: auth }), 404, 'not_found');
+    expectProblem(await app.inject({ url: `${p.url}999999/`, headers: auth }), 404, 'not_found');
   });
 
   it('POST adds {url} objects and address strings after the images the product has; the report has one item per image', async () => {
     const p = await seed('PI2');
-    const res = await inject(app, { method: 'POST', url: p.url, headers: auth, payload: [cdn('PI2', 3), { url: cdn('PI2', 4) }, cdn('PI2', 1)] });
+    const res = await app.inject({ method: 'POST', url: p.url, headers: auth, payload: [cdn('PI2', 3), { url: cdn('PI2', 4) }, cdn('PI2', 1)] });
     expect([res.statusCode, res.headers.allow]).toEqual([201, ALLOW]);
     const feed = await write(app, auth, 'POST', p.url, [cdn('PI2', 3), { url: cdn('PI2', 4) }, cdn('PI2', 1)]);
     expect(feed).toMatchObject({ type: 'product_image_add', status: 'Complete', product_pk: p.pk, counts: { total: 3, succeeded: 3, failed: 0 } });
@@ -54,7 +54,7 @@ describe('/shops/{shop}/products/{product}/images/', () => {
       { index: 2, sku: 'PI2', product_pk: p.pk, image_pk: images[0]!.pk, url_source: cdn('PI2', 1), position: 0, warning: [], warnings: [] },
     ]);
     // One address alone is one image.
-    const alone = await inject(app, { method: 'POST', url: p.url, headers: { ...auth, 'content-type': 'application/json' }, payload: JSON.stringify(cdn('PI2', 5)) });
+    const alone = await app.inject({ method: 'POST', url: p.url, headers: { ...auth, 'content-type': 'application/json' }, payload: JSON.stringify(cdn('PI2', 5)) });
     expect(alone.statusCode).toBe(201);
     expect(await waitFeed(app, auth, alone.headers.location)).toMatchObject({ counts: { succeeded: 1 }, result: { success: [{ url_source: cdn('PI2', 5), position: 4 }] } });
   });
@@ -80,7 +80,7 @@ describe('/shops/{shop}/products/{product}/images/', () => {
     expect(feed).toMatchObject({ type: 'product_image_delete', counts: { succeeded: 1, failed: 0 } });
     expect(feed.result.success).toEqual([{ index: 0, sku: 'PI4', product_pk: p.pk, image_pk: i1!.pk, url_source: cdn('PI4', 1), position: 0, warning: [], warnings: [] }]);
     expect(await imagesOf(p.url)).toEqual([{ pk: i2!.pk, url: cdn('PI4', 2), position: 0 }]);
-    const variation = (await inject(app, { url: `${PRODUCTS}${p.pk}/variations/${p.va}/`, headers: auth })).json() as { images: Image[] };
+    const variation = (await app.inject({ url: `${PRODUCTS}${p.pk}/variations/${p.va}/`, headers: auth })).json() as { images: Image[] };
     expect(variation.images).toEqual([{ pk: i2!.pk, url: cdn('PI4', 2), position: 0 }]);
     const again = await write(app, auth, 'DELETE', p.url, [{ pk: i1!.pk }]);
     expect(again.result.errors).toEqual([expect.objectContaining({ product_pk: p.pk, image_pk: i1!.pk, code: 'not_found' })]);
@@ -88,14 +88,14 @@ describe('/shops/{shop}/products/{product}/images/', () => {
 
   it('400 for a bad body, 404 for an unknown product, OPTIONS and 405 with the Allow header', async () => {
     const p = await seed('PI5');
-    expect(expectProblem(await inject(app, { method: 'POST', url: p.url, headers: auth, payload: ['ftp://x', { href: 'https://x' }] }), 400, 'validation_failed').errors!.map((e) => e.pointer))
+    expect(expectProblem(await app.inject({ method: 'POST', url: p.url, headers: auth, payload: ['ftp://x', { href: 'https://x' }] }), 400, 'validation_failed').errors!.map((e) => e.pointer))
       .toEqual(['/0', '/1']);
-    expect(expectProblem(await inject(app, { method: 'PUT', url: p.url, headers: auth, payload: [{ pk: 1, position: -1 }, { pk: 1 }] }), 400, 'validation_failed').errors!.map((e) => e.pointer))
+    expect(expectProblem(await app.inject({ method: 'PUT', url: p.url, headers: auth, payload: [{ pk: 1, position: -1 }, { pk: 1 }] }), 400, 'validation_failed').errors!.map((e) => e.pointer))
       .toEqual(['/0/position', '/1/position']);
-    expectProblem(await inject(app, { method: 'POST', url: `${PRODUCTS}999999/images/`, headers: auth, payload: [cdn('x', 1)] }), 404, 'not_found');
-    const options = await inject(app, { method: 'OPTIONS', url: p.url, headers: auth });
+    expectProblem(await app.inject({ method: 'POST', url: `${PRODUCTS}999999/images/`, headers: auth, payload: [cdn('x', 1)] }), 404, 'not_found');
+    const options = await app.inject({ method: 'OPTIONS', url: p.url, headers: auth });
     expect([options.statusCode, options.headers.allow]).toEqual([204, ALLOW]);
-    const patch = await inject(app, { method: 'PATCH', url: p.url, headers: auth, payload: [] });
+    const patch = await app.inject({ method: 'PATCH', url: p.url, headers: auth, payload: [] });
     expectProblem(patch, 405, 'method_not_allowed');
     expect(patch.headers.allow).toBe(ALLOW);
   });

@@ -5,6 +5,7 @@
 // Every field those clients read from a reply is asserted here.
 import { describe, expect, it } from 'vitest';
 import { useTestDaemon } from '../helpers/daemon.ts';
+import { until } from '../helpers/until.ts';
 
 const daemon = await useTestDaemon();
 const { shopPk, key } = await daemon.shopWithKey({ name: 'Compat shop' });
@@ -49,19 +50,15 @@ async function feedOf(method: string, path: string, body: unknown): Promise<Json
   expect(id).toMatch(/^[A-Za-z0-9_-]+$/);
   expect(res.body.pk).toBe(id);
   expect(res.body.status).toBe('Wait');
-  const deadline = Date.now() + 15_000;
-  for (;;) {
-    const feed = await call('GET', `/feeds/${id}/`);
-    expect(feed.status).toBe(200);
-    expect(['Wait', 'Complete', 'Error']).toContain(feed.body.status);
-    if (feed.body.status !== 'Wait') {
-      expect(feed.body.status).toBe('Complete');
-      expect(feed.body.pk).toBe(id);
-      return feed.body as Json;
-    }
-    if (Date.now() > deadline) throw new Error(`feed ${id} still Wait`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
+  // Anything but a 200 "Wait" ends the wait, so an unexpected answer fails at once.
+  const feed = await until(`feed ${id} to finish`, async () => {
+    const f = await call('GET', `/feeds/${id}/`);
+    return f.status !== 200 || f.body.status !== 'Wait' ? f : false;
+  }, 15_000);
+  expect(feed.status).toBe(200);
+  expect(feed.body.status).toBe('Complete');
+  expect(feed.body.pk).toBe(id);
+  return feed.body as Json;
 }
 
 /** What a client checks in each success item before it marks the item synced. */

@@ -4,7 +4,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { useTestDaemon } from '../helpers/daemon.ts';
-import { connectorsFile, ls, responsive, tempDir, waitFor, workerThreads } from './helpers.ts';
+import { ls } from './helpers.ts';
+import { connectorsFile, tempDir } from '../helpers/connectors-file.ts';
+import { until } from '../helpers/until.ts';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- reports and products are checked field by field below
 type Report = Record<string, any>;
@@ -35,10 +37,7 @@ const daemon = await useTestDaemon({
 });
 const { auth } = await daemon.shopWithKey();
 const app = daemon.app!;
-await responsive(app);
 const connectors = daemon.services.connectors;
-// Reader threads before any run (every connector here is disabled: none loaded one at start).
-const readersAtStart = workerThreads();
 
 const run = async (name: string) => {
   const r = await connectors.execute({ name, trigger: 'cli' });
@@ -47,11 +46,11 @@ const run = async (name: string) => {
   return r.run;
 };
 const report = (dir: string, file: string) => JSON.parse(fs.readFileSync(path.join(dir, `${file}.report.json`), 'utf8')) as Report;
-const feedDone = (pk: string) => waitFor(async () => {
+const feedDone = (pk: string) => until(`feed ${pk}`, async () => {
   const res = await app.inject({ url: `/feeds/${pk}/`, headers: auth });
   const feed = res.json() as { state: string; status: string; counts: Record<string, number>; result: Record<string, unknown[]> };
   return feed.state === 'done' || feed.state === 'failed' ? feed : undefined;
-}, 20_000, `feed ${pk}`);
+}, 20_000);
 const product = async (sku: string) => {
   const res = await app.inject({ url: `/shops/1/products/?sku=${encodeURIComponent(sku)}`, headers: auth });
   expect(res.statusCode).toBe(200);
@@ -113,8 +112,6 @@ describe('settling', () => {
     expect(r.counts).toEqual({ files_waiting: 1 });
     expect(ls(inboxes.slow)).toContain('big.csv');
     expect(ls(path.join(inboxes.slow, '.processing'))).toEqual([]);
-    // Runs leave no reader behind but the one CSV reader kept loaded for the next file.
-    await waitFor(() => workerThreads() <= readersAtStart + 1, 5_000, 'at most one idle reader thread');
     // Once quiet for settle_ms, the next run takes it whole.
     const later = await run('slow');
     expect(later.counts, JSON.stringify(ls(path.join(inboxes.slow, '.error')).map((f) => f.endsWith('.json') ? fs.readFileSync(path.join(inboxes.slow, '.error', f), 'utf8') : f))).toMatchObject({ files_done: 1 });

@@ -3,7 +3,8 @@
 import { describe, expect, it } from 'vitest';
 import { signedHeaders } from '../../src/webhooks/signature.ts';
 import { useTestDaemon } from '../helpers/daemon.ts';
-import { connectorsFile, responsive, tempDir, waitFor } from './helpers.ts';
+import { connectorsFile, tempDir } from '../helpers/connectors-file.ts';
+import { until } from '../helpers/until.ts';
 
 const SECRET = `whsec_${Buffer.from('pim-test-secret-0123456789').toString('base64')}`;
 process.env.WB_TEST_PIM_SECRET = SECRET;
@@ -17,7 +18,6 @@ const daemon = await useTestDaemon({
 });
 const { auth } = await daemon.shopWithKey();
 const app = daemon.app!;
-await responsive(app);
 let seq = 0;
 
 const post = (body: string, headers: Record<string, string>, name = 'pim') =>
@@ -36,7 +36,7 @@ describe('signature', () => {
     const feed = res.json() as { pk: string; url: string };
     expect(feed).toMatchObject({ url: location, shop_pk: 1, type: 'product_create', source: 'connector:pim', status: 'Wait', counts: { total: 1 } });
     const path = new URL(location).pathname;
-    await waitFor(async () => ((await app.inject({ url: path, headers: auth })).json() as { state: string }).state === 'done', 20_000, 'the feed');
+    await until('the feed', async () => ((await app.inject({ url: path, headers: auth })).json() as { state: string }).state === 'done', 20_000);
     const list = (await app.inject({ url: '/shops/1/products/?sku=W-1', headers: auth })).json() as { sku: string; price: number }[];
     expect(list).toMatchObject([{ sku: 'W-1', price: 10 }]);
     // The delivery is a run of the connector, with its feed.

@@ -4,7 +4,8 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.ts';
 import { createTestDatabase } from '../helpers/db.ts';
-import { connectorsFile, ls, tempDir } from './helpers.ts';
+import { ls } from './helpers.ts';
+import { connectorsFile, tempDir } from '../helpers/connectors-file.ts';
 
 const database = await createTestDatabase();
 afterAll(() => database.drop());
@@ -14,7 +15,8 @@ const env = {
   WAYBILL_CONNECTORS: connectorsFile([{ name: 'erp', type: 'catalog-file', shop_pk: 1, schedule: '*/5 * * * *', options: { inbox, format: 'csv', settle_ms: 0 } }]),
 };
 
-describe('waybill connectors', () => {
+// Each step starts a real process; on a loaded 2-core machine one takes several seconds.
+describe('waybill connectors', { timeout: 120_000 }, () => {
   it('run NAME runs it once here and prints the run summary; list shows it', async () => {
     expect((await runCli(['shops', 'create', '--name', 'S', '--json'], env)).code).toBe(0);
     fs.writeFileSync(path.join(inbox, 'p.csv'), 'sku,name,price,stock\nC-1,One,1,1\nC-2,Two,2,2\n');

@@ -5,7 +5,8 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../../src/config.ts';
 import { loadConnectorsFile, parseConnectorsConfig } from '../../src/connectors/host/config-file.ts';
-import { connectorTypes } from '../../connectors/registry.ts';
+import { connectorTypes } from '../../connectors/index.ts';
+import { repoRoot } from '../helpers/cli.ts';
 import { startTestDaemon } from '../helpers/daemon.ts';
 
 const problemsOf = (raw: unknown, env: Record<string, string> = {}): string[] => {
@@ -79,15 +80,41 @@ describe('connectors file validation', () => {
   });
 });
 
-describe('config/connectors.example.json', () => {
-  it('is a valid connectors file (given its secret variables)', () => {
-    const raw = JSON.parse(fs.readFileSync(path.resolve('config/connectors.example.json'), 'utf8')) as { connectors: { type: string; options?: Record<string, unknown> }[] };
-    // Every variable an entry names (`*_env` options) is set, as a deployment would.
-    const env = Object.fromEntries(raw.connectors.flatMap((c) => Object.entries(c.options ?? {}).filter(([k, v]) => k.endsWith('_env') && typeof v === 'string').map(([, v]) => [v as string, 'whsec_dGVzdA=='])));
-    const known = new Set(connectorTypes.map((t) => t.type));
-    // Each area adds its own examples; every entry of a known type must validate.
-    const mine = { connectors: raw.connectors.filter((c) => known.has(c.type)) };
-    const instances = parseConnectorsConfig(mine, connectorTypes, 'example', env);
-    expect(instances.map((i) => i.type)).toEqual(expect.arrayContaining(['catalog-file', 'catalog-webhook']));
+describe('the example connectors files', () => {
+  const example = (name: string): string => path.join(repoRoot, 'config', name);
+
+  it('config/connectors.example.json works as copied, with no environment: its inbox is made next to the file', () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wb-example-'));
+    fs.mkdirSync(path.join(dir, 'config'));
+    const file = path.join(dir, 'config', 'connectors.json');
+    fs.copyFileSync(example('connectors.example.json'), file);
+    const [erp, ...rest] = loadConnectorsFile(file, connectorTypes, {});
+    expect(rest).toEqual([]);
+    expect(erp).toMatchObject({ name: 'erp-main', type: 'catalog-file', options: { inbox: path.join(dir, 'data', 'inbox', 'erp-main'), format: 'csv' } });
+    expect(fs.statSync(path.join(dir, 'data', 'inbox', 'erp-main')).isDirectory()).toBe(true);
+  });
+
+  it('config/connectors.carriers.example.json validates once the variables it names are set', () => {
+    const raw = JSON.parse(fs.readFileSync(example('connectors.carriers.example.json'), 'utf8')) as { connectors: { type: string; options?: Record<string, unknown> }[] };
+    const names = raw.connectors.flatMap((c) => Object.entries(c.options ?? {}).filter(([k]) => k.endsWith('_env')).map(([, v]) => v as string));
+    expect(names).toEqual(expect.arrayContaining(['PIM_WEBHOOK_SECRET', 'DHL_API_KEY', 'AFTERSHIP_API_KEY']));
+    // Unset, each is named; set, the file is valid.
+    const unset = problemsOf(raw);
+    for (const name of names) expect(unset.some((p) => p.includes(`the environment variable ${name} is not set`))).toBe(true);
+    const env = Object.fromEntries(names.map((n) => [n, 'whsec_dGVzdA==']));
+    const instances = parseConnectorsConfig(raw, connectorTypes, 'example', env);
+    expect(instances.map((i) => i.type)).toEqual(expect.arrayContaining(['catalog-webhook', 'tracking-dhl', 'tracking-aftership', 'tracking-http']));
+  });
+
+  it('reads a relative folder from the connectors file\'s folder and creates it; a missing absolute one is left to the run to report', () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wb-conn-'));
+    const file = path.join(dir, 'nested', 'connectors.json');
+    fs.mkdirSync(path.dirname(file));
+    fs.writeFileSync(file, JSON.stringify({ connectors: [fileEntry({ name: 'a', options: { inbox: 'in/a', format: 'csv' } }), fileEntry({ name: 'b', options: { inbox: path.join(dir, 'abs'), format: 'csv' } })] }));
+    const [a, b] = loadConnectorsFile(file, connectorTypes, {});
+    expect(a!.options.inbox).toBe(path.join(dir, 'nested', 'in', 'a'));
+    expect(b!.options.inbox).toBe(path.join(dir, 'abs'));
+    expect(fs.existsSync(path.join(dir, 'nested', 'in', 'a'))).toBe(true);
+    expect(fs.existsSync(path.join(dir, 'abs'))).toBe(false);
   });
 });

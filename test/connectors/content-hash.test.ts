@@ -1,7 +1,7 @@
 // Delta detection's content hash: one text per content whatever the key order, and the same
 // hashes as the ones already stored (an upgrade must not make every product look changed).
 import { describe, expect, it } from 'vitest';
-import { canonicalJson, contentHash } from '../../src/connectors/host/run-context.ts';
+import { canonicalJson, contentHash } from '../../src/catalog/content-hash.ts';
 
 /** The definition, written plainly: keys sorted at every level, undefined members dropped. */
 function reference(value: unknown): string {

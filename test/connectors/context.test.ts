@@ -5,8 +5,10 @@ import { sql } from 'kysely';
 import { Type } from 'typebox';
 import { describe, expect, it } from 'vitest';
 import { parseConnectorsConfig } from '../../src/connectors/host/config-file.ts';
-import { defineConnector, userError } from '../../src/connectors/host/contract.ts';
+import { defineConnector, userError } from '../../connectors/sdk/index.ts';
 import { ConnectorService } from '../../src/connectors/host/connectors.service.ts';
+import { connectorPorts } from '../../src/connectors/host/ports.ts';
+import { configuredBaseUrl } from '../../src/system/base-url.ts';
 import { findHashes, upsertHashes } from '../../src/connectors/host/connectors.repository.ts';
 import { isTransient, unavailable } from '../../src/errors.ts';
 import { createLogger } from '../../src/logger.ts';
@@ -45,7 +47,8 @@ const logger = createLogger({
   streams: [{ level: 'trace', stream: new Writable({ write(chunk: Buffer, _e, cb) { lines.push(JSON.parse(chunk.toString()) as Record<string, unknown>); cb(); } }) }],
 });
 const service = new ConnectorService({
-  db: daemon.connection.db, jobs: daemon.jobs, config: daemon.config, logger, services: () => daemon.services, registry: [probe], instances,
+  db: daemon.connection.db, jobs: daemon.jobs, config: daemon.config, logger, types: [probe], instances,
+  ports: connectorPorts(daemon.services), baseUrl: configuredBaseUrl(daemon.config),
 });
 
 describe('the run context', () => {

@@ -10,7 +10,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { signedHeaders } from '../../src/webhooks/signature.ts';
 import { startTestDaemon, useTestDaemon, type TestDaemon } from '../helpers/daemon.ts';
 import { waitFeed, type Feed } from '../catalog/catalog-helpers.ts';
-import { connectorsFile, tempDir } from './helpers.ts';
+import { connectorsFile, tempDir } from '../helpers/connectors-file.ts';
 
 const SECRET = `whsec_${Buffer.from('delta-applied-secret-012').toString('base64')}`;
 process.env.WB_TEST_DELTA_SECRET = SECRET;

@@ -4,8 +4,10 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { sql } from 'kysely';
 import { afterAll, describe, expect, it } from 'vitest';
+import { queueMaintenanceTick } from '../../src/connectors/host/scheduler.ts';
 import { startTestDaemon, useTestDaemon } from '../helpers/daemon.ts';
-import { connectorsFile, tempDir, waitFor, workerThreads } from './helpers.ts';
+import { connectorsFile, tempDir } from '../helpers/connectors-file.ts';
+import { until } from '../helpers/until.ts';
 
 const manualInbox = tempDir();
 const file = connectorsFile([
@@ -20,28 +22,23 @@ afterAll(() => b.stop());
 await a.shopWithKey();
 const db = a.connection.db;
 
-describe('start-up', () => {
-  it('loads one CSV reader for the catalog-file connectors before any file comes, shared by the daemons of a process', async () => {
-    await waitFor(() => workerThreads() === 1, 10_000, 'one reader thread');
-  });
-});
-
 describe('scheduled ticks with two scheduler processes', () => {
   it('run each tick once', async () => {
-    await waitFor(async () => (await a.services.connectors.runs('ticker')).length >= 3, 15_000, 'three scheduled runs');
+    await until('three scheduled runs', async () => (await a.services.connectors.runs('ticker')).length >= 3, 15_000);
     const runs = await a.services.connectors.runs('ticker', { limit: 100 });
     const ticks = runs.map((r) => r.scheduled_for);
     expect(runs.every((r) => r.trigger === 'schedule' && r.scheduled_for !== null)).toBe(true);
     expect(new Set(ticks).size).toBe(ticks.length);
     // Both processes did tick: the queue refused the second copy of each tick.
-    const tickLines = [...a.logLines, ...b.logLines].filter((l) => l.msg === 'connector scheduler started');
+    const tickLines = [...a.logLines, ...b.logLines].filter((l) => l.msg === 'scheduler started');
     expect(tickLines).toHaveLength(2);
+    expect(tickLines[0]).toMatchObject({ connectors: ['ticker'], maintenance: ['prune.feeds', 'prune.idempotency-keys', 'prune.webhook-deliveries', 'prune.receipts', 'feeds.requeue-stopped'] });
   });
 
   it('keep one job per tick even when the first copy already finished', async () => {
     const at = new Date('2026-11-21T10:00:00.000Z');
     expect(await a.services.connectors.tick('manual', at)).toBe(true);
-    await waitFor(async () => (await a.services.connectors.runs('manual')).some((r) => r.scheduled_for === at.toISOString()), 10_000, 'the tick run');
+    await until('the tick run', async () => (await a.services.connectors.runs('manual')).some((r) => r.scheduled_for === at.toISOString()), 10_000);
     expect(await b.services.connectors.tick('manual', at)).toBe(false);
     expect(await b.services.connectors.tick('manual', new Date(at.getTime() + 400))).toBe(false); // same second
     const { rows } = await sql<{ n: number }>`select count(*)::int as n from pgboss.job where name = 'connector.run' and data->>'name' = 'manual'`.execute(db);
@@ -49,19 +46,46 @@ describe('scheduled ticks with two scheduler processes', () => {
   });
 });
 
+describe('maintenance ticks', () => {
+  it('are queued once per tick across schedulers, and run', async () => {
+    const at = new Date('2026-11-21T03:17:00.000Z');
+    expect(await queueMaintenanceTick({ jobs: a.jobs, db }, 'prune.receipts', at)).toBe(true);
+    expect(await queueMaintenanceTick({ jobs: b.jobs, db: b.connection.db }, 'prune.receipts', at)).toBe(false);
+    expect(await queueMaintenanceTick({ jobs: b.jobs, db: b.connection.db }, 'prune.receipts', new Date('2026-11-22T03:17:00.000Z'))).toBe(true);
+    const { rows } = await sql<{ n: number }>`select count(*)::int as n from pgboss.job where name = 'prune.receipts'`.execute(db);
+    expect(rows[0]!.n).toBe(2);
+    await until('both prunes', () => [...a.logLines, ...b.logLines].filter((l) => l.msg === 'old connector receipts pruned').length === 2, 10_000);
+  });
+
+  it('replace the pg-boss schedules of earlier versions: a start removes them with their queues', async () => {
+    expect(await a.jobs.boss.getSchedules()).toEqual([]);
+    // What an earlier version left in the database.
+    await a.jobs.boss.createQueue('feed.prune');
+    await a.jobs.boss.schedule('feed.prune', '17 3 * * *', {});
+    expect((await a.jobs.boss.getSchedules()).map((x) => x.name)).toEqual(['feed.prune']);
+    const upgraded = await startTestDaemon({ database: a.database, env: { WAYBILL_CONNECTORS: file } });
+    try {
+      expect(await upgraded.jobs.boss.getSchedules()).toEqual([]);
+      expect(await upgraded.jobs.boss.getQueue('feed.prune')).toBeNull();
+    } finally {
+      await upgraded.stop();
+    }
+  });
+});
+
 describe('run now', () => {
   it('queues one run and refuses a second while the first waits', async () => {
     await a.services.connectors.setEnabled('ticker', false);
     // The previous test's job must be over (the exclusive policy would refuse even the first).
-    await waitFor(async () => {
+    await until('no queued or running job of manual', async () => {
       const { rows } = await sql<{ n: number }>`select count(*)::int as n from pgboss.job where name = 'connector.run' and singleton_key = 'manual' and state in ('created', 'retry', 'active')`.execute(db);
       return rows[0]!.n === 0;
-    }, 10_000, 'no queued or running job of manual');
+    }, 10_000);
     const first = await a.services.connectors.runNow('manual');
     const second = await b.services.connectors.runNow('manual');
     expect(first.queued).toBe(true);
     expect(second).toEqual({ queued: false, job_id: null });
-    const run = await waitFor(async () => (await a.services.connectors.runs('manual')).find((r) => r.trigger === 'manual' && r.outcome !== 'running'), 10_000, 'the manual run');
+    const run = await until('the manual run', async () => (await a.services.connectors.runs('manual')).find((r) => r.trigger === 'manual' && r.outcome !== 'running'), 10_000);
     expect(run).toMatchObject({ connector: 'manual', outcome: 'succeeded', attempt: 1, error: null, feed_pks: [] });
     expect(run.finished_at).not.toBeNull();
   });
@@ -72,7 +96,7 @@ describe('run now', () => {
     await a.services.connectors.setEnabled('manual', false);
     fs.writeFileSync(path.join(manualInbox, 'empty.csv'), '');
     const held = a.services.connectors.execute({ name: 'manual', trigger: 'cli' });
-    await waitFor(async () => (await a.services.connectors.runs('manual')).some((r) => r.outcome === 'running'), 5_000, 'the first run');
+    await until('the first run', async () => (await a.services.connectors.runs('manual')).some((r) => r.outcome === 'running'), 5_000);
     const other = await b.services.connectors.execute({ name: 'manual', trigger: 'cli' });
     expect(other.status).toBe('busy');
     const done = await held;
@@ -96,14 +120,14 @@ describe('run records and enable/disable', () => {
   it('a failing queued run of a user error is not retried (dead-lettered once)', async () => {
     const { job_id: jobId } = await a.services.connectors.runNow('broken');
     expect(jobId).toEqual(expect.any(String));
-    const failed = await waitFor(async () => (await a.services.connectors.runs('broken')).find((r) => r.trigger === 'manual' && r.outcome !== 'running'), 10_000, 'the failed run');
+    const failed = await until('the failed run', async () => (await a.services.connectors.runs('broken')).find((r) => r.trigger === 'manual' && r.outcome !== 'running'), 10_000);
     expect(failed.outcome).toBe('failed');
     // Settled for good: `failed` at its first attempt (`retry` would mean it runs again), with
     // one copy in the dead-letter queue pointing back to it.
-    const job = await waitFor(async () => {
+    const job = await until('the job to settle', async () => {
       const { rows } = await sql<{ state: string; retry_count: number }>`select state, retry_count from pgboss.job where id = ${jobId}::uuid`.execute(db);
       return rows[0] !== undefined && !['created', 'active'].includes(rows[0].state) ? rows[0] : undefined;
-    }, 10_000, 'the job to settle');
+    }, 10_000);
     expect(job).toEqual({ state: 'failed', retry_count: 0 });
     const { rows: dead } = await sql<{ state: string }>`select state from pgboss.job where name = 'connector.run.dead' and source_id = ${jobId}::uuid`.execute(db);
     expect(dead).toEqual([{ state: 'created' }]);
@@ -131,7 +155,7 @@ describe('inbox watch', () => {
   it('a file dropped into a watched inbox is processed without waiting for a tick', async () => {
     fs.writeFileSync(path.join(manualInbox, 'now.csv'), 'sku,name,price,stock\nNOW-1,Now,1,1\n');
     // No tick and no run now: the watch queues the run.
-    const run = await waitFor(async () => (await a.services.connectors.runs('manual')).find((r) => r.trigger === 'manual' && r.counts.files_done === 1), 15_000, 'the run of the watch');
+    const run = await until('the run of the watch', async () => (await a.services.connectors.runs('manual')).find((r) => r.trigger === 'manual' && r.counts.files_done === 1), 15_000);
     expect(run).toMatchObject({ outcome: 'succeeded', counts: { products_sent: 1 } });
     expect(fs.existsSync(path.join(manualInbox, '.done', 'now.csv.report.json'))).toBe(true);
   });

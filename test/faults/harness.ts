@@ -5,7 +5,7 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
-import { startEmbedded } from '../../src/db/embedded.ts';
+import { startEmbedded } from '../../src/embedded-postgres/embedded-postgres.ts';
 import { databaseUrl } from '../helpers/db-url.ts';
 import { runCli, spawnDaemon, type DaemonProcess } from '../helpers/cli.ts';
 import { until as waitUntil } from '../helpers/until.ts';
@@ -20,7 +20,7 @@ export interface Target {
   close(): Promise<void>;
 }
 
-/** A new empty target; its daemons migrate it on start. */
+/** A new empty target (embedded: initialised by `waybill init`); its daemons migrate it on start. */
 export async function freshTarget(): Promise<Target> {
   const tag = randomBytes(4).toString('hex');
   const external = process.env.DATABASE_URL;
@@ -37,6 +37,9 @@ export async function freshTarget(): Promise<Target> {
   } else {
     dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'waybill-fault-'));
     env = { WAYBILL_DATA_DIR: dataDir };
+    // As the README has a user do: commands other than init and start never create a database.
+    const init = await runCli(['init'], env);
+    if (init.code !== 0) throw new Error(`waybill init failed: ${init.stderr}`);
   }
   let client: pg.Client | null = null;
   const connectionString = async (): Promise<string> => url ?? (await startEmbedded({ dataDir: dataDir! })).connectionString;

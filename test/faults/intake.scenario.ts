@@ -3,7 +3,7 @@
 //   millions of objects or members, a million field errors) answered at once, the daemon's
 //   memory bounded, and a valid 10,000-product write between them stored whole;
 // - unstorable-item: items the database refuses (a constraint validation cannot see) in a
-//   chunked feed and among small feeds sharing transactions: each fails alone, every other
+//   chunked feed and in one-item feeds: each fails alone, every other
 //   item is stored, every feed ends done;
 // - file-delta: a catalog file whose items partly fail at apply; dropped again, the failed
 //   products are sent again and the applied ones count as unchanged.

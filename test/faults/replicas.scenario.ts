@@ -1,6 +1,6 @@
 // Two replicas started together on one empty database: they migrate it without tripping over
 // each other, feeds sent to either are each processed once, both replicas do work, and each
-// cron tick of a connector is queued once (one job), not once per scheduler.
+// cron tick of a connector or of maintenance is queued once (one job), not once per scheduler.
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -73,6 +73,12 @@ export const replicas: Scenario = {
       if (byA.length === 0 || byB.length === 0) problems.push(`a replica processed no feed (A ${byA.length}, B ${byB.length})`);
       const doubled = ticks.filter((t) => t.n !== 1);
       if (doubled.length > 0) problems.push(`ticks queued more than once: ${JSON.stringify(doubled)}`);
+      // Maintenance ticks the same way: feeds.requeue-stopped every minute, one job per minute.
+      const maintenance = await target.query<{ at: string; n: number }>(
+        `select date_trunc('minute', created_on)::text as at, count(*)::int n from pgboss.job where name = 'feeds.requeue-stopped' group by 1 order by 1`);
+      if (maintenance.length < 2) problems.push(`feeds.requeue-stopped was queued for ${maintenance.length} minutes, not each minute`);
+      const doubledMaintenance = maintenance.filter((t) => t.n !== 1);
+      if (doubledMaintenance.length > 0) problems.push(`maintenance ticks queued more than once: ${JSON.stringify(doubledMaintenance)}`);
       const fileProduct = await target.query<{ n: number }>(`select count(*)::int n from products where shop_pk = 1 and sku = 'C1'`);
       if (fileProduct[0]?.n !== 1) problems.push(`the dropped file's product is stored ${fileProduct[0]?.n} times`);
       return {
@@ -80,6 +86,7 @@ export const replicas: Scenario = {
         figures: {
           feeds: FEEDS, processed_by_a: byA.length, processed_by_b: byB.length, migrations_by_a: migratedLines(a.output()).length,
           migrations_by_b: migratedLines(b.output()).length, ticks: ticks.length, jobs_per_tick: ticks.map((t) => t.n).join('/'),
+          jobs_per_maintenance_tick: maintenance.map((t) => t.n).join('/'),
         },
         detail: problems.join('\n'),
       };

@@ -1,9 +1,9 @@
-// Many small writes at once: concurrent POSTs share a commit, and small feeds waiting for a
-// worker share a transaction, yet each feed reads exactly as if it had been alone.
+// Many small writes at once: concurrent POSTs share a commit (group commit at accept time), yet
+// each feed has its own job and reads, once applied, exactly as if it had been alone.
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startTestDaemon, useTestDaemon } from '../helpers/daemon.ts';
-import { inject, pageOf, product, waitFeed, type Feed } from '../catalog/catalog-helpers.ts';
+import { pageOf, product, waitFeed, type Feed } from '../catalog/catalog-helpers.ts';
 
 const api = await useTestDaemon({ role: 'api' });
 const app = api.app!;
@@ -13,7 +13,7 @@ const { shopPk, auth } = await api.shopWithKey();
 const PRODUCTS = `/shops/${shopPk}/products/`;
 
 const write = async (method: 'POST' | 'PUT', payload: unknown): Promise<Feed> => {
-  const res = await inject(app, { method, url: PRODUCTS, headers: auth, payload: payload as object });
+  const res = await app.inject({ method, url: PRODUCTS, headers: auth, payload: payload as object });
   expect(res.statusCode).toBe(201);
   return res.json() as Feed;
 };
@@ -35,7 +35,7 @@ describe('40 concurrent one-product writes, then one worker', () => {
     expect(new Set(accepted.map((f) => f.pk)).size).toBe(40);
     for (const f of accepted) expect(f).toMatchObject({ state: 'queued', status: 'Wait' });
     const rows = (await sql.query(
-      `select f.pk, f.created_at, (select count(*)::int from pgboss.job j where j.name = 'feed.process.small' and j.data->>'feedPk' = f.pk::text) as jobs
+      `select f.pk, f.created_at, (select count(*)::int from pgboss.job j where j.name = 'feed.process' and j.data->>'feedPk' = f.pk::text) as jobs
        from feeds f where f.pk = any($1::uuid[])`, [accepted.map((f) => f.pk)])).rows as { created_at: Date; jobs: number }[];
     expect(rows).toHaveLength(40);
     expect(rows.every((r) => r.jobs === 1)).toBe(true);
@@ -60,12 +60,12 @@ describe('40 concurrent one-product writes, then one worker', () => {
       expect(single).toMatchObject({ counts: { succeeded: 1, warnings: 1 } });
       expect(single!.result.success[0]!.warnings).toEqual([expect.objectContaining({ pointer: '/0/images/0/shade' })]);
 
-      const twin = pageOf<{ variations: { sku: string }[] }>(await inject(app, { url: `${PRODUCTS}?sku=GC-TWIN`, headers: auth }));
+      const twin = pageOf<{ variations: { sku: string }[] }>(await app.inject({ url: `${PRODUCTS}?sku=GC-TWIN`, headers: auth }));
       expect(twin.total).toBe(1);
       expect(twin.items[0]!.variations.map((v) => v.sku).sort()).toEqual(['GC-TWIN-a', 'GC-TWIN-b']);
       const stored = (await sql.query(`select count(*)::int as n, count(distinct sku)::int as d from products where sku like 'GC-%'`)).rows[0];
       expect(stored).toEqual({ n: 38, d: 38 });
-      const jobs = (await sql.query(`select state, count(*)::int as n from pgboss.job where name = 'feed.process.small' group by state`)).rows;
+      const jobs = (await sql.query(`select state, count(*)::int as n from pgboss.job where name = 'feed.process' group by state`)).rows;
       expect(jobs).toEqual([{ state: 'completed', n: 40 }]);
     } finally {
       await worker.stop();

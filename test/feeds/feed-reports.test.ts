@@ -6,7 +6,7 @@
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { useTestDaemon } from '../helpers/daemon.ts';
-import { inject, pathOf, product, waitFeed, write } from '../catalog/catalog-helpers.ts';
+import { pathOf, product, waitFeed, write } from '../catalog/catalog-helpers.ts';
 
 const daemon = await useTestDaemon();
 const app = daemon.app!;
@@ -18,7 +18,7 @@ const cdn = (n: string) => `https://cdn.example/reports/${n}.jpg`;
 
 describe('a product feed', () => {
   it('pk is the last segment of Location ([A-Za-z0-9_-]+); Wait until finished, then Complete; images with url_source', async () => {
-    const res = await inject(app, { method: 'POST', url: PRODUCTS, headers: auth, payload: [product('R-1', { images: [cdn('a'), { url: cdn('b') }] })] });
+    const res = await app.inject({ method: 'POST', url: PRODUCTS, headers: auth, payload: [product('R-1', { images: [cdn('a'), { url: cdn('b') }] })] });
     expect(res.statusCode).toBe(201);
     const pk = pathOf(res.headers.location).split('/').filter(Boolean).pop()!;
     expect(pk).toMatch(/^[A-Za-z0-9_-]+$/);
@@ -48,7 +48,7 @@ describe('a variation feed', () => {
       index: 0, sku: 'RV-b', product_pk: vb, parent_pk: productPk, variation_pk: vb, warning: [], warnings: [],
       images: [{ image_pk: i2, url: cdn('v2'), url_source: cdn('v2'), position: 0 }],
     }]);
-    expect((await inject(app, { url: `${url}${vb}/`, headers: auth })).json()).toMatchObject({ pk: vb, sku: 'RV-b', product_pk: productPk });
+    expect((await app.inject({ url: `${url}${vb}/`, headers: auth })).json()).toMatchObject({ pk: vb, sku: 'RV-b', product_pk: productPk });
     const updated = await write(app, auth, 'PUT', url, [{ pk: va, stock: 4, images: [{ pk: i1 }] }, { pk: 999999, stock: 1 }, { pk: vb, images: [{ pk: 888888 }] }]);
     expect(updated.result.success).toEqual([{
       index: 0, sku: 'RV-a', product_pk: va, parent_pk: productPk, variation_pk: va, warning: [], warnings: [],
@@ -99,7 +99,7 @@ describe('reports stored before this shape', () => {
       await sql.query('insert into feed_results (feed_pk, "offset", success, errors) values ($1, 0, $2, $3)', [pk, JSON.stringify(success), JSON.stringify(errors)]);
       return pk;
     };
-    const read = async (pk: string) => (await inject(app, { url: `/feeds/${pk}/`, headers: auth })).json() as { result: { success: unknown[]; errors: unknown[] } };
+    const read = async (pk: string) => (await app.inject({ url: `/feeds/${pk}/`, headers: auth })).json() as { result: { success: unknown[]; errors: unknown[] } };
 
     const products = await insert('product_create',
       [{ index: 0, sku: 'OLD', product_pk: productPk, variation_pks: [va], images: [{ image_pk: 3, url: cdn('o'), position: 0 }], warning: [{ pointer: '/0/x', message: 'unknown field, ignored' }] }],

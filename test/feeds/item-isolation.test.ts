@@ -1,5 +1,5 @@
-// One item the database refuses fails alone: its feed (and the small feeds sharing its
-// transaction) end `done`, that item with a `not_storable` error, every other item stored.
+// One item the database refuses fails alone: its feed (and the feeds waiting with it) end
+// `done`, that item with a `not_storable` error, every other item stored.
 // Validation catches what it can (test/catalog/storable-values.test.ts), so the refusals here
 // come from what it cannot see: a constraint this test adds to its own database, and items
 // handed over as already validated (submitValidated, the catalog-file connector's path).
@@ -32,7 +32,7 @@ const refusal = (index: number, sku: string, sqlstate: string) => ({
   index, sku, pointer: `/${index}`, code: 'not_storable', message: expect.stringContaining(`(SQLSTATE ${sqlstate})`),
 });
 
-// Accepted while no worker runs, so the worker finds them waiting (small ones share transactions).
+// Accepted while no worker runs, so the worker finds them all waiting.
 const small = await accept([product('GOOD-1'), product('POISON-1'), product('GOOD-2')]);
 const big = await accept(Array.from({ length: 250 }, (_, i) => product(i === 137 ? 'POISON-BIG' : `BIG-${i}`)));
 const neighbours = await Promise.all(Array.from({ length: 12 }, (_, i) => accept([product(i === 5 ? 'POISON-N' : `N-${i}`)])));
@@ -65,7 +65,7 @@ describe('a feed with an item the database refuses', () => {
     expect(await stored(Array.from({ length: 250 }, (_, i) => `BIG-${i}`))).toHaveLength(249);
   });
 
-  it('small feeds sharing a transaction: only the bad one has an error, every neighbour is applied', async () => {
+  it('one-product feeds waiting together: only the bad one has an error, every neighbour is applied', async () => {
     const done = await Promise.all(neighbours.map((f) => waitFeed(app, auth, f.url, 15_000)));
     for (const [i, f] of done.entries()) {
       if (i === 5) {

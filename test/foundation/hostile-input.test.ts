@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { signedHeaders } from '../../src/webhooks/signature.ts';
 import { useTestDaemon } from '../helpers/daemon.ts';
-import { connectorsFile } from '../connectors/helpers.ts';
+import { connectorsFile } from '../helpers/connectors-file.ts';
 
 const SECRET = `whsec_${Buffer.from('hostile-input-secret-0123').toString('base64')}`;
 process.env.WB_TEST_HOSTILE_SECRET = SECRET;

@@ -5,7 +5,8 @@
 import { describe, expect, it } from 'vitest';
 import { signedHeaders } from '../../src/webhooks/signature.ts';
 import { useTestDaemon } from '../helpers/daemon.ts';
-import { connectorsFile } from '../connectors/helpers.ts';
+import { until } from '../helpers/until.ts';
+import { connectorsFile } from '../helpers/connectors-file.ts';
 import { product, waitFeed } from '../catalog/catalog-helpers.ts';
 
 const SECRET = `whsec_${Buffer.from('intake-defects-secret-01').toString('base64')}`;
@@ -94,15 +95,12 @@ describe('X-Content-Type-Options: nosniff', () => {
 });
 
 describe('a key sent in the query string', () => {
-  it('never reaches a log line: the request URL is logged with its value redacted', async () => {
+  it('never reaches a log line: a request\'s line has its path, without the query', async () => {
     const res = await fetch(`${daemon.url!}/shops/${shopPk}/feeds/?page_size=1&token=${key}`);
     expect(res.status).toBe(401);
     await fetch(`${daemon.url!}${PRODUCTS}?api_key=${key}&sku=x`, { headers: auth });
-    const lines = daemon.logLines.filter((l) => JSON.stringify(l).includes('token=') || JSON.stringify(l).includes('api_key='));
-    expect(lines.length).toBeGreaterThanOrEqual(2);
+    await until('the request lines', () => daemon.logLines.some((l) => l.msg === 'request' && l.path === PRODUCTS));
     expect(JSON.stringify(daemon.logLines)).not.toContain(key);
-    expect(lines.map((l) => (l.req as { url?: string } | undefined)?.url).filter(Boolean)).toEqual(expect.arrayContaining([
-      `/shops/${shopPk}/feeds/?page_size=1&token=[redacted]`, `${PRODUCTS}?api_key=[redacted]&sku=x`,
-    ]));
+    expect(daemon.logLines.filter((l) => l.msg === 'request').map((l) => l.path)).toEqual(expect.arrayContaining([`/shops/${shopPk}/feeds/`, PRODUCTS]));
   });
 });

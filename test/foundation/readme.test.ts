@@ -1,11 +1,14 @@
 // The README's reference tables say what the code does: its configuration table lists exactly
-// the variables src/config.ts reads, and its command-line table exactly the commands of the
-// CLI's usage text. A variable or command added to one and not the other fails here.
+// the variables src/config.ts reads, and its command-line table exactly the commands the CLI
+// defines, each with its options. A variable, command or option added to one and not the
+// other fails here.
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { envNames } from '../../src/config.ts';
-import { USAGE } from '../../src/cli/usage.ts';
+import type { Command } from 'commander';
+import { buildProgram } from '../../src/cli/main.ts';
 import { repoRoot } from '../helpers/cli.ts';
 
 const readme = fs.readFileSync(path.join(repoRoot, 'README.md'), 'utf8');
@@ -35,9 +38,25 @@ describe('README', () => {
     expect(firstCells('Configuration').sort()).toEqual(Object.values(envNames).sort());
   });
 
-  it("lists every command of the CLI's usage text, and no other", () => {
-    const usage = USAGE.split('\n').filter((l) => /^ {2}[a-z]/.test(l)).map((l) => commandOf(l.trim().split(/\s{2,}/)[0]!));
-    expect(usage.length).toBeGreaterThan(5);
-    expect(firstCells('Command line').map(commandOf).sort()).toEqual(usage.sort());
+  it('lists every command the CLI defines with its options, and no other', () => {
+    const leaves = (cmd: Command, prefix: string[]): [string, string[]][] => cmd.commands.length === 0
+      ? [[prefix.join(' '), cmd.options.map((o) => o.long!).filter((o) => o !== '--json' && o !== '--help').sort()]]
+      : cmd.commands.flatMap((sub) => leaves(sub, [...prefix, sub.name()]));
+    const cli = leaves(buildProgram(), []);
+    expect(cli.length).toBeGreaterThan(5);
+    const documented = firstCells('Command line').map((cell): [string, string[]] => [commandOf(cell), (cell.match(/--[a-z-]+/g) ?? []).sort()]);
+    expect(documented.sort()).toEqual(cli.sort());
+  });
+
+  it('points at nothing outside the repository: no sibling folders, issue numbers or work sessions', () => {
+    const outside = [/\.\.\/shared\//, /\b(this|latest|previous|last) session\b/i, /\bissues?\s+#\d+/i, /github\.com\/[^/\s]+\/[^/\s]+\/issues\/\d+/];
+    const files = execFileSync('git', ['ls-files'], { cwd: repoRoot, encoding: 'utf8' }).split('\n')
+      .filter((f) => /\.(md|ts|js|json)$|^Dockerfile$/.test(f) && f !== 'package-lock.json' && !f.endsWith('readme.test.ts'));
+    expect(files.length).toBeGreaterThan(50);
+    const found = files.flatMap((f) => {
+      const text = fs.readFileSync(path.join(repoRoot, f), 'utf8');
+      return outside.filter((re) => re.test(text)).map((re) => `${f}: ${String(re)}`);
+    });
+    expect(found).toEqual([]);
   });
 });

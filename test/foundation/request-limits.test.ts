@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.ts';
 import { signedHeaders } from '../../src/webhooks/signature.ts';
 import { useTestDaemon } from '../helpers/daemon.ts';
-import { connectorsFile } from '../connectors/helpers.ts';
+import { connectorsFile } from '../helpers/connectors-file.ts';
 import { waitFeed } from '../catalog/catalog-helpers.ts';
 
 const SECRET = `whsec_${Buffer.from('request-limits-secret-01').toString('base64')}`;

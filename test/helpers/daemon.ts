@@ -3,8 +3,8 @@
 import { Writable } from 'node:stream';
 import { afterAll } from 'vitest';
 import { loadConfig, type Config } from '../../src/config.ts';
-import { LogBuffer } from '../../src/admin/log-buffer.ts';
 import { createLogger } from '../../src/logger.ts';
+import { LogSink } from '../../src/logs/log-sink.ts';
 import { startDaemon, type Daemon, type Role } from '../../src/main.ts';
 import { createTestDatabase, type TestDatabase } from './db.ts';
 
@@ -31,6 +31,10 @@ export async function startTestDaemon(options: TestDaemonOptions = {}): Promise<
     // Tests' webhook receivers listen on 127.0.0.1, which the default refuses: allowed here on
     // purpose. A test of the refusal passes WAYBILL_WEBHOOK_ALLOW_PRIVATE: '' (the default).
     WAYBILL_WEBHOOK_ALLOW_PRIVATE: '127.0.0.1',
+    // No load shedding: on a machine busy with several test files the event loop lags past the
+    // threshold and the API would answer 503 "overloaded" at random. A test of shedding itself
+    // sets WAYBILL_MAX_EVENT_LOOP_DELAY_MS.
+    WAYBILL_MAX_EVENT_LOOP_DELAY_MS: '0',
     ...options.env,
   });
   const logLines: Record<string, unknown>[] = [];
@@ -40,7 +44,8 @@ export async function startTestDaemon(options: TestDaemonOptions = {}): Promise<
       cb();
     },
   });
-  const logs = new LogBuffer();
+  // Stored every 200 ms: the Logs page's tests see lines soon.
+  const logs = new LogSink({ everyMs: 200 });
   const logger = createLogger({
     level: config.logLevel,
     pretty: false,
@@ -50,13 +55,6 @@ export async function startTestDaemon(options: TestDaemonOptions = {}): Promise<
     console: process.env.TEST_LOG_LEVEL !== undefined,
   });
   const daemon = await startDaemon({ config, logger, role: options.role ?? 'all', logs });
-  // On a busy machine a start-up can block the event loop past the load shedder's sample
-  // (under-pressure then reads the delay as Infinity), and the first requests answer 503 for
-  // a moment: tests begin once the daemon is past that, as a client retrying would.
-  if (daemon.app !== null) {
-    const deadline = Date.now() + 20_000;
-    while ((await daemon.app.inject('/healthz')).statusCode === 503 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
-  }
   return {
     ...daemon,
     database,

@@ -69,7 +69,7 @@ describe('ship', () => {
     expect(order.status).toBe('partial');
     expect(order.shipments).toEqual([{
       id: expect.any(Number), item_pks: [1], carrier: 'DHL', tracking_code: 'JD0001', delivery_time: 3, comments: 'fragile',
-      shipped_at: expect.any(String), updated_at: expect.any(String),
+      shipped_at: expect.any(String), updated_at: expect.any(String), events: [],
     }]);
     expect(order.items[0]!.shipment).toMatchObject({ id: order.shipments[0]!.id, carrier: 'DHL', tracking_code: 'JD0001' });
     expect(order.items[1]!.shipment).toBeNull();

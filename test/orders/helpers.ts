@@ -4,7 +4,7 @@ import type { Response } from 'light-my-request';
 import pg from 'pg';
 import { expect } from 'vitest';
 import type { TestDaemon } from '../helpers/daemon.ts';
-import { responsive } from '../helpers/shedding.ts';
+import { until } from '../helpers/until.ts';
 
 export interface OrderClient {
   shopPk: number;
@@ -33,7 +33,6 @@ let nextMarketplace = 100;
 
 export async function orderClient(daemon: TestDaemon, options: { webhook_url?: string } = {}): Promise<OrderClient> {
   const app = daemon.app!;
-  await responsive(app);
   const { shopPk, key, auth } = await daemon.shopWithKey(options.webhook_url === undefined ? {} : { webhook_url: options.webhook_url });
   const mp = (await daemon.services.marketplaces.create({ name: 'Marketplace', pk: nextMarketplace++ })).pk;
   const base = `/shops/${shopPk}/marketplace/${mp}/orders/`;
@@ -84,8 +83,8 @@ export function expectProblem(res: { statusCode: number; headers: Record<string,
 
 /**
  * Holds an order's row lock from another connection, as an action in flight would: actions
- * on that order read it meanwhile but wait to write. `waiting(n)` resolves once n of them wait
- * on the lock (so each has read the order as it is now); `release()` ends the hold.
+ * on that order wait for it before they read. `waiting(n)` resolves once n of them wait on the
+ * lock; `release()` ends the hold.
  */
 export async function holdOrderLock(daemon: TestDaemon, c: OrderClient, orderPk: number): Promise<{ waiting(n: number): Promise<void>; release(): Promise<void> }> {
   const holder = new pg.Client({ connectionString: daemon.database.url });
@@ -95,26 +94,15 @@ export async function holdOrderLock(daemon: TestDaemon, c: OrderClient, orderPk:
   await holder.query('select id from orders where shop_pk = $1 and marketplace_pk = $2 and order_pk = $3 for update', [c.shopPk, c.mp, orderPk]);
   return {
     async waiting(n) {
-      const deadline = Date.now() + 15_000;
-      for (;;) {
+      await until(`${n} actions waiting on the order's lock`, async () => {
         const { rows } = await watcher.query<{ n: number }>(
           "select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'");
-        if (rows[0]!.n >= n) return;
-        if (Date.now() > deadline) throw new Error(`only ${rows[0]!.n} of ${n} actions waited on the order's lock`);
-        await new Promise((r) => setTimeout(r, 10));
-      }
+        return rows[0]!.n >= n;
+      }, 15_000, 10);
     },
     async release() {
       await holder.query('commit');
       await Promise.all([holder.end(), watcher.end()]);
     },
   };
-}
-
-/** waybill_order_action_races_total of this process, by outcome (replanned, locked). */
-export async function orderRaces(daemon: TestDaemon): Promise<{ replanned: number; locked: number }> {
-  const body = (await daemon.app!.inject('/metrics')).body;
-  const count = (outcome: string): number =>
-    Number(new RegExp(`^waybill_order_action_races_total\\{[^}]*outcome="${outcome}"[^}]*\\} (\\d+)`, 'm').exec(body)?.[1] ?? 0);
-  return { replanned: count('replanned'), locked: count('locked') };
 }

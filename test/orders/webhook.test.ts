@@ -7,6 +7,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { verify } from '../../src/webhooks/signature.ts';
 import { useTestDaemon } from '../helpers/daemon.ts';
 import { holdOrderLock, items, orderClient } from './helpers.ts';
+import { until } from '../helpers/until.ts';
 
 interface Received {
   headers: http.IncomingHttpHeaders;
@@ -31,19 +32,13 @@ const quiet = await orderClient(daemon);
 /** The status changes received (each intake sends order.created as well). */
 const changes = (): Received[] => received.filter((r) => (JSON.parse(r.body) as { type: string }).type === 'order.status_changed');
 
-async function waitFor(count: number): Promise<void> {
-  const deadline = Date.now() + 15_000;
-  while (changes().length < count) {
-    if (Date.now() > deadline) throw new Error(`only ${changes().length} of ${count} status changes arrived`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
+const statusChanges = (count: number): Promise<boolean> => until(`${count} status changes`, () => changes().length >= count, 15_000);
 
 describe('order.status_changed', () => {
   it('is posted, signed, after each action that moved an item, and only then', async () => {
     const o = await c.intake(10, 2);
     expect((await c.act(o, 'ship', { ...items(1), carrier: 'DHL', tracking_code: 'W1' })).statusCode).toBe(204);
-    await waitFor(1);
+    await statusChanges(1);
     const { secret } = (await daemon.services.shops.webhookTarget(c.shopPk))!;
     const first = changes()[0]!;
     expect(verify(secret, first.headers, first.body)).toEqual({ ok: true });
@@ -60,7 +55,7 @@ describe('order.status_changed', () => {
     expect((await c.act(o, 'ship', { ...items(1), tracking_code: 'W2' })).statusCode).toBe(204);
     expect((await c.act(o, 'returned', items(1))).statusCode).toBe(409);
     expect((await c.act(o, 'cancel', items(2))).statusCode).toBe(204);
-    await waitFor(2);
+    await statusChanges(2);
     const second = JSON.parse(changes()[1]!.body) as Record<string, unknown>;
     expect(second).toMatchObject({ action: 'cancel', status: 'partial', items: [{ item_pk: 2, from: 'pending', to: 'cancelled' }] });
     expect(changes()[1]!.headers['webhook-id']).not.toBe(first.headers['webhook-id']);
@@ -70,7 +65,7 @@ describe('order.status_changed', () => {
     const q = await quiet.intake(11, 1);
     expect((await quiet.act(q, 'cancel')).statusCode).toBe(204);
     await c.act(o, 'delivered');
-    await waitFor(3);
+    await statusChanges(3);
     expect(changes()).toHaveLength(3);
     expect(JSON.parse(changes()[2]!.body)).toMatchObject({ order_pk: o, action: 'delivered', status: 'partial' });
     // One intake, one order.created; the quiet shop's order sent nothing.
@@ -85,7 +80,7 @@ describe('order.status_changed', () => {
     await hold.waiting(2);
     await hold.release();
     expect((await replies).map((r) => r.statusCode)).toEqual([204, 204]);
-    await waitFor(first + 2);
+    await statusChanges(first + 2);
     const events = changes().slice(first).map((r) => JSON.parse(r.body) as Record<string, unknown>);
     // Whichever won, the loser planned again from the winner's result: it left `partial`.
     expect(events.map((e) => e.previous_status).sort()).toEqual(['partial', 'pending']);

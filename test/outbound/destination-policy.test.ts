@@ -2,7 +2,7 @@
 // written), public destinations accepted, and the operator's allow-list honoured.
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config.ts';
-import { DestinationPolicy, internalRange } from '../../src/platform/destination-policy.ts';
+import { DestinationPolicy, internalRange } from '../../src/outbound/destination-policy.ts';
 
 const refused: [url: string, why: RegExp][] = [
   ['http://169.254.169.254/latest/meta-data/', /169\.254\.0\.0\/16 link-local/],

@@ -5,8 +5,8 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, describe, expect, it } from 'vitest';
-import { DestinationPolicy } from '../../src/platform/destination-policy.ts';
-import { outboundRequest, OutboundError } from '../../src/platform/outbound-http.ts';
+import { DestinationPolicy } from '../../src/outbound/destination-policy.ts';
+import { outboundRequest, OutboundError } from '../../src/outbound/outbound-http.ts';
 
 const MiB = 1024 * 1024;
 const block = Buffer.alloc(MiB, 'x');

@@ -7,7 +7,7 @@ import { sql } from 'kysely';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.ts';
 import { useTestDaemon } from '../helpers/daemon.ts';
-import { responsive, until } from '../admin/helpers.ts';
+import { until } from '../helpers/until.ts';
 
 const ADMIN = 'webhook-destinations-admin-token';
 const hits: string[] = [];
@@ -23,7 +23,6 @@ const port = (receiver.address() as AddressInfo).port;
 // The default: nothing internal allowed (the test helper allows 127.0.0.1 unless told otherwise).
 const daemon = await useTestDaemon({ env: { WAYBILL_ADMIN_TOKEN: ADMIN, WAYBILL_WEBHOOK_ALLOW_PRIVATE: '' } });
 const app = daemon.app!;
-await responsive(app);
 const bearer = { authorization: `Bearer ${ADMIN}` };
 
 describe('when a webhook URL is set', () => {
@@ -63,10 +62,10 @@ describe('at delivery', () => {
     const { shopPk } = await daemon.shopWithKey();
     await sql`update shops set webhook_url = ${`http://localhost:${port}/stored-before`} where pk = ${shopPk}`.execute(daemon.connection.db);
     await daemon.jobs.send(daemon.connection.db, 'webhook.deliver', { shopPk, messageId: 'msg_rebound', event: 'feed.completed', payload: {} });
-    const dead = await until(async () => {
+    const dead = await until('the refused delivery in the dead-letter queue', async () => {
       const jobs = (await app.inject({ url: '/admin/api/queues/webhook.deliver.dead/jobs', headers: bearer })).json() as { error: string | null; attempts: number; data: { messageId: string } }[];
       return jobs.find((j) => j.data.messageId === 'msg_rebound');
-    }, 'the refused delivery in the dead-letter queue', 20_000);
+    }, 20_000);
     expect(dead.error).toContain(`webhook http://localhost:${port}/stored-before refused: localhost resolves to `);
     expect(dead.error).toMatch(/resolves to (127\.0\.0\.1, an internal address \(127\.0\.0\.0\/8 loopback\)|::1, an internal address \(::\/96 [^)]*\)\)); not connected/);
     expect(dead.attempts).toBe(1);

@@ -7,7 +7,7 @@ import path from 'node:path';
 import pg from 'pg';
 import type { TestProject } from 'vitest/node';
 import { createDb } from '../../src/db/database.ts';
-import { startEmbedded, type EmbeddedHandle } from '../../src/db/embedded.ts';
+import { startEmbedded, type EmbeddedHandle } from '../../src/embedded-postgres/embedded-postgres.ts';
 import { migrateToLatest } from '../../src/db/migrator.ts';
 import { JobQueue } from '../../src/jobs/job-queue.ts';
 import { createLogger } from '../../src/logger.ts';

@@ -5,7 +5,8 @@ import { createHmac } from 'node:crypto';
 import nock from 'nock';
 import { describe, expect, it } from 'vitest';
 import { useTestDaemon } from '../helpers/daemon.ts';
-import { connectorsFile, fixture, inject, runConnector, shopClient, onlyNockedNetwork } from './helpers.ts';
+import { fixture, runConnector, shopClient, onlyNockedNetwork } from './helpers.ts';
+import { connectorsFile } from '../helpers/connectors-file.ts';
 
 process.env.WB_TEST_AS_KEY = 'as-test-key';
 process.env.WB_TEST_AS_SECRET = 'as-webhook-secret';
@@ -27,7 +28,7 @@ onlyNockedNetwork();
 
 const sign = (body: string, secret = 'as-webhook-secret') => createHmac('sha256', secret).update(body).digest('base64');
 const webhook = (body: string, signature: string | null, name = 'aftership') =>
-  inject(daemon, { method: 'POST', url: `/webhooks/carriers/${name}/`, payload: body, headers: { 'content-type': 'application/json', ...(signature === null ? {} : { 'aftership-hmac-sha256': signature }) } });
+  daemon.app!.inject({ method: 'POST', url: `/webhooks/carriers/${name}/`, payload: body, headers: { 'content-type': 'application/json', ...(signature === null ? {} : { 'aftership-hmac-sha256': signature }) } });
 
 /** The documented webhook with this event_id, tracking number and tag/subtag. */
 function event(eventId: string, trackingNumber: string, tag: string, subtag: string, at: string): string {
@@ -71,6 +72,8 @@ describe('webhooks', () => {
     expect(order.status).toBe('delivered');
     expect(order.history.at(-1)).toMatchObject({ action: 'delivered', source: 'connector:aftership' });
     expect(await daemon.services.tracking.get(shipmentId)).toMatchObject({ status: 'delivered', events: [{ status: 'delivered', carrier_code: 'Delivered_001', occurred_at: '2026-11-21T09:00:00.000Z' }] });
+    // The order's own read carries each shipment's tracking events too.
+    expect(order.shipments).toMatchObject([{ id: shipmentId, tracking_code: 'HOOK-1', events: [{ status: 'delivered', carrier_code: 'Delivered_001', occurred_at: '2026-11-21T09:00:00.000Z', source: expect.any(String) }] }]);
     const [run] = await daemon.services.connectors.runs('aftership');
     expect(run).toMatchObject({ trigger: 'webhook', outcome: 'succeeded', counts: { webhook_updates: 1, events_new: 1, action_delivered: 1 } });
   });
@@ -124,10 +127,10 @@ describe('webhooks', () => {
     expect((await webhook(body, sign(body), 'nobody')).statusCode).toBe(404);
     const bad = JSON.stringify({ event: 'tracking_update' });
     expect((await webhook(bad, sign(bad))).statusCode).toBe(400);
-    expect((await inject(daemon, { method: 'GET', url: '/webhooks/carriers/aftership/' })).statusCode).toBe(405);
+    expect((await daemon.app!.inject({ method: 'GET', url: '/webhooks/carriers/aftership/' })).statusCode).toBe(405);
     // `waybill connectors list` names the webhook address.
     expect((await daemon.services.connectors.get('aftership')).receivers).toEqual(['/webhooks/carriers/aftership/']);
-    const openapi = (await inject(daemon, { url: '/openapi.json' })).json() as { paths: Record<string, Record<string, unknown>> };
+    const openapi = (await daemon.app!.inject({ url: '/openapi.json' })).json() as { paths: Record<string, Record<string, unknown>> };
     expect(Object.keys(openapi.paths['/webhooks/carriers/{name}/'] ?? {})).toContain('post');
   });
 

@@ -6,7 +6,8 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, describe, expect, it } from 'vitest';
 import { useTestDaemon } from '../helpers/daemon.ts';
-import { connectorsFile, fixture, runConnector, shopClient, onlyNockedNetwork } from './helpers.ts';
+import { fixture, runConnector, shopClient, onlyNockedNetwork } from './helpers.ts';
+import { connectorsFile } from '../helpers/connectors-file.ts';
 
 process.env.WB_TEST_DHL_OUT = 'dhl-outbound-key';
 const MiB = 1024 * 1024;

@@ -4,7 +4,8 @@
 import nock from 'nock';
 import { describe, expect, it } from 'vitest';
 import { useTestDaemon } from '../helpers/daemon.ts';
-import { connectorsFile, fixture, runConnector, shopClient, onlyNockedNetwork } from './helpers.ts';
+import { fixture, runConnector, shopClient, onlyNockedNetwork } from './helpers.ts';
+import { connectorsFile } from '../helpers/connectors-file.ts';
 
 process.env.WB_TEST_DHL_KEY = 'dhl-test-key';
 const DHL = 'https://api-eu.dhl.test';

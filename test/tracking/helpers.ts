@@ -1,31 +1,10 @@
-// Shared set-up of the tracking tests: a connectors file, a shop whose orders are shipped
+// Shared set-up of the tracking tests: carriers' fixtures, a shop whose orders are shipped
 // through the API (carrier + tracking_code), and reading back orders and tracking as a user would.
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
-import type { InjectOptions, Response } from 'light-my-request';
 import nock from 'nock';
 import { afterAll, afterEach, beforeAll, expect } from 'vitest';
 import type { TestDaemon } from '../helpers/daemon.ts';
-
-/**
- * app.inject as a well-behaved client: a 503 "overloaded" (the load-shedding plugin, tripped
- * by a stalled event loop when several test suites share two cores) is retried after a pause.
- */
-export async function inject(daemon: TestDaemon, options: InjectOptions): Promise<Response> {
-  for (let attempt = 1; ; attempt++) {
-    const res = await daemon.app!.inject(options);
-    if (res.statusCode !== 503 || !res.body.includes('"overloaded"') || attempt === 30) return res;
-    await sleep(200);
-  }
-}
-
-export function connectorsFile(entries: Record<string, unknown>[]): string {
-  const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'wb-track-')), 'connectors.json');
-  fs.writeFileSync(file, JSON.stringify({ connectors: entries }, null, 2));
-  return file;
-}
 
 export const fixture = (adapter: string, name: string): Record<string, unknown> =>
   JSON.parse(fs.readFileSync(path.join(import.meta.dirname, '../../connectors', adapter, 'fixtures', name), 'utf8')) as Record<string, unknown>;
@@ -58,7 +37,7 @@ export async function shopClient(daemon: TestDaemon): Promise<Shop> {
     auth,
     async shipped(carrier, trackingCode, items = 1) {
       const orderPk = nextOrder++;
-      const intake = await inject(daemon, {
+      const intake = await daemon.app!.inject({
         method: 'POST', url: base, headers: auth,
         payload: { order_pk: orderPk, reference: `R-${orderPk}`, items: Array.from({ length: items }, (_, i) => ({ item_pk: i + 1, sku: `SKU-${i + 1}`, quantity: 1, price: 9.9 })) },
       });
@@ -68,12 +47,12 @@ export async function shopClient(daemon: TestDaemon): Promise<Shop> {
       return { orderPk, shipmentId: o.shipments[0]!.id };
     },
     async order(orderPk) {
-      const res = await inject(daemon, { url: `${base}${orderPk}/`, headers: auth });
+      const res = await daemon.app!.inject({ url: `${base}${orderPk}/`, headers: auth });
       expect(res.statusCode, res.body).toBe(200);
       return res.json() as OrderJson;
     },
     async act(orderPk, action, body = {}) {
-      const res = await inject(daemon, { method: 'POST', url: `${base}${orderPk}/${action}/`, headers: auth, payload: body });
+      const res = await daemon.app!.inject({ method: 'POST', url: `${base}${orderPk}/${action}/`, headers: auth, payload: body });
       return res.statusCode;
     },
   };

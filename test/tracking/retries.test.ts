@@ -6,7 +6,8 @@ import type { AddressInfo } from 'node:net';
 import nock from 'nock';
 import { afterAll, describe, expect, it } from 'vitest';
 import { useTestDaemon } from '../helpers/daemon.ts';
-import { connectorsFile, fixture, inject, runConnector, shopClient, onlyNockedNetwork } from './helpers.ts';
+import { fixture, runConnector, shopClient, onlyNockedNetwork } from './helpers.ts';
+import { connectorsFile } from '../helpers/connectors-file.ts';
 
 process.env.WB_TEST_DHL_KEY2 = 'dhl-key-2';
 // A carrier that answers after a second (a local server: the client's time-out must cut a real socket).
@@ -133,7 +134,7 @@ describe('not retried', () => {
   });
 
   it('every call is counted in /metrics by carrier and status', async () => {
-    const res = await inject(daemon, { url: '/metrics' });
+    const res = await daemon.app!.inject({ url: '/metrics' });
     expect(res.body).toMatch(/waybill_carrier_api_calls_total\{[^}]*carrier="c-429"[^}]*status="429"[^}]*\} 1/);
     expect(res.body).toMatch(/waybill_carrier_api_calls_total\{[^}]*carrier="c-500"[^}]*status="500"[^}]*\} 1/);
     expect(res.body).toMatch(/waybill_carrier_api_calls_total\{[^}]*carrier="c-timeout"[^}]*status="error"[^}]*\} 2/);

@@ -4,9 +4,10 @@
 import nock from 'nock';
 import { describe, expect, it } from 'vitest';
 import { parseConnectorsConfig } from '../../src/connectors/host/config-file.ts';
-import { connectorTypes } from '../../connectors/registry.ts';
+import { connectorTypes } from '../../connectors/index.ts';
 import { useTestDaemon } from '../helpers/daemon.ts';
-import { connectorsFile, fixture, runConnector, shopClient, onlyNockedNetwork } from './helpers.ts';
+import { fixture, runConnector, shopClient, onlyNockedNetwork } from './helpers.ts';
+import { connectorsFile } from '../helpers/connectors-file.ts';
 
 process.env.WB_TEST_COLIS_KEY = 'colis-key';
 const API = 'https://api.colis-regional.test';
@@ -68,7 +69,7 @@ describe('configuration', () => {
 
   it('the example config file validates', async () => {
     const fs = await import('node:fs');
-    const raw = JSON.parse(fs.readFileSync(new URL('../../config/connectors.example.json', import.meta.url), 'utf8')) as { connectors: { type: string; options?: Record<string, unknown> }[] };
+    const raw = JSON.parse(fs.readFileSync(new URL('../../config/connectors.carriers.example.json', import.meta.url), 'utf8')) as { connectors: { type: string; options?: Record<string, unknown> }[] };
     const tracking = raw.connectors.filter((c) => c.type.startsWith('tracking-'));
     expect(tracking.map((c) => c.type).sort()).toEqual(['tracking-aftership', 'tracking-dhl', 'tracking-http']);
     const env = Object.fromEntries(tracking.flatMap((c) => Object.entries(c.options ?? {}).filter(([k]) => k.endsWith('_env')).map(([, v]) => [v as string, 'x'])));

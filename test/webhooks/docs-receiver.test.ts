@@ -9,7 +9,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { signedHeaders } from '../../src/webhooks/signature.ts';
 import { repoRoot } from '../helpers/cli.ts';
 import { useTestDaemon } from '../helpers/daemon.ts';
-import { until } from '../admin/helpers.ts';
+import { until } from '../helpers/until.ts';
 
 const example = path.join(repoRoot, 'docs/examples/webhook-receiver.mjs');
 const source = readFileSync(example, 'utf8');
@@ -24,7 +24,7 @@ afterAll(() => void child.kill());
 let out = '';
 child.stdout.on('data', (c: Buffer) => (out += c.toString()));
 child.stderr.on('data', (c: Buffer) => (out += c.toString()));
-const port = await until(async () => /listening on (\d+)/.exec(out)?.[1], `the example receiver to listen (${out})`);
+const port = await until(`the example receiver to listen (${out})`, async () => /listening on (\d+)/.exec(out)?.[1]);
 const url = `http://127.0.0.1:${port}/`;
 /** The events the receiver printed (whole lines only: output arrives in chunks). */
 const lines = (): Record<string, unknown>[] => out.split('\n').slice(0, -1).filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as Record<string, unknown>);
@@ -44,16 +44,16 @@ describe('the documented receiver', () => {
     expect((await app.inject({ method: 'POST', url: `/shops/${shop.pk}/marketplace/${mp}/orders/`, headers: auth, payload: { order_pk: 9, items: [{ item_pk: 1, sku: 'A', quantity: 1, price: 1 }] } })).statusCode).toBe(201);
     expect((await app.inject({ method: 'POST', url: `/shops/${shop.pk}/marketplace/${mp}/orders/9/cancel/`, headers: auth })).statusCode).toBe(204);
     expect((await app.inject({ method: 'POST', url: `/shops/${shop.pk}/products/`, headers: auth, payload: [{ sku: 'D1', name: 'Doc', price: 1, stock: 1 }] })).statusCode).toBe(201);
-    await until(async () => (lines().length >= 3 ? true : undefined), 'three events printed by the receiver', 30_000);
+    await until('three events printed by the receiver', async () => (lines().length >= 3), 30_000);
     expect(lines().map((l) => [l.event, l.type]).sort()).toEqual([
       ['product_feed:feed:finish', 'feed.completed'], ['product_feed:order:created', 'order.created'], ['product_feed:order:created', 'order.status_changed'],
     ]);
     for (const l of lines()) expect(l.location).toMatch(/^http:\/\/localhost:80\/(shops|feeds)\//);
     // Recorded once waybill has read the answer (the receiver prints after answering).
-    const deliveries = await until(async () => {
+    const deliveries = await until('three delivery records', async () => {
       const list = await daemon.services.webhooks.listDeliveries({ shop: shop.pk });
       return list.length === 3 ? list : undefined;
-    }, 'three delivery records');
+    });
     expect(deliveries.map((d) => [d.state, d.attempts.map((a) => a.status)])).toEqual([['delivered', [204]], ['delivered', [204]], ['delivered', [204]]]);
   });
 

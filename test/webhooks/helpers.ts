@@ -2,6 +2,7 @@
 // every request (headers and the exact body bytes) and answers as the test tells it.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { until } from '../helpers/until.ts';
 
 export interface Hit {
   path: string;
@@ -49,11 +50,7 @@ export async function startReceiver(answer: (hit: Hit, n: number) => Answer = ()
     hits,
     on: (path) => hits.filter((h) => h.path === path),
     async until(check, what, ms = 20_000) {
-      const end = Date.now() + ms;
-      while (!check(hits)) {
-        if (Date.now() > end) throw new Error(`timed out waiting for ${what} (${hits.length} requests received)`);
-        await new Promise((r) => setTimeout(r, 25));
-      }
+      await until(what, () => check(hits), ms);
     },
     close: () => new Promise<void>((resolve) => {
       server.closeAllConnections();

@@ -5,7 +5,7 @@
 import { Webhook } from 'standardwebhooks';
 import { afterAll, describe, expect, it } from 'vitest';
 import { useTestDaemon } from '../helpers/daemon.ts';
-import { responsive, until } from '../admin/helpers.ts';
+import { until } from '../helpers/until.ts';
 import { startReceiver, type Answer } from './helpers.ts';
 
 const ADMIN = 'webhook-retries-admin-token';
@@ -27,7 +27,6 @@ afterAll(() => receiver.close());
 
 const daemon = await useTestDaemon({ env: { WAYBILL_ADMIN_TOKEN: ADMIN, WAYBILL_WEBHOOK_TIMEOUT_MS: String(TIMEOUT_MS) } });
 const app = daemon.app!;
-await responsive(app);
 const bearer = { authorization: `Bearer ${ADMIN}` };
 const mp = (await daemon.services.marketplaces.create({ name: 'Marketplace', pk: 88 })).pk;
 
@@ -43,10 +42,10 @@ async function orderTo(path: string): Promise<{ shopPk: number; secret: string }
 }
 
 async function settled(shopPk: number, state: string): Promise<Delivery> {
-  return until(async () => {
+  return until(`shop ${shopPk}'s delivery ${state}`, async () => {
     const list = (await app.inject({ url: `/admin/api/webhooks/deliveries?shop=${shopPk}`, headers: bearer })).json() as Delivery[];
     return list.length === 1 && list[0]!.state === state ? list[0] : undefined;
-  }, `shop ${shopPk}'s delivery ${state}`, 30_000);
+  }, 30_000);
 }
 
 /** Both attempts reached the receiver as one delivery, each signed afresh. */
@@ -103,10 +102,10 @@ describe('retries with backoff', () => {
     const { shopPk } = await orderTo('/gone');
     const d = await settled(shopPk, 'refused');
     expect(d.attempts.map((x) => [x.status, x.outcome, x.response_excerpt])).toEqual([[410, 'refused', 'this endpoint was removed']]);
-    const dead = await until(async () => {
+    const dead = await until('the dead job', async () => {
       const jobs = (await app.inject({ url: '/admin/api/queues/webhook.deliver.dead/jobs', headers: bearer })).json() as { data: { messageId: string }; error: string }[];
       return jobs.find((j) => j.data.messageId === d.delivery_id);
-    }, 'the dead job');
+    });
     expect(dead.error).toBe(`webhook ${receiver.url}/gone answered 410; not retried`);
     expect(receiver.on('/gone')).toHaveLength(1);
   });

@@ -6,8 +6,8 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { outboundRequest, OutboundError } from '../../src/platform/outbound-http.ts';
-import { SecretBox } from '../../src/platform/secret-box.ts';
+import { outboundRequest, OutboundError } from '../../src/outbound/outbound-http.ts';
+import { SecretBox } from '../../src/shops/secret-box.ts';
 import { eventNameOf, isErrorAnswer, outcomeOf } from '../../src/webhooks/webhook-events.ts';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wb-secret-'));

@@ -22,6 +22,41 @@ const confirmed = (text) => new Promise((resolve) => {
   dialog.showModal();
 });
 
+// Times: the server sends <time datetime="ISO" title="UTC text">UTC text</time>; here each is
+// shown in the browser's time zone, one format everywhere (2026-11-24 10:30:05 CET), the UTC
+// time on hover. Chart axes (<text data-time>) get the hour and minute in the same zone.
+const zone = Intl.DateTimeFormat().resolvedOptions().timeZone;
+const parts = new Intl.DateTimeFormat('en-GB', {
+  year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', second: '2-digit', hourCycle: 'h23', timeZoneName: 'short',
+});
+const localTime = (date) => {
+  const p = Object.fromEntries(parts.formatToParts(date).map((x) => [x.type, x.value]));
+  return p.year + '-' + p.month + '-' + p.day + ' ' + p.hour + ':' + p.minute + ':' + p.second + ' ' + p.timeZoneName;
+};
+const localTimes = (root) => {
+  for (const t of root.querySelectorAll('time[datetime]:not([data-local])')) {
+    const d = new Date(t.getAttribute('datetime'));
+    if (Number.isNaN(d.getTime())) continue;
+    t.textContent = localTime(d);
+    t.dataset.local = '1';
+  }
+  for (const t of root.querySelectorAll('text[data-time]')) {
+    const d = new Date(t.dataset.time);
+    if (!Number.isNaN(d.getTime())) t.textContent = localTime(d).slice(11, 16);
+  }
+  for (const z of root.querySelectorAll('[data-zone]')) z.textContent = zone;
+};
+localTimes(document);
+
+// A date-time filter (input[data-local-time]) is typed in the browser's zone: its offset goes
+// along (tz, minutes behind UTC as getTimezoneOffset says) so the server reads it right.
+document.addEventListener('submit', (event) => {
+  for (const input of event.target.querySelectorAll('input[data-local-time]')) {
+    const tz = event.target.querySelector('input[name="tz"]');
+    if (tz) tz.value = input.value === '' ? '' : String(new Date(input.value).getTimezoneOffset());
+  }
+}, true);
+
 const api = async (url, body) => {
   const res = await fetch(url, {
     method: 'POST',
@@ -49,7 +84,7 @@ for (const el of document.querySelectorAll('[data-live]')) {
     try {
       const res = await fetch(el.dataset.live, { credentials: 'same-origin', headers: { accept: 'text/html' } });
       if (res.redirected || res.status === 401) { location.reload(); return; }
-      if (res.ok) el.innerHTML = await res.text();
+      if (res.ok) { el.innerHTML = await res.text(); localTimes(el); }
     } catch { /* the next tick tries again */ } finally { running = false; }
   };
   refreshers.push(refresh);
@@ -116,33 +151,26 @@ document.addEventListener('submit', async (event) => {
   }
 });
 
-// Live log tail: new lines after the last seq, with the page's filters.
+// Live log tail: the server renders the rows after the last one shown, with the page's filters.
 const tail = document.getElementById('log-lines');
 if (tail) {
-  const esc = (s) => String(s).replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' }[c]));
-  const idKeys = ['reqId', 'feedPk', 'runId', 'jobId', 'connector', 'job'];
-  const row = (l) => {
-    const ids = idKeys.filter((k) => l.fields[k] !== undefined).map((k) => k + '=' + l.fields[k]).join(' ');
-    const { service: _s, pid: _p, hostname: _h, ...rest } = l.fields;
-    return '<tr class="lvl-' + esc(l.level) + '" data-seq="' + l.seq + '"><td class="nowrap">' + esc(l.time.slice(11, 23)) + '</td><td><span class="badge ' + esc(l.level) + '">'
-      + esc(l.level) + '</span></td><td class="wrap">' + esc(l.msg) + '<small class="muted ids">' + esc(ids) + '</small></td><td><details><summary>fields</summary><pre>'
-      + esc(JSON.stringify(rest, null, 1)) + '</pre></details></td></tr>';
-  };
   const filters = new URLSearchParams(new FormData(document.getElementById('log-filters')));
   for (const [k, v] of [...filters]) if (v === '') filters.delete(k);
+  filters.set('fragment', '1');
   setInterval(async () => {
     if (document.hidden || !document.getElementById('follow').checked) return;
     filters.set('after', tail.dataset.after);
     try {
-      const res = await fetch(tail.dataset.tail + '?' + filters, { credentials: 'same-origin', headers: { accept: 'application/json' } });
+      const res = await fetch(tail.dataset.tail + '?' + filters, { credentials: 'same-origin', headers: { accept: 'text/html' } });
       if (!res.ok) return;
-      const data = await res.json();
-      if (data.lines.length > 0) {
-        tail.insertAdjacentHTML('beforeend', data.lines.map(row).join(''));
+      const rows = (await res.text()).trim();
+      if (rows !== '') {
+        tail.insertAdjacentHTML('beforeend', rows);
+        localTimes(tail);
         while (tail.rows.length > 1000) tail.deleteRow(0);
         if (window.innerHeight + window.scrollY >= document.body.offsetHeight - 200) window.scrollTo(0, document.body.scrollHeight);
       }
-      tail.dataset.after = String(data.last_seq);
+      tail.dataset.after = res.headers.get('x-last-seq') || tail.dataset.after;
     } catch { /* next tick */ }
   }, 1500);
 }

@@ -11,6 +11,7 @@ const H = 140;
 const PAD = { left: 36, right: 8, top: 10, bottom: 20 };
 
 const fmt = (n: number): string => (n >= 1000 ? `${(n / 1000).toFixed(1)}k` : Number.isInteger(n) ? String(n) : n.toFixed(1));
+/** An axis label: HH:MM UTC as sent; admin.js shows it in the browser's zone (data-time). */
 const hhmm = (iso: string): string => iso.slice(11, 16);
 
 /** An area chart of one series over time; the y axis starts at 0. */
@@ -26,7 +27,7 @@ export function areaChart(title: string, points: Point[], color: string, unit = 
   const ticks = [0, max / 2, max].map((v) => `<text x="${PAD.left - 4}" y="${y(v) + 4}" text-anchor="end">${fmt(v)}</text>`
     + `<line x1="${PAD.left}" x2="${W - PAD.right}" y1="${y(v)}" y2="${y(v)}" class="grid"/>`).join('');
   const labels = points.length === 0 ? '' : [0, Math.floor((points.length - 1) / 2), points.length - 1]
-    .map((i, k) => `<text x="${x(i)}" y="${H - 4}" text-anchor="${['start', 'middle', 'end'][k]}">${hhmm(points[i]!.at)}</text>`).join('');
+    .map((i, k) => `<text x="${x(i)}" y="${H - 4}" text-anchor="${['start', 'middle', 'end'][k]}" data-time="${points[i]!.at}">${hhmm(points[i]!.at)}</text>`).join('');
   return raw(`<figure class="chart"><figcaption>${escapeHtml(title)} <b>${fmt(last)}${escapeHtml(unit)}</b></figcaption>
 <svg viewBox="0 0 ${W} ${H}" role="img" aria-label="${escapeHtml(title)}">${ticks}
 <path d="${area}" fill="${color}" fill-opacity="0.18"/><path d="${line}" fill="none" stroke="${color}" stroke-width="2"/>${labels}</svg></figure>`);

@@ -1,8 +1,8 @@
 // Feeds across shops: filters, a table whose progress bars move while feeds run, and one feed
 // with its counts, why it failed, and its item errors (table and CSV).
 import type { FeedJson, FeedSummaryJson } from '../../feeds/feeds.schemas.ts';
-import { csvLine } from '../../platform/csv-writer.ts';
-import { ago, html, qs, type Html } from './html.ts';
+import { csvLine } from '../csv-writer.ts';
+import { at, html, qs, shopName, type Html, type ShopNames } from './html.ts';
 
 export interface FeedFilters {
   shop?: number;
@@ -10,6 +10,8 @@ export interface FeedFilters {
   state?: string;
   sku?: string;
   since?: string;
+  /** The browser's offset from UTC when `since` was typed, minutes (getTimezoneOffset); none: UTC. */
+  tz?: number;
   page: number;
 }
 
@@ -36,20 +38,20 @@ const retryButton = (f: FeedSummaryJson): Html => {
     : html``;
 };
 
-export function feedsFragment(list: { count: number; results: FeedSummaryJson[] }, f: FeedFilters): Html {
+export function feedsFragment(list: { count: number; results: FeedSummaryJson[] }, f: FeedFilters, names: ShopNames): Html {
   const pages = Math.max(1, Math.ceil(list.count / PAGE_SIZE));
   return html`<p class="muted small">${list.count} feed${list.count === 1 ? '' : 's'}</p>
 <table class="feeds"><thead><tr><th>Feed</th><th>Shop</th><th>Type</th><th>State</th><th>Progress</th><th>Source</th><th>Created</th><th>Took</th><th></th></tr></thead>
 <tbody>${list.results.map((feed) => html`<tr data-feed="${feed.pk}" class="${feed.state === 'failed' ? 'bad' : ''}">
-<td><a href="/admin/feeds/${feed.pk}"><code>${feed.pk.slice(0, 8)}</code></a></td><td class="num">${feed.shop_pk}</td><td>${feed.type}</td>
-<td><span class="badge ${feed.state}">${feed.state}</span></td><td>${progress(feed)}</td><td>${feed.source}</td><td>${ago(feed.created_at)}</td>
+<td><a href="/admin/feeds/${feed.pk}"><code>${feed.pk.slice(0, 8)}</code></a></td><td>${shopName(names, feed.shop_pk)}</td><td>${feed.type}</td>
+<td><span class="badge ${feed.state}">${feed.state}</span></td><td>${progress(feed)}</td><td>${feed.source}</td><td>${at(feed.created_at)}</td>
 <td>${feed.finished_at === null || feed.started_at === null ? '–' : `${((Date.parse(feed.finished_at) - Date.parse(feed.started_at)) / 1000).toFixed(1)} s`}</td>
 <td>${retryButton(feed)}</td></tr>`)}</tbody></table>
 ${pages <= 1 ? '' : html`<nav class="filters">${f.page > 1 ? html`<a href="/admin/feeds${qs({ ...f, page: f.page - 1 })}">← newer</a>` : ''}
 <span class="muted">page ${f.page} of ${pages}</span>${f.page < pages ? html`<a href="/admin/feeds${qs({ ...f, page: f.page + 1 })}">older →</a>` : ''}</nav>`}`;
 }
 
-export function feedsBody(list: { count: number; results: FeedSummaryJson[] }, f: FeedFilters): Html {
+export function feedsBody(list: { count: number; results: FeedSummaryJson[] }, f: FeedFilters, names: ShopNames): Html {
   const opt = (values: string[], chosen: string | undefined) => values.map((v) => html`<option${chosen === v ? html` selected` : ''}>${v}</option>`);
   return html`<h1>Feeds</h1>
 <form class="filters" method="get" action="/admin/feeds">
@@ -57,21 +59,22 @@ export function feedsBody(list: { count: number; results: FeedSummaryJson[] }, f
 <label>Type <select name="type"><option value="">any</option>${opt(types, f.type)}</select></label>
 <label>State <select name="state"><option value="">any</option>${opt(states, f.state)}</select></label>
 <label>SKU <input name="sku" value="${f.sku ?? ''}" size="14"></label>
-<label>Since <input name="since" type="datetime-local" value="${f.since ?? ''}"></label>
+<label>Since (<span data-zone>UTC</span>) <input name="since" type="datetime-local" data-local-time value="${f.since ?? ''}"></label>
+<input type="hidden" name="tz" value="${f.tz ?? ''}">
 <button type="submit">Filter</button></form>
-<section id="feeds" data-live="/admin/feeds${qs({ ...f, page: f.page === 1 ? undefined : f.page, fragment: '1' })}" data-every="2000" data-every-active="250">${feedsFragment(list, f)}</section>`;
+<section id="feeds" data-live="/admin/feeds${qs({ ...f, page: f.page === 1 ? undefined : f.page, fragment: '1' })}" data-every="2000" data-every-active="250">${feedsFragment(list, f, names)}</section>`;
 }
 
 /** Rows of the error table shown on the page; the CSV has them all. */
 const SHOWN_ERRORS = 500;
 
-export function feedFragment(feed: FeedJson): Html {
+export function feedFragment(feed: FeedJson, names: ShopNames): Html {
   const errors = feed.result.errors;
   return html`<div class="split"><div class="card"><dl class="facts">
 <dt>State</dt><dd><span class="badge ${feed.state}" id="feed-state">${feed.state}</span> <small class="muted">(status ${feed.status})</small></dd>
-<dt>Shop</dt><dd>${feed.shop_pk}</dd><dt>Type</dt><dd>${feed.type}</dd><dt>Source</dt><dd>${feed.source}</dd>
+<dt>Shop</dt><dd>${shopName(names, feed.shop_pk)}</dd><dt>Type</dt><dd>${feed.type}</dd><dt>Source</dt><dd>${feed.source}</dd>
 ${feed.product_pk === null ? '' : html`<dt>Product</dt><dd>${feed.product_pk}${feed.variation_pk === null ? '' : ` / variation ${feed.variation_pk}`}</dd>`}
-<dt>Created</dt><dd>${feed.created_at} (${ago(feed.created_at)})</dd><dt>Started</dt><dd>${feed.started_at ?? '–'}</dd><dt>Finished</dt><dd>${feed.finished_at ?? '–'}</dd>
+<dt>Created</dt><dd>${at(feed.created_at)}</dd><dt>Started</dt><dd>${at(feed.started_at)}</dd><dt>Finished</dt><dd>${at(feed.finished_at)}</dd>
 </dl></div>
 <div class="card"><h3 style="margin-top:0">Items</h3>${progress(feed)}
 <dl class="facts" style="margin-top:.6rem"><dt>Total</dt><dd>${feed.counts.total}</dd><dt>Processed</dt><dd>${feed.counts.processed}</dd>
@@ -84,8 +87,8 @@ ${errors.length === 0 ? html`<p class="muted">No item errors.</p>` : html`<table
 ${errors.length > SHOWN_ERRORS ? html`<p class="muted">The first ${SHOWN_ERRORS} are shown; the CSV has all ${errors.length}.</p>` : ''}`}`;
 }
 
-export const feedBody = (feed: FeedJson): Html => html`<h1>Feed <code>${feed.pk}</code></h1>
-<section id="feed" data-live="/admin/feeds/${feed.pk}?fragment=1" data-every="5000" data-every-active="250">${feedFragment(feed)}</section>`;
+export const feedBody = (feed: FeedJson, names: ShopNames): Html => html`<h1>Feed <code>${feed.pk}</code></h1>
+<section id="feed" data-live="/admin/feeds/${feed.pk}?fragment=1" data-every="5000" data-every-active="250">${feedFragment(feed, names)}</section>`;
 
 /** CSV of a feed's item errors (CRLF rows; skus and messages made safe for spreadsheets). */
 export function errorsCsv(feed: FeedJson): string {

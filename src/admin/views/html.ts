@@ -34,14 +34,20 @@ export const raw = (s: string): Html => new Html(s);
 
 export const when = (cond: unknown, then: () => Html): Html => (cond ? then() : raw(''));
 
-/** "3 min ago" style age of an ISO time, for tables. */
-export function ago(iso: string | null | undefined, now = Date.now()): string {
-  if (iso === null || iso === undefined) return '–';
-  const s = Math.max(0, Math.round((now - Date.parse(iso)) / 1000));
-  if (s < 60) return `${s} s ago`;
-  if (s < 3600) return `${Math.round(s / 60)} min ago`;
-  if (s < 86_400) return `${Math.round(s / 3600)} h ago`;
-  return `${Math.round(s / 86_400)} d ago`;
+/** An API time as a Date: order times (YYYY-MM-DDThh:mm:ss) carry no zone and are UTC. */
+const instant = (iso: string): Date => new Date(/(Z|[+-]\d\d:?\d\d)$/i.test(iso) ? iso : `${iso}Z`);
+
+/** "2026-11-24 09:30:05 UTC": a time as the page is sent; the script shows it in the browser's zone. */
+export const utcText = (iso: string): string => `${instant(iso).toISOString().slice(0, 19).replace('T', ' ')} UTC`;
+
+/**
+ * Every time on the dashboard: <time datetime> with the UTC text, which admin.js rewrites in the
+ * browser's time zone (one Intl format everywhere); hovering shows the UTC time.
+ */
+export function at(iso: string | null | undefined): Html {
+  if (iso === null || iso === undefined || Number.isNaN(instant(iso).getTime())) return html`–`;
+  const utc = utcText(iso);
+  return html`<time datetime="${instant(iso).toISOString()}" title="${utc}">${utc}</time>`;
 }
 
 export const duration = (seconds: number): string =>
@@ -53,3 +59,10 @@ export const qs = (params: Record<string, string | number | undefined | null>): 
   const s = p.toString();
   return s === '' ? '' : `?${s}`;
 };
+
+/** Shop names by pk: tables show a shop by its name, its pk beside it. */
+export type ShopNames = ReadonlyMap<number, string>;
+
+export const shopName = (names: ShopNames, pk: number | null): Html => pk === null
+  ? html`<span class="muted">all shops</span>`
+  : html`<a href="/admin/shops#shop-${pk}" class="shop-name">${names.get(pk) ?? `Shop ${pk}`}</a> <small class="muted">#${pk}</small>`;

@@ -1,4 +1,5 @@
 // The frame of every dashboard page: navigation, the confirm dialog, the shared CSS and script.
+import type { Problem } from '../../http/problem.ts';
 import { html, type Html } from './html.ts';
 
 export type Section = 'overview' | 'feeds' | 'jobs' | 'connectors' | 'orders' | 'webhooks' | 'logs' | 'shops';
@@ -50,3 +51,11 @@ ${error === null ? '' : html`<p class="error" role="alert" id="login-error">${er
 <button type="submit">Log in</button>
 </form></main></body></html>`.value;
 }
+
+/** An error as a page: what went wrong, the request id to find its log lines, a way back. */
+export const errorBody = (p: Problem): Html => html`<div class="card error-page" data-status="${p.status}">
+<h1>${p.status === 404 ? 'Not found' : p.title}</h1>
+<p id="error-detail">${p.detail}</p>
+${p.errors === undefined ? '' : html`<ul>${p.errors.map((e) => html`<li><code>${e.pointer}</code> ${e.message}</li>`)}</ul>`}
+<p class="muted small">Status ${p.status} · <code>${p.code}</code> · request <a href="/admin/logs?request=${encodeURIComponent(p.request_id)}">${p.request_id}</a></p>
+<p><a href="/admin/" class="button">Back to the overview</a></p></div>`;

@@ -1,15 +1,31 @@
-// Logs: the recent lines of this process with filters; the script tails new lines live.
+// Logs: the recent lines of every process (log_lines) with filters; the script tails new rows,
+// rendered here too (?fragment=1&after=<seq>).
 import type { LogQueryT, LogsOut } from '../admin.schemas.ts';
-import { html, type Html } from './html.ts';
+import { at, html, qs, type Html } from './html.ts';
 
 const levels = ['trace', 'debug', 'info', 'warn', 'error', 'fatal'];
-const ID_KEYS = ['reqId', 'feedPk', 'runId', 'jobId', 'connector', 'job'];
+
+/** A request's line: method, path, status and time taken, in one glance. */
+const requestOf = (f: Record<string, unknown>): Html | '' => typeof f.method === 'string' && typeof f.path === 'string'
+  ? html`<code class="req">${f.method} ${f.path}</code> <span class="badge ${Number(f.status) >= 500 ? 'error' : Number(f.status) >= 400 ? 'warn' : 'info'}">${String(f.status)}</span> <small>${String(f.ms)} ms</small> `
+  : '';
+
+const idLinks = (f: Record<string, unknown>): Html[] => {
+  const links: Html[] = [];
+  const add = (value: unknown, param: string, label: string) => {
+    if (typeof value === 'string' || typeof value === 'number') links.push(html`<a href="/admin/logs${qs({ [param]: String(value) })}">${label} ${String(value).slice(0, 12)}</a> `);
+  };
+  add(f.reqId, 'request', 'request');
+  add(f.feedPk, 'feed', 'feed');
+  add(f.runId, 'run', 'run');
+  add(f.jobId, 'job', 'job');
+  return links;
+};
 
 export const logRow = (l: LogsOut['lines'][number]): Html => {
-  const ids = ID_KEYS.filter((k) => l.fields[k] !== undefined).map((k) => `${k}=${String(l.fields[k])}`).join(' ');
-  const { service: _s, pid: _p, hostname: _h, ...rest } = l.fields;
-  return html`<tr class="lvl-${l.level}" data-seq="${l.seq}"><td class="nowrap">${l.time.slice(11, 23)}</td><td><span class="badge ${l.level}">${l.level}</span></td>
-<td class="wrap">${l.msg}<small class="muted ids">${ids}</small></td><td><details><summary>fields</summary><pre>${JSON.stringify(rest, null, 1)}</pre></details></td></tr>`;
+  const { service: _s, ...rest } = l.fields;
+  return html`<tr class="lvl-${l.level}" data-seq="${l.seq}"><td class="nowrap">${at(l.time)}</td><td><span class="badge ${l.level}">${l.level}</span></td>
+<td class="wrap">${requestOf(l.fields)}${requestOf(l.fields) !== '' && l.msg === 'request' ? '' : l.msg}<small class="muted ids">${idLinks(l.fields)}${typeof l.fields.hostname === 'string' ? `${l.fields.hostname}:${String(l.fields.pid ?? '')}` : ''}</small></td><td><details><summary>fields</summary><pre>${JSON.stringify(rest, null, 1)}</pre></details></td></tr>`;
 };
 
 export function logsBody(query: LogQueryT, logs: LogsOut): Html {
@@ -17,11 +33,12 @@ export function logsBody(query: LogQueryT, logs: LogsOut): Html {
     html`<label>${label} <input name="${name}" value="${query[name] ?? ''}" size="14"></label>`;
   return html`<h1>Logs</h1>
 <form class="filters" method="get" action="/admin/logs" id="log-filters">
-<label>Level <select name="level"><option value="">any</option>${levels.map((l) => html`<option${query.level === l ? html` selected` : ''}>${l}</option>`)}</select></label>
-${field('feed', 'Feed')} ${field('run', 'Run')} ${field('request', 'Request')} ${field('job', 'Job')} ${field('q', 'Text')}
+<label>Level <select name="level"><option value="">any</option>${levels.map((l) => html`<option${query.level === l ? html` selected` : ''} value="${l}">${l} and above</option>`)}</select></label>
+${field('request', 'Request id')} ${field('feed', 'Feed')} ${field('run', 'Connector run')} ${field('job', 'Job')} ${field('q', 'Text')}
 <button type="submit">Filter</button> <label class="inline"><input type="checkbox" id="follow" checked> live</label>
 </form>
-<p class="muted small">The last ${logs.capacity} lines of this process are kept in memory; stdout has them all.</p>
-<table class="logs"><thead><tr><th>Time (UTC)</th><th>Level</th><th>Message</th><th></th></tr></thead>
-<tbody id="log-lines" data-tail="/admin/api/logs" data-after="${logs.last_seq}">${logs.lines.map(logRow)}</tbody></table>`;
+<p class="muted small">Lines of every process (API, workers, scheduler); the newest ${logs.capacity.toLocaleString('en')} are kept in the database, stdout has them all.${logs.dropped === 0 ? '' : ` This process could not store ${logs.dropped} lines (the database was away).`}</p>
+<table class="logs"><thead><tr><th>Time</th><th>Level</th><th>Message</th><th></th></tr></thead>
+<tbody id="log-lines" data-tail="/admin/logs" data-after="${logs.last_seq}">${logs.lines.map(logRow)}</tbody></table>
+${logs.lines.length === 0 ? html`<p class="muted" id="no-lines">No line matches.</p>` : ''}`;
 }

@@ -1,7 +1,7 @@
 // Overview: the figures an admin checks first, and the last hours as charts.
 import type { OverviewOut } from '../admin.schemas.ts';
 import { areaChart, stackedBar } from './charts.ts';
-import { duration, html, type Html } from './html.ts';
+import { at, duration, html, type Html } from './html.ts';
 
 const stateColors: Record<string, string> = { queued: '#94a3b8', processing: '#3b82f6', done: '#16a34a', failed: '#dc2626' };
 
@@ -11,7 +11,7 @@ export function overviewFragment(o: OverviewOut): Html {
   return html`
 <div class="cards">
   <div class="card stat"><span>Shops</span><b>${o.shops}</b><small>${o.active_keys} active keys</small></div>
-  <div class="card stat"><span>Jobs waiting</span><b>${o.jobs.waiting}</b><small>${o.jobs.waiting === 0 ? "none waiting" : `oldest ${duration(o.jobs.oldest_age_seconds)}`}</small></div>
+  <div class="card stat" id="jobs-waiting"><span>Jobs waiting</span><b>${o.jobs.waiting}</b><small>${o.jobs.waiting === 0 ? "none waiting" : `oldest ${duration(o.jobs.oldest_age_seconds)}`}</small></div>
   <div class="card stat"><span>Jobs running</span><b>${o.jobs.active}</b></div>
   <div class="card stat ${o.jobs.dead > 0 ? 'bad' : ''}"><span>Failed jobs</span><b><a href="/admin/jobs">${o.jobs.dead}</a></b><small>in dead-letter queues</small></div>
   ${html`<div class="card stat"><span>Feeds running</span><b><a href="/admin/feeds?state=processing">${feedStates.processing ?? 0}</a></b><small>${feedStates.queued ?? 0} queued</small></div>
@@ -30,7 +30,7 @@ ${html`<h2>Feeds by state (30 days)</h2>${stackedBar(Object.entries(feedStates).
 <table><thead><tr><th>Queue</th><th class="num">Waiting</th><th class="num">Running</th><th class="num">Failed</th><th class="num">Oldest waiting</th></tr></thead>
 <tbody>${o.queues.map((q) => html`<tr class="${q.dead && q.queued > 0 ? 'bad' : ''}"><td><a href="/admin/jobs?queue=${encodeURIComponent(q.name)}">${q.name}</a></td>
 <td class="num">${q.queued}</td><td class="num">${q.active}</td><td class="num">${q.failed}</td><td class="num">${q.queued > 0 ? duration(q.oldest_age_seconds) : '–'}</td></tr>`)}</tbody></table>
-<p class="muted small">Updated ${o.generated_at.slice(11, 19)} UTC · charts cover the last ${Math.round((o.charts.queue_depth.length * step) / 60)} h</p>`;
+<p class="muted small">Updated ${at(o.generated_at)} · charts cover the last ${Math.round((o.charts.queue_depth.length * step) / 60)} h</p>`;
 }
 
 export const overviewBody = (o: OverviewOut): Html => html`<h1>Overview</h1>

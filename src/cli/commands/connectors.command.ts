@@ -2,9 +2,8 @@
 // run now, here, under the connector's lock (works whether or not the daemon runs).
 import type { ConnectorRun } from '../../connectors/host/connectors.schemas.ts';
 import type { CliContext } from '../context.ts';
-import { withServices } from '../context.ts';
+import { CliError, withServices } from '../context.ts';
 import { table } from '../output.ts';
-import { UsageError } from '../usage.ts';
 
 const summary = (r: ConnectorRun): string => {
   const counts = Object.entries(r.counts).map(([k, v]) => `${k}=${v}`).join(' ') || 'no counts';
@@ -12,30 +11,24 @@ const summary = (r: ConnectorRun): string => {
   return `run ${r.id} of ${r.connector}: ${r.outcome} in ${r.duration_ms ?? '?'} ms; ${counts}; feeds: ${r.feed_pks.join(', ') || 'none'}${r.error === null ? '' : `\nerror: ${r.error}`}${waits}`;
 };
 
-export async function connectorsCommand(ctx: CliContext, [sub, name]: string[]): Promise<number> {
-  if (sub === 'list') {
-    const connectors = await withServices(ctx, (s) => s.connectors.list({ lastRuns: 1 }));
-    const rows = connectors.map((c) => {
-      const last = c.last_runs[0];
-      return { name: c.name, type: c.type, shop_pk: c.shop_pk, schedule: c.schedule, enabled: c.enabled, throttled_until: c.throttled_until, last_run: last?.started_at ?? null, outcome: last?.outcome ?? null, error: last?.error?.slice(0, 60) ?? null };
-    });
-    ctx.out.result({ connectors }, table(rows, ['name', 'type', 'shop_pk', 'schedule', 'enabled', 'throttled_until', 'last_run', 'outcome', 'error']));
-    return 0;
+export async function connectorsList(ctx: CliContext): Promise<number> {
+  const connectors = await withServices(ctx, (s) => s.connectors.list({ lastRuns: 1 }));
+  const rows = connectors.map((c) => {
+    const last = c.last_runs[0];
+    return { name: c.name, type: c.type, shop_pk: c.shop_pk, schedule: c.schedule, enabled: c.enabled, throttled_until: c.throttled_until, last_run: last?.started_at ?? null, outcome: last?.outcome ?? null, error: last?.error?.slice(0, 60) ?? null };
+  });
+  ctx.out.result({ connectors }, table(rows, ['name', 'type', 'shop_pk', 'schedule', 'enabled', 'throttled_until', 'last_run', 'outcome', 'error']));
+  return 0;
+}
+
+export async function connectorsRun(ctx: CliContext, [name]: unknown[]): Promise<number> {
+  const result = await withServices(ctx, (s) => s.connectors.execute({ name: name as string, trigger: 'cli' }));
+  if (result.status !== 'done') {
+    const throttled = result.status === 'throttled';
+    throw new CliError(throttled ? 'connector_throttled' : 'connector_busy', throttled
+      ? `connector ${String(name)} is throttled: its remote API asked to wait (Retry-After) until ${result.until.toISOString()}; not run`
+      : `connector ${String(name)} is running elsewhere (the daemon or another command); try again when it ends`, 1);
   }
-  if (sub === 'run') {
-    if (name === undefined) throw new UsageError('connectors run needs the connector name (see connectors list)');
-    const result = await withServices(ctx, (s) => s.connectors.execute({ name, trigger: 'cli' }));
-    if (result.status !== 'done') {
-      const throttled = result.status === 'throttled';
-      const message = throttled
-        ? `connector ${name} is throttled: its remote API asked to wait (Retry-After) until ${result.until.toISOString()}; not run`
-        : `connector ${name} is running elsewhere (the daemon or another command); try again when it ends`;
-      if (ctx.out.json) process.stdout.write(`${JSON.stringify({ error: { code: throttled ? 'connector_throttled' : 'connector_busy', message } })}\n`);
-      process.stderr.write(`waybill: ${message}\n`);
-      return 1;
-    }
-    ctx.out.result({ run: result.run }, summary(result.run));
-    return result.run.outcome === 'succeeded' ? 0 : 1;
-  }
-  throw new UsageError('connectors needs a subcommand: list or run <name>');
+  ctx.out.result({ run: result.run }, summary(result.run));
+  return result.run.outcome === 'succeeded' ? 0 : 1;
 }

@@ -1,15 +1,14 @@
 // waybill start [--role all|api|worker|scheduler]: the daemon, until SIGTERM/SIGINT.
-import { LogBuffer } from '../../admin/log-buffer.ts';
 import { createLogger } from '../../logger.ts';
-import { startDaemon, roles, type Role } from '../../main.ts';
+import { LogSink } from '../../logs/log-sink.ts';
+import { startDaemon, type Role } from '../../main.ts';
 import type { CliContext } from '../context.ts';
-import { UsageError } from '../usage.ts';
 
-export async function startCommand(ctx: CliContext, options: { role?: string }): Promise<number> {
+export async function startCommand(ctx: CliContext, _args: unknown[], options: { role?: string }): Promise<number> {
+  // commander has checked it against roles.
   const role = (options.role ?? 'all') as Role;
-  if (!roles.includes(role)) throw new UsageError(`--role must be one of ${roles.join(', ')} (got "${role}")`);
-  // The same JSON lines go to stdout and to the admin log view's in-memory buffer.
-  const logs = new LogBuffer();
+  // The same JSON lines go to stdout and, in batches, to the database (the dashboard's Logs page).
+  const logs = new LogSink();
   const logger = createLogger({ level: ctx.config.logLevel, streams: [{ level: 'trace', stream: logs }] });
   ctx = { ...ctx, logger };
   // Signals are heard from the start: one that arrives while the daemon starts (it already

@@ -1,12 +1,16 @@
 // The WAYBILL_CONNECTORS file: read once at start-up, each entry validated against the
 // registry (type known, options per the type's schema, cron expression). Every problem is
 // reported at once, each named by entry and field; a missing file means no connectors.
+// Folder options (marked `'x-folder': true` in a type's schema, like catalog-file's inbox) are
+// read relative to the file's own folder, so a copied example works wherever it is started from;
+// a relative one is created when missing.
 import fs from 'node:fs';
+import path from 'node:path';
 import cron from 'node-cron';
 import { Type, type TSchema } from 'typebox';
 import { Value } from 'typebox/value';
 import { ConfigError, secretFromEnv } from '../../config.ts';
-import type { AnyConnectorDefinition } from './contract.ts';
+import type { AnyConnectorDefinition } from '../../../connectors/sdk/index.ts';
 
 export const NAME_PATTERN = '^[a-z0-9][a-z0-9_-]{0,62}$';
 
@@ -49,8 +53,16 @@ const schemaProblems = (schema: TSchema, value: unknown, prefix: string, where: 
     return `${where}: ${field(prefix, e.instancePath)}: ${e.message}`;
   });
 
-/** Validates the parsed file against the registry; returns the instances or throws a ConfigError listing every problem. */
-export function parseConnectorsConfig(raw: unknown, registry: readonly AnyConnectorDefinition[], source: string, env?: Env): ConnectorInstance[] {
+/** The options a type's schema marks as folders. */
+const folderOptions = (schema: TSchema): string[] =>
+  Object.entries((schema as { properties?: Record<string, Record<string, unknown>> }).properties ?? {})
+    .filter(([, property]) => property['x-folder'] === true).map(([key]) => key);
+
+/**
+ * Validates the parsed file against the registry; returns the instances or throws a ConfigError
+ * listing every problem. Relative folder options resolve against baseDir (the file's folder).
+ */
+export function parseConnectorsConfig(raw: unknown, registry: readonly AnyConnectorDefinition[], source: string, env?: Env, baseDir = process.cwd()): ConnectorInstance[] {
   const problems: string[] = [];
   const entries = (raw as { connectors?: unknown } | null)?.connectors;
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw) || !Array.isArray(entries)) {
@@ -84,6 +96,9 @@ export function parseConnectorsConfig(raw: unknown, registry: readonly AnyConnec
     }
     const options = Value.Default(definition.options, structuredClone(e.options ?? {})) as Record<string, unknown>;
     problems.push(...schemaProblems(definition.options, options, 'options', where));
+    for (const key of folderOptions(definition.options)) {
+      if (typeof options[key] === 'string') options[key] = path.resolve(baseDir, options[key]);
+    }
     // Secrets are named by env var (`*_env` options): a variable that is not set is named now, not at 3 a.m.
     for (const [key, value] of Object.entries(options)) {
       if (key.endsWith('_env') && typeof value === 'string' && secretFromEnv(value, env) === undefined) {
@@ -111,5 +126,23 @@ export function loadConnectorsFile(file: string, registry: readonly AnyConnector
   } catch (error) {
     throw new ConfigError([`WAYBILL_CONNECTORS (${file}): is not valid JSON: ${(error as Error).message}`]);
   }
-  return parseConnectorsConfig(raw, registry, `WAYBILL_CONNECTORS (${file})`, env);
+  const source = `WAYBILL_CONNECTORS (${file})`;
+  const instances = parseConnectorsConfig(raw, registry, source, env, path.dirname(path.resolve(file)));
+  const entries = (raw as { connectors: { options?: Record<string, unknown> }[] }).connectors;
+  const problems: string[] = [];
+  instances.forEach((inst, i) => {
+    for (const key of folderOptions(inst.definition.options)) {
+      // Only a relative folder (one next to the file, like the example's) is made: a missing
+      // absolute one is more likely a typo or an unmounted share, and its runs say so.
+      const given = entries[i]?.options?.[key];
+      if (typeof given !== 'string' || path.isAbsolute(given)) continue;
+      try {
+        fs.mkdirSync(inst.options[key] as string, { recursive: true });
+      } catch (error) {
+        problems.push(`${source}: connectors[${i}] "${inst.name}": options.${key}: cannot create ${String(inst.options[key])}: ${(error as Error).message}`);
+      }
+    }
+  });
+  if (problems.length > 0) throw new ConfigError(problems);
+  return instances;
 }

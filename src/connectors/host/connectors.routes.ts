@@ -4,11 +4,11 @@
 // plugin (e.g. POST /webhooks/carriers/{name}/ for carrier tracking).
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { baseUrl } from '../../http/base-url.ts';
+import { baseUrl } from '../../system/base-url.ts';
 import { allowOnly } from '../../http/plugins/methods.ts';
 import { problemResponse } from '../../http/plugins/problem-responses.ts';
-import { jsonText } from '../../platform/json-text.ts';
-import type { Services } from '../../services.ts';
+import { jsonText } from '../../http/json-text.ts';
+import type { ConnectorService } from './connectors.service.ts';
 
 export interface ReceiverRoute {
   /** Fastify path with a `:name` parameter (the connector instance). */
@@ -20,7 +20,7 @@ export interface ReceiverRoute {
 }
 
 export interface ReceiverRoutesOptions {
-  services: Services;
+  services: { connectors: ConnectorService };
   publicUrl: string | undefined;
   routes: ReceiverRoute[];
 }

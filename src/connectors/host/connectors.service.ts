@@ -7,22 +7,26 @@ import { AppError, isTransient, notFound, unavailable } from '../../errors.ts';
 import type { JobSender } from '../../jobs/job-map.ts';
 import type { Logger } from '../../logger.ts';
 import { metrics } from '../../metrics/metrics.ts';
-import type { Services } from '../../services.ts';
-import { connectorTypes } from '../../../connectors/registry.ts';
+import { contentHash } from '../../catalog/content-hash.ts';
+import { ThrottledError, userError, type AnyConnectorDefinition, type ConnectorContext, type DeltaStore, type ProcessedStore, type ReceiverContext, type ReceiverRequest, type ReceiverResponse, type RunReport } from '../../../connectors/sdk/index.ts';
 import { loadConnectorsFile, type ConnectorInstance } from './config-file.ts';
-import { ThrottledError, userError, type AnyConnectorDefinition, type ConnectorContext, type DeltaStore, type ProcessedStore, type ReceiverContext, type ReceiverRequest, type ReceiverResponse, type RunReport } from './contract.ts';
 import type { ConnectorRun, ConnectorSummary, RunNowResult, RunTrigger } from './connectors.schemas.ts';
+import { once, type ClaimStore } from '../../idempotency/claims.ts';
 import * as repo from './connectors.repository.ts';
-import { contentHash, createReport, tickJobId } from './run-context.ts';
+import type { PortFactory } from './ports.ts';
+import { createReport, tickJobId } from './run-context.ts';
 
 export interface ConnectorServiceDeps {
   db: Db;
   jobs: JobSender;
-  config: Config;
+  config: Pick<Config, 'connectorsFile'>;
   logger: Logger;
-  /** All services, for connectors' contexts (built after this one, hence a getter). */
-  services: () => Services;
-  registry?: readonly AnyConnectorDefinition[];
+  /** The connector types this daemon knows (connectors/index.ts, given by main.ts). */
+  types: readonly AnyConnectorDefinition[];
+  /** The catalog, tracking and http ports of each instance's context (ports.ts). */
+  ports: PortFactory;
+  /** {base_url} of the feeds runs create outside a request (PUBLIC_URL, else http://HOST:PORT). */
+  baseUrl: string;
   /** Instances given directly (tests); default: read config.connectorsFile on first use. */
   instances?: ConnectorInstance[];
 }
@@ -46,6 +50,9 @@ export type ExecuteResult =
   | { status: 'disabled' }
   /** The remote API asked to wait (Retry-After) until then: not run. */
   | { status: 'throttled'; until: Date };
+
+/** Days a pushed delivery's receipt is kept: Standard Webhooks senders retry for about 3 days. */
+export const RECEIPT_DAYS = 7;
 
 type RunRow = Awaited<ReturnType<typeof repo.listRuns>>[number];
 
@@ -81,7 +88,7 @@ export class ConnectorService {
   /** Reads and validates the connectors file (once); throws a ConfigError naming each bad entry and field. */
   load(): ConnectorInstance[] {
     if (this.#instances === null) {
-      const list = loadConnectorsFile(this.#deps.config.connectorsFile, this.#deps.registry ?? connectorTypes);
+      const list = loadConnectorsFile(this.#deps.config.connectorsFile, this.#deps.types);
       this.#instances = new Map(list.map((i) => [i.name, i]));
     }
     return [...this.#instances.values()];
@@ -92,11 +99,6 @@ export class ConnectorService {
     const inst = this.#instances!.get(name);
     if (inst === undefined) throw notFound(`Connector ${name}`);
     return inst;
-  }
-
-  get baseUrl(): string {
-    const { publicUrl, host, port } = this.#deps.config;
-    return publicUrl ?? `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
   }
 
   async list(options: { lastRuns?: number } = {}): Promise<ConnectorSummary[]> {
@@ -140,18 +142,6 @@ export class ConnectorService {
     return this.get(name);
   }
 
-  /** Lets each enabled instance load what its first run needs (ConnectorDefinition.prepare), in this process. */
-  async prepare(): Promise<void> {
-    for (const inst of this.load()) {
-      if (inst.definition.prepare === undefined || !(await this.isEnabled(inst.name))) continue;
-      try {
-        inst.definition.prepare(inst.options);
-      } catch (error) {
-        this.#log.warn({ err: error, connector: inst.name }, 'connector could not prepare; its runs start without it');
-      }
-    }
-  }
-
   /** Until when the remote API asked this connector to wait (Retry-After); null: it may run. */
   async throttledUntil(name: string): Promise<Date | null> {
     return (await repo.throttledUntil(this.#deps.db, [name])).get(name) ?? null;
@@ -169,7 +159,7 @@ export class ConnectorService {
   /** One cron tick: queues the run of that tick (once across replicas: the job id is the tick's). */
   async tick(name: string, at: Date): Promise<boolean> {
     if (!(await this.isEnabled(name)) || (await this.throttledUntil(name)) !== null) return false;
-    const id = await this.#deps.jobs.send(this.#deps.db, 'connector.run', { name, trigger: 'schedule', scheduledFor: at.toISOString() }, { singletonKey: name, id: tickJobId(name, at) });
+    const id = await this.#deps.jobs.send(this.#deps.db, 'connector.run', { name, trigger: 'schedule', scheduledFor: at.toISOString() }, { singletonKey: name, id: tickJobId(`connector.run:${name}`, at) });
     return id !== null;
   }
 
@@ -222,9 +212,9 @@ export class ConnectorService {
     if (!(await this.isEnabled(name))) throw new AppError('connector_disabled', 503, `Connector ${name} is disabled; retry later.`, { headers: { 'retry-after': '60' } });
     const report = createReport();
     const log = this.#log.child({ connector: name, receiver });
-    const base = this.#context(inst, { runId: 0, log, report, signal: new AbortController().signal });
+    const base = this.#context(inst, { runId: 0, log, report, signal: new AbortController().signal, baseUrl: request.baseUrl });
     const { signal: _signal, ...rest } = base;
-    const ctx: ReceiverContext = { ...rest, baseUrl: request.baseUrl, once: (key, fn) => this.#once(name, key, fn) };
+    const ctx: ReceiverContext = { ...rest, once: (key, fn) => this.#once(name, key, fn) };
     const reply = await handler(request, ctx);
     // A pushed request that did work is a run too: the admin sees its counts and feeds.
     if (reply.status < 300 && (report.feeds.length > 0 || Object.keys(report.counts).length > 0)) {
@@ -235,40 +225,41 @@ export class ConnectorService {
     return reply;
   }
 
+  /** Handles a pushed delivery once per key (its webhook-id), through the shared claim/replay. */
   async #once(connector: string, key: string, fn: () => Promise<ReceiverResponse>): Promise<ReceiverResponse> {
-    const db = this.#deps.db;
-    // A duplicate that arrives while the first delivery is still being handled waits for it
-    // (up to 30 s) and answers the same reply; if the first failed, this one takes over.
-    const deadline = Date.now() + 30_000;
-    for (let delay = 20; !(await repo.claimReceipt(db, connector, key)); delay = Math.min(delay * 2, 500)) {
-      const first = await repo.getReceipt(db, connector, key);
-      if (first !== undefined && first.status !== null) {
-        return { status: first.status, headers: { ...first.headers, 'idempotent-replayed': 'true' }, body: first.body ?? undefined };
-      }
-      if (Date.now() > deadline) {
-        throw new AppError('delivery_in_progress', 409, `Delivery ${key} is being handled; retry shortly.`, { headers: { 'retry-after': '5' } });
-      }
-      await new Promise((r) => setTimeout(r, delay));
-    }
-    try {
-      const reply = await fn();
-      // Only work done is remembered; a refused delivery may be fixed and sent again.
-      if (reply.status < 300) await repo.finishReceipt(db, connector, key, { status: reply.status, headers: reply.headers ?? {}, body: reply.body });
-      else await repo.releaseReceipt(db, connector, key);
-      return reply;
-    } catch (error) {
-      await repo.releaseReceipt(db, connector, key).catch(() => undefined);
-      throw error;
-    }
+    const { reply, replayed } = await once(this.#receipt(connector, key), {
+      inFlight: () => new AppError('delivery_in_progress', 409, `Delivery ${key} is being handled; retry shortly.`, { headers: { 'retry-after': '5' } }),
+    }, async () => {
+      const r = await fn();
+      return { status: r.status, headers: r.headers ?? {}, body: r.body };
+    });
+    if (!replayed) return reply;
+    return { status: reply.status, headers: { ...reply.headers, 'idempotent-replayed': 'true' }, body: reply.body ?? undefined };
   }
 
-  /** Deletes receipts older than `days` (default 7: Standard Webhooks senders retry for about 3 days). */
-  async pruneReceipts(days = 7): Promise<number> {
+  #receipt(connector: string, key: string): ClaimStore<unknown> {
+    const db = this.#deps.db;
+    return {
+      claim: () => repo.claimReceipt(db, connector, key),
+      find: async () => {
+        const row = await repo.getReceipt(db, connector, key);
+        if (row === undefined) return undefined;
+        return { fingerprint: null, reply: row.status === null ? null : { status: row.status, headers: row.headers ?? {}, body: row.body } };
+      },
+      // A receipt leaves only when pruned (prune.receipts): until then its delivery is replayed.
+      dropExpired: async () => undefined,
+      save: async (reply) => void (await repo.finishReceipt(db, connector, key, reply)),
+      release: async () => void (await repo.releaseReceipt(db, connector, key)),
+    };
+  }
+
+  /** Deletes receipts older than `days` (default RECEIPT_DAYS). */
+  async pruneReceipts(days = RECEIPT_DAYS): Promise<number> {
     const r = await repo.pruneReceipts(this.#deps.db, new Date(Date.now() - days * 86_400_000));
     return Number(r[0]?.numDeletedRows ?? 0);
   }
 
-  #context(inst: ConnectorInstance, run: { runId: number; log: Logger; report: RunReport; signal: AbortSignal }): ConnectorContext {
+  #context(inst: ConnectorInstance, run: { runId: number; log: Logger; report: RunReport; signal: AbortSignal; baseUrl?: string }): ConnectorContext {
     const db = this.#deps.db;
     const name = inst.name;
     const delta: DeltaStore = {
@@ -302,12 +293,11 @@ export class ConnectorService {
         if (value === undefined) throw userError(`The environment variable ${envName} (a secret of connector ${name}) is not set.`);
         return value;
       },
-      services: this.#deps.services(),
+      ...this.#deps.ports({ name, shopPk: inst.shopPk, baseUrl: run.baseUrl ?? this.#deps.baseUrl }),
       report: run.report,
       delta,
       processed,
       runId: run.runId,
-      baseUrl: this.baseUrl,
     };
   }
 }

@@ -1,6 +1,6 @@
-// Pieces of a connector's context that hold no rules: the run report and content hashing.
-import { createHash, hash } from 'node:crypto';
-import type { RunReport } from './contract.ts';
+// Pieces of a connector's context that hold no rules: the run report and the tick's job id.
+import { createHash } from 'node:crypto';
+import type { RunReport } from '../../../connectors/sdk/index.ts';
 
 export function createReport(): RunReport {
   const counts: Record<string, number> = {};
@@ -17,76 +17,14 @@ export function createReport(): RunReport {
   };
 }
 
-/** JSON with object keys sorted at every level (undefined members dropped): one text per content. */
-export function canonicalJson(value: unknown): string {
-  // Most values (a CSV's products, built in sorted field order) are already canonical: then
-  // the native JSON.stringify gives the same text, several times faster.
-  return isCanonical(value) ? JSON.stringify(value) ?? 'null' : sortedJson(value);
-}
-
-const plainProto = Object.prototype;
-
 /**
- * True when JSON.stringify(value) is the canonical text: plain objects whose keys are already
- * in sorted order, arrays, and JSON primitives only (no undefined in arrays, no toJSON).
+ * A deterministic UUID for one cron tick of one scheduled job (`connector.run:<name>`,
+ * `prune.feeds`...): every replica sends the same job id for the same tick, and the queue keeps
+ * the first (insert ... on conflict do nothing).
  */
-function isCanonical(value: unknown): boolean {
-  if (value === null) return true;
-  const t = typeof value;
-  if (t === 'string' || t === 'number' || t === 'boolean') return true;
-  if (t !== 'object') return false;
-  if (Array.isArray(value)) {
-    for (let i = 0; i < value.length; i++) if (!isCanonical(value[i])) return false;
-    return true;
-  }
-  const proto = Object.getPrototypeOf(value) as unknown;
-  if (proto !== plainProto && proto !== null) return false;
-  const o = value as Record<string, unknown>;
-  let before: string | null = null;
-  for (const k in o) {
-    // for-in on a plain object: own keys in Object.keys order (integer-like keys first, which
-    // a sorted order may not have; the comparison catches it).
-    if (before !== null && !(before < k)) return false;
-    const v = o[k];
-    if (v !== undefined && !isCanonical(v)) return false;
-    before = k;
-  }
-  return true;
-}
-
-function sortedJson(value: unknown): string {
-  if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null';
-  // Plain loops and += (no intermediate arrays): this runs once per product of every file.
-  if (Array.isArray(value)) {
-    let s = '[';
-    for (let i = 0; i < value.length; i++) s += (i === 0 ? '' : ',') + canonicalJson(value[i]);
-    return `${s}]`;
-  }
-  const o = value as Record<string, unknown>;
-  let s = '{';
-  let first = true;
-  for (const k of Object.keys(o).sort()) {
-    const v = o[k];
-    if (v === undefined) continue;
-    s += `${first ? '' : ','}${JSON.stringify(k)}:${canonicalJson(v)}`;
-    first = false;
-  }
-  return `${s}}`;
-}
-
-/** sha256 hex of a canonicalJson text. */
-export const hashOfCanonical = (json: string): string => hash('sha256', json, 'hex');
-
-/** sha256 hex of a product's normalized content. */
-export const contentHash = (product: unknown): string => hashOfCanonical(canonicalJson(product));
-
-/**
- * A deterministic UUID for one cron tick of one connector: every replica sends the same job
- * id for the same tick, and the queue keeps the first (insert ... on conflict do nothing).
- */
-export function tickJobId(connector: string, tick: Date): string {
+export function tickJobId(job: string, tick: Date): string {
   const at = new Date(Math.floor(tick.getTime() / 1000) * 1000).toISOString();
-  const h = createHash('sha256').update(`connector.run:${connector}@${at}`).digest('hex');
+  const h = createHash('sha256').update(`${job}@${at}`).digest('hex');
   // Version 8 (custom) and the RFC 4122 variant bits, so it is a well-formed UUID.
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-8${h.slice(13, 16)}-${((parseInt(h.slice(16, 18), 16) & 0x3f) | 0x80).toString(16)}${h.slice(18, 20)}-${h.slice(20, 32)}`;
 }

@@ -1,48 +1,66 @@
-// The scheduler role's cron: each connector's ticks become connector.run jobs. Every replica
-// ticks; the job id derived from (connector, tick) makes the queue keep one job per tick, and
-// the exclusive queue policy keeps a tick from doubling a run still going.
+// The scheduler role's cron (node-cron), the one scheduler of everything periodic: each
+// connector's ticks become connector.run jobs, each maintenance job's ticks (maintenanceSchedules
+// in job-map.ts) its job. Every replica ticks; the job id derived from (job, tick) makes the
+// queue keep one job per tick, and the exclusive queue policy keeps a connector tick from
+// doubling a run still going.
 import fs from 'node:fs';
 import path from 'node:path';
 import cron, { type ScheduledTask } from 'node-cron';
+import type { Executor } from '../../db/database.ts';
+import { maintenanceSchedules, type JobName, type JobSender } from '../../jobs/job-map.ts';
 import type { Logger } from '../../logger.ts';
 import type { ConnectorService } from './connectors.service.ts';
+import { tickJobId } from './run-context.ts';
 
-export interface ConnectorScheduler {
+export interface SchedulerDeps {
+  connectors: ConnectorService;
+  jobs: JobSender;
+  db: Executor;
+  logger: Logger;
+}
+
+export interface Scheduler {
   /** Names of the connectors with a schedule. */
-  readonly scheduled: string[];
+  readonly connectors: string[];
+  /** The maintenance jobs ticked. */
+  readonly maintenance: JobName[];
   stop(): Promise<void>;
 }
 
-export function startConnectorScheduler(connectors: ConnectorService, logger: Logger): ConnectorScheduler {
-  const log = logger.child({ component: 'connector-scheduler' });
+/** Queues a maintenance job for one tick; false when a replica queued it already. */
+export async function queueMaintenanceTick({ jobs, db }: Pick<SchedulerDeps, 'jobs' | 'db'>, name: keyof typeof maintenanceSchedules, at: Date): Promise<boolean> {
+  return (await jobs.send(db, name, {}, { id: tickJobId(name, at) })) !== null;
+}
+
+export function startScheduler(deps: SchedulerDeps): Scheduler {
+  const { connectors } = deps;
+  const log = deps.logger.child({ component: 'scheduler' });
   const tasks: ScheduledTask[] = [];
   const pending = new Set<Promise<unknown>>();
-  for (const inst of connectors.load()) {
-    if (inst.schedule === null) continue;
-    const name = inst.name;
-    const task = cron.schedule(inst.schedule, ({ date }) => {
+  const every = (expression: string, name: string, tick: (at: Date) => Promise<boolean>): void => {
+    tasks.push(cron.schedule(expression, ({ date }) => {
       // The tick's own time (node-cron passes the slot, not "now"), so replicas agree on it.
-      const p = connectors.tick(name, date).then(
-        (queued) => log.debug({ connector: name, tick: date.toISOString(), queued }, 'connector tick'),
-        (error: unknown) => log.warn({ err: error, connector: name }, 'connector tick could not be queued; the next tick tries again'),
+      const p = tick(date).then(
+        (queued) => log.debug({ job: name, tick: date.toISOString(), queued }, 'tick'),
+        (error: unknown) => log.warn({ err: error, job: name }, 'tick could not be queued; the next tick tries again'),
       );
       pending.add(p);
       void p.finally(() => pending.delete(p));
-    }, { name: `connector:${name}`, noOverlap: true, suppressMissedWarning: true });
-    tasks.push(task);
+    }, { name, noOverlap: true, suppressMissedWarning: true }));
+  };
+  const scheduled: string[] = [];
+  for (const inst of connectors.load()) {
+    if (inst.schedule === null) continue;
+    every(inst.schedule, `connector:${inst.name}`, (at) => connectors.tick(inst.name, at));
+    scheduled.push(inst.name);
   }
+  const maintenance = Object.keys(maintenanceSchedules) as (keyof typeof maintenanceSchedules)[];
+  for (const name of maintenance) every(maintenanceSchedules[name], name, (at) => queueMaintenanceTick(deps, name, at));
   const watchers = watchInboxes(connectors, log);
-  // Receipts of pushed deliveries (webhook-id dedupe) are kept 7 days; each replica prunes, harmlessly.
-  tasks.push(cron.schedule('17 3 * * *', () => {
-    connectors.pruneReceipts().then(
-      (n) => log.info({ deleted: n }, 'old connector receipts pruned'),
-      (error: unknown) => log.warn({ err: error }, 'connector receipts could not be pruned'),
-    );
-  }, { name: 'connectors:prune-receipts', noOverlap: true }));
-  const scheduled = tasks.flatMap((t) => (t.name?.startsWith('connector:') === true ? [t.name.slice('connector:'.length)] : []));
-  log.info({ connectors: scheduled }, 'connector scheduler started');
+  log.info({ connectors: scheduled, maintenance }, 'scheduler started');
   return {
-    scheduled,
+    connectors: scheduled,
+    maintenance,
     async stop() {
       for (const w of watchers) w.close();
       for (const t of tasks) await t.destroy();

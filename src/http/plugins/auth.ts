@@ -2,10 +2,11 @@
 // another shop's path answers 404, as if it did not exist). Bearer <admin token> for /admin.
 import { timingSafeEqual, createHash } from 'node:crypto';
 import fp from 'fastify-plugin';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ShopService } from '../../shops/shops.service.ts';
 import { sendProblem } from '../problem.ts';
-import type { AdminSessionService } from '../../platform/admin-sessions.service.ts';
+import { rateLimiter } from '../../system/rate-limit.ts';
+import type { AdminSessionService } from '../../admin-sessions/admin-sessions.service.ts';
 import { loginRedirect, sessionIdOf } from '../../admin/admin-session.ts';
 
 export interface AuthOptions {
@@ -19,27 +20,8 @@ export interface AuthOptions {
 
 const WRITES = new Set(['POST', 'PUT', 'DELETE', 'PATCH']);
 
-/**
- * A token bucket per key: `perMinute` tokens, refilled continuously. Returns 0 when a write may
- * go ahead, else the seconds until one may.
- */
-export function rateLimiter(perMinute: number): (key: string, now?: number) => number {
-  const buckets = new Map<string, { tokens: number; at: number }>();
-  const ratePerMs = perMinute / 60_000;
-  return (key, now = Date.now()) => {
-    if (perMinute === 0) return 0;
-    const b = buckets.get(key) ?? { tokens: perMinute, at: now };
-    b.tokens = Math.min(perMinute, b.tokens + (now - b.at) * ratePerMs);
-    b.at = now;
-    if (buckets.size > 100_000) buckets.clear();
-    buckets.set(key, b);
-    if (b.tokens >= 1) {
-      b.tokens -= 1;
-      return 0;
-    }
-    return Math.max(1, Math.ceil((1 - b.tokens) / ratePerMs / 1000));
-  };
-}
+/** Who did the work of a shop route, as feeds and order records name it: the API key's prefix. */
+export const sourceOf = (request: FastifyRequest): `key:${string}` => `key:${request.principal!.keyPrefix}`;
 
 export const tokenOf = (header: string | undefined, scheme: string): string | undefined => {
   if (header === undefined) return undefined;
@@ -52,7 +34,8 @@ const sameSecret = (a: string, b: string): boolean =>
 
 export const authPlugin = fp(async (app: FastifyInstance, { shops, adminToken, sessions, rateLimitPerMinute }: AuthOptions) => {
   app.decorateRequest('principal', null);
-  const limit = rateLimiter(rateLimitPerMinute);
+  // A minute's writes may come at once; then one every 60/N s.
+  const limit = rateLimitPerMinute > 0 ? rateLimiter({ capacity: rateLimitPerMinute, everyMs: 60_000 / rateLimitPerMinute, now: Date.now }) : null;
   app.addHook('onRequest', async (request, reply) => {
     const mode = request.routeOptions.config.auth;
     if (mode === 'shop') {
@@ -63,8 +46,9 @@ export const authPlugin = fp(async (app: FastifyInstance, { shops, adminToken, s
         });
       }
       request.principal = principal;
-      const wait = WRITES.has(request.method) ? limit(principal.keyPrefix) : 0;
-      if (wait > 0) {
+      const waitMs = limit !== null && WRITES.has(request.method) ? limit.tryTake(principal.keyPrefix) : 0;
+      if (waitMs > 0) {
+        const wait = Math.max(1, Math.ceil(waitMs / 1000));
         return sendProblem(request, reply, 429, 'rate_limited', `This key may send ${rateLimitPerMinute} writes a minute; retry in ${wait} s.`, {
           headers: { 'retry-after': String(wait) },
         });

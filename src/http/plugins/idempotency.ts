@@ -1,7 +1,7 @@
 // Idempotency-Key on routes with `config.idempotent`: a replay answers the stored first reply.
 import fp from 'fastify-plugin';
 import type { FastifyInstance } from 'fastify';
-import type { IdempotencyService } from '../../platform/idempotency.service.ts';
+import type { IdempotencyService } from '../../idempotency/idempotency.service.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {

@@ -1,11 +1,11 @@
 // connector.run: one run of a connector, recorded by the connector service. A failure is
 // rethrown so the queue retries it when transient (database away, network) and dead-letters
 // it otherwise (a user error: retrying cannot fix a bad option).
-import type { Services } from '../../services.ts';
+import type { ConnectorService } from '../../connectors/host/connectors.service.ts';
 import type { JobHandler } from '../job-map.ts';
 
-export const connectorRun = (services: Services): JobHandler<'connector.run'> => async (data, ctx) => {
-  const result = await services.connectors.execute({
+export const connectorRun = (connectors: Pick<ConnectorService, 'execute'>): JobHandler<'connector.run'> => async (data, ctx) => {
+  const result = await connectors.execute({
     name: data.name,
     trigger: data.trigger,
     scheduledFor: data.scheduledFor === null ? null : new Date(data.scheduledFor),

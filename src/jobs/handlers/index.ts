@@ -1,18 +1,31 @@
 // The handler of every job in the job map. The JobHandlers type makes a missing one a type
 // error; JobQueue.work checks again at start-up.
-import type { Services } from '../../services.ts';
+import type { ConnectorService } from '../../connectors/host/connectors.service.ts';
+import type { FeedService } from '../../feeds/feeds.service.ts';
+import type { IdempotencyService } from '../../idempotency/idempotency.service.ts';
+import type { WebhookService } from '../../webhooks/webhooks.service.ts';
 import type { JobHandlers } from '../job-map.ts';
 import { connectorRun } from './connector-run.job.ts';
 import { feedProcess } from './feed-process.job.ts';
-import { feedPrune } from './feed-prune.job.ts';
-import { feedRecover } from './feed-recover.job.ts';
+import { requeueStoppedFeeds } from './feeds-requeue-stopped.job.ts';
+import { pruneFeeds, pruneIdempotencyKeys, pruneReceipts, pruneWebhookDeliveries } from './prune.job.ts';
 import { webhookDeliver } from './webhook-deliver.job.ts';
 
-export const buildHandlers = (services: Services): JobHandlers => ({
-  'webhook.deliver': webhookDeliver(services),
-  'connector.run': connectorRun(services),
-  'feed.process': feedProcess(services, 'feed.process'),
-  'feed.process.small': feedProcess(services, 'feed.process.small'),
-  'feed.prune': feedPrune(services),
-  'feed.recover': feedRecover(services),
+/** The services the job handlers use. */
+export interface HandlerServices {
+  feeds: FeedService;
+  connectors: ConnectorService;
+  webhooks: WebhookService;
+  idempotency: IdempotencyService;
+}
+
+export const buildHandlers = ({ feeds, connectors, webhooks, idempotency }: HandlerServices): JobHandlers => ({
+  'webhook.deliver': webhookDeliver(webhooks),
+  'connector.run': connectorRun(connectors),
+  'feed.process': feedProcess(feeds),
+  'prune.feeds': pruneFeeds(feeds),
+  'prune.idempotency-keys': pruneIdempotencyKeys(idempotency),
+  'prune.webhook-deliveries': pruneWebhookDeliveries(webhooks),
+  'prune.receipts': pruneReceipts(connectors),
+  'feeds.requeue-stopped': requeueStoppedFeeds(feeds),
 });

@@ -2,12 +2,12 @@
 // (p-retry) ride out a blip; past them the job itself is retried by the queue with backoff.
 import pRetry from 'p-retry';
 import { isTransient } from '../../errors.ts';
-import type { Services } from '../../services.ts';
+import type { WebhookService } from '../../webhooks/webhooks.service.ts';
 import type { JobHandler } from '../job-map.ts';
 
-export const webhookDeliver = (services: Services): JobHandler<'webhook.deliver'> => async (data, ctx) => {
+export const webhookDeliver = (webhooks: Pick<WebhookService, 'deliver'>): JobHandler<'webhook.deliver'> => async (data, ctx) => {
   const result = await pRetry(
-    () => services.webhooks.deliver(data.shopPk, data.messageId, data.event, data.payload, ctx.signal),
+    () => webhooks.deliver(data.shopPk, data.messageId, data.event, data.payload, ctx.signal),
     { retries: 2, minTimeout: 500, factor: 3, randomize: true, signal: ctx.signal, shouldRetry: ({ error }) => isTransient(error) },
   );
   if (result.recordError !== undefined) ctx.log.warn({ err: result.recordError, messageId: data.messageId }, 'webhook delivered, but its attempt could not be recorded');

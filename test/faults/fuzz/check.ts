@@ -9,7 +9,7 @@ import type { JsonSchema } from './generate.ts';
 
 const addFormats = ((addFormatsModule as unknown as { default?: typeof addFormatsModule }).default ?? addFormatsModule) as unknown as (ajv: Ajv) => Ajv;
 const ajv = addFormats(new Ajv({ allErrors: true, strict: false }));
-// The API's timestamps (src/platform/timestamp.ts): the pattern beside the format says what it means.
+// The API's timestamps (src/validation/timestamp.ts): the pattern beside the format says what it means.
 for (const format of ['timestamp', 'timestamp-zone']) ajv.addFormat(format, true);
 const compiled = new WeakMap<object, ValidateFunction>();
 

@@ -167,7 +167,6 @@ export async function buildWorld(target: Target, env: Record<string, string> = {
     ...dead.map((id) => ['webhook.deliver.dead', id] as [string, string]),
     ...waiting.map((id) => ['webhook.deliver', id] as [string, string]),
     ...(await jobsOf('feed.process')).slice(0, 5).map((id) => ['feed.process', id] as [string, string]),
-    ...(await jobsOf('feed.process.small')).slice(0, 5).map((id) => ['feed.process.small', id] as [string, string]),
   ];
 
   const ids: World['ids'] = {

@@ -1,0 +1,124 @@
+// CSV, streamed through csv-parse: `,` or `;` (whichever the header line has more of), strict
+// UTF-8 with or without BOM, RFC 4180 quoting, every row as wide as the header. Rows become
+// products (map.ts) and are handed over in batches; the file is never held whole.
+import fs from 'node:fs';
+import { pipeline } from 'node:stream/promises';
+import { CsvError, parse, type Options } from 'csv-parse';
+import { userError } from '../sdk/index.ts';
+import { CsvGrouper, renameHeader } from './map.ts';
+import type { Batch } from './report.ts';
+import { checkUtf8 } from './utf8.ts';
+
+/** A record longer than this is refused (a runaway quote would otherwise swallow the file). */
+const MAX_RECORD_BYTES = 1024 * 1024;
+
+/** `,` or `;`: whichever the header line (outside quotes) has more of; `,` when it has neither. */
+export async function sniffDelimiter(file: string): Promise<',' | ';'> {
+  const handle = await fs.promises.open(file, 'r');
+  try {
+    const buf = Buffer.alloc(64 * 1024);
+    const { bytesRead } = await handle.read(buf, 0, buf.length, 0);
+    let commas = 0;
+    let semis = 0;
+    let quoted = false;
+    for (const ch of buf.subarray(0, bytesRead).toString('utf8')) {
+      if (ch === '"') quoted = !quoted;
+      else if (!quoted && (ch === '\n' || ch === '\r')) break;
+      else if (!quoted && ch === ',') commas++;
+      else if (!quoted && ch === ';') semis++;
+    }
+    return semis > commas ? ';' : ',';
+  } finally {
+    await handle.close();
+  }
+}
+
+/** The header row -> the Product field of each column (after `columns` renames); it must name sku, each field once. */
+function headerFields(header: string[], columns: Record<string, string>): string[] {
+  const fields = renameHeader(header, columns);
+  if (!fields.includes('sku')) {
+    const first = header[0] ?? '';
+    // One field holding tabs or pipes: a delimiter we do not read.
+    throw userError(header.length === 1 && /[\t|]/.test(first)
+      ? `The header row is one field ("${first.slice(0, 80)}"): the delimiter must be , or ; (tab and | are not read).`
+      : `The header row has no sku column (found: ${header.slice(0, 12).join(', ').slice(0, 200)}); rename one with the connector's "columns" option.`);
+  }
+  const dup = fields.find((f, i) => fields.indexOf(f) !== i);
+  if (dup !== undefined) throw userError(`The header row names the field ${dup} twice (after the "columns" renames).`);
+  return fields;
+}
+
+/** A csv-parse error as one sentence for the file's report. */
+function explain(error: CsvError): string {
+  const line = (error as { lines?: number }).lines;
+  const at = line === undefined ? '' : ` at line ${line}`;
+  switch (error.code) {
+    case 'CSV_QUOTE_NOT_CLOSED':
+      return `Broken CSV quoting: a quoted field is never closed (the file ends inside quotes${at}).`;
+    case 'CSV_INVALID_CLOSING_QUOTE':
+    case 'INVALID_OPENING_QUOTE':
+    case 'CSV_NON_TRIMABLE_CHAR_AFTER_CLOSING_QUOTE':
+      return `Broken CSV quoting${at}: a quote inside a field must be doubled ("") and the field quoted.`;
+    case 'CSV_RECORD_INCONSISTENT_FIELDS_LENGTH':
+      return `The row${at} has a different number of fields than the header (a wrong delimiter or broken quoting).`;
+    case 'CSV_MAX_RECORD_SIZE':
+      return `The row${at} is longer than 1 MB (probably an unclosed quote).`;
+    default:
+      return `The CSV could not be read${at}: ${error.message}`;
+  }
+}
+
+/** A row as csv-parse hands it over: the line of the file where it ends, and its cells. */
+interface Row {
+  line: number;
+  cells: string[];
+}
+
+/**
+ * Reads a CSV file: the header row, then products of about `batchSize` (a product's variation
+ * rows stay in its batch), each batch awaited by `emit` before more of the file is read.
+ * Throws a user error for a file that cannot be read as a catalog.
+ */
+export async function readCsv(file: string, columns: Record<string, string>, batchSize: number, emit: (batch: Batch) => Promise<void>, signal?: AbortSignal): Promise<void> {
+  const options: Options<Row, string[]> = {
+    delimiter: await sniffDelimiter(file),
+    bom: true,
+    skip_empty_lines: true,
+    max_record_size: MAX_RECORD_BYTES,
+    // Records stay arrays (the header is read below): csv-parse's `columns` objects take about
+    // twice the parsing time. Only the line is kept of the context (`info` copies it whole).
+    on_record: (cells, context) => ({ line: context.lines, cells }),
+  };
+  // (csv-parse's typing knows no on_record that changes the record's type without `columns`.)
+  const parser = parse(options as unknown as Options);
+  try {
+    await pipeline(fs.createReadStream(file, { highWaterMark: 256 * 1024, signal }), checkUtf8, parser, async (records: AsyncIterable<Row>) => {
+      let grouper: CsvGrouper | null = null;
+      let rows = 0;
+      let batch: Batch = { products: [], rows: 0, orphans: [] };
+      const flush = async (g: CsvGrouper): Promise<void> => {
+        batch.products = g.take();
+        await emit(batch);
+        batch = { products: [], rows: 0, orphans: [] };
+      };
+      for await (const { line, cells } of records) {
+        if (grouper === null) {
+          grouper = new CsvGrouper(headerFields(cells, columns));
+          continue;
+        }
+        // A batch ends only before a product row, so a product's variation rows stay with it.
+        if (grouper.order.length >= batchSize && grouper.startsProduct(cells)) await flush(grouper);
+        rows++;
+        batch.rows++;
+        const r = grouper.add(cells, line);
+        if (r.error !== undefined) batch.orphans.push({ line, sku: r.sku ?? null, errors: [{ pointer: '/parent_sku', code: 'not_found', message: r.error }] });
+      }
+      if (grouper === null) throw userError('The file is empty (no header row).');
+      if (rows === 0) throw userError('The file has a header row but no product rows.');
+      await flush(grouper);
+    });
+  } catch (error) {
+    if (error instanceof CsvError) throw userError(explain(error), { cause: error });
+    throw error;
+  }
+}

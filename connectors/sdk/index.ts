@@ -1,0 +1,31 @@
+// The connector SDK: the one import of a connector type (connectors/<type>/ imports this file
+// and its own folder, nothing else; lint holds it). The contract and its ports, the errors a
+// connector throws, the API's own product rules, content hashing, and the polling engine the
+// carrier connectors share. The host (src/connectors/host) implements the ports.
+export {
+  defineConnector, HttpRefusedError, MAX_THROTTLE_MS, throttled, ThrottledError, userError,
+  type AnyConnectorDefinition, type CatalogPort, type ConnectorContext, type ConnectorDefinition, type DeltaItem, type DeltaStore,
+  type HttpAnswer, type HttpGet, type HttpPort, type HttpRefusal, type ProcessedStore, type ReceiverContext, type ReceiverRequest,
+  type ReceiverResponse, type RunReport, type StateStore, type SubmittedFeed, type TrackingPort, type ValidatedProduct,
+} from './contract.ts';
+
+// Errors a receiver answers with (problem JSON: code, status, message, headers).
+export { AppError, badRequest, isTransient, notFound, type FieldError } from '../../src/errors.ts';
+
+// The products POST's rules, for connectors that validate where they read (a catalog file's
+// batches): the same schemas and validator the API uses.
+export { Product, VariationCreate } from '../../src/catalog/catalog.schemas.ts';
+export { validateProducts } from '../../src/catalog/product-validation.ts';
+export { canonicalJson, contentHash, hashOfCanonical } from '../../src/catalog/content-hash.ts';
+
+// Standard Webhooks signatures (webhook-id, webhook-timestamp, webhook-signature).
+export { verify as verifyStandardWebhook } from '../../src/webhooks/signature.ts';
+
+// Carrier tracking: the normalized result a carrier's answer maps to, and the polling engine.
+export {
+  TRACKING_STATUSES, type TrackedShipment, type TrackingEvent, type TrackingResult, type TrackingStatus,
+} from '../../src/tracking/tracking.schemas.ts';
+export { pollShipments, type TrackingAdapter } from './tracking/engine.ts';
+export { CarrierError, type CarrierResponse } from './tracking/http.ts';
+export { carrierTime, placeText, resultOf, textOf } from './tracking/map-util.ts';
+export { ENV_NAME, joinUrl, pollingOptions, type PollingOptions } from './tracking/options.ts';

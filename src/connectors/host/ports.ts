@@ -1,0 +1,84 @@
+// The ports of a connector's context (connectors/sdk/contract.ts), implemented with the
+// services behind them. A connector sees these narrow functions, never the services.
+import { bodyItems } from '../../catalog/product-validation.ts';
+import { badRequest } from '../../errors.ts';
+import { feedUrl, presentApi } from '../../feeds/feeds.presenter.ts';
+import type { FeedService } from '../../feeds/feeds.service.ts';
+import type { Feed } from '../../feeds/feeds.schemas.ts';
+import { metrics } from '../../metrics/metrics.ts';
+import { OutboundError, outboundRequest } from '../../outbound/outbound-http.ts';
+import type { ShopService } from '../../shops/shops.service.ts';
+import type { TrackingService } from '../../tracking/tracking.service.ts';
+import { HttpRefusedError, userError, type CatalogPort, type ConnectorContext, type HttpPort, type SubmittedFeed, type TrackingPort } from '../../../connectors/sdk/index.ts';
+
+/** The services the ports use. */
+export interface PortServices {
+  feeds: Pick<FeedService, 'submit' | 'submitValidated'>;
+  shops: Pick<ShopService, 'exists'>;
+  tracking: Pick<TrackingService, 'due' | 'byTrackingCode' | 'record' | 'recordError'>;
+}
+
+/** Whom the ports work for: the instance, its shop, and the {base_url} of the feeds it creates. */
+export interface PortScope {
+  name: string;
+  shopPk: number | null;
+  baseUrl: string;
+}
+
+export type DomainPorts = Pick<ConnectorContext, 'catalog' | 'tracking' | 'http'>;
+export type PortFactory = (scope: PortScope) => DomainPorts;
+
+const submitted = (feed: Feed, baseUrl: string): SubmittedFeed =>
+  ({ pk: feed.pk, url: feedUrl(baseUrl, feed.pk), total: feed.counts.total, json: presentApi(feed, baseUrl) });
+
+function catalogPort(s: PortServices, scope: PortScope): CatalogPort {
+  const shopPk = (): number => {
+    // needsShop types are refused at start-up without a shop_pk; a type without it has no shop to write to.
+    if (scope.shopPk === null) throw userError(`Connector ${scope.name} has no shop_pk: it cannot write to a catalog.`);
+    return scope.shopPk;
+  };
+  const source = `connector:${scope.name}`;
+  return {
+    shopExists: () => s.shops.exists(shopPk()),
+    async submitProducts(body, options = {}) {
+      const { items, single, errors } = bodyItems(body);
+      if (errors.length > 0) throw badRequest('The body must be a product or a non-empty array of products.', errors);
+      const baseUrl = options.baseUrl ?? scope.baseUrl;
+      // The products POST's own path: the same validation, caps and feed.
+      return submitted(await s.feeds.submit({ shopPk: shopPk(), type: 'product_create', items, single, source, baseUrl, contentHashes: true }), baseUrl);
+    },
+    async submitValidated(products) {
+      return submitted(await s.feeds.submitValidated({ shopPk: shopPk(), type: 'product_create', items: products, source, baseUrl: scope.baseUrl }), scope.baseUrl);
+    },
+  };
+}
+
+const trackingPort = (s: PortServices, scope: PortScope): TrackingPort => ({
+  due: (query) => s.tracking.due(query),
+  byTrackingCode: (carriers, shopPk, trackingCode) => s.tracking.byTrackingCode(carriers, shopPk, trackingCode),
+  record: (shipment, result, options) => s.tracking.record(shipment, result, { connector: scope.name, followDeliveredDays: options.followDeliveredDays }),
+  recordError: (shipmentId, message) => s.tracking.recordError(shipmentId, scope.name, message),
+});
+
+/** Outbound GETs under the shared rules (src/outbound/outbound-http.ts), counted per carrier. */
+export const httpPort: HttpPort = {
+  async get(url, request) {
+    const { carrier, ...rest } = request;
+    try {
+      const res = await outboundRequest(url, rest);
+      if (carrier !== undefined) metrics.carrierCall(carrier, String(res.status));
+      return res;
+    } catch (error) {
+      if (carrier !== undefined) metrics.carrierCall(carrier, 'error');
+      if (error instanceof OutboundError) throw new HttpRefusedError(error.reason, error.message, { cause: error });
+      throw error;
+    }
+  },
+};
+
+/** The ports of each connector instance, over these services. */
+export const connectorPorts = (services: PortServices): PortFactory => (scope) => ({
+  catalog: catalogPort(services, scope),
+  tracking: trackingPort(services, scope),
+  http: httpPort,
+});
