@@ -1,10 +1,16 @@
 # waybill: multi-stage, Node 24 slim, non-root, tini as PID 1, HEALTHCHECK on /healthz.
-FROM node:24-slim AS deps
+# The base image is pinned by digest (node:24-slim's multi-platform index), so a rebuild gets the
+# same system. To move to a newer one, take the digest from
+#   docker buildx imagetools inspect node:24-slim
+# and replace it here (or, for one build: --build-arg NODE_IMAGE=node:24-slim@sha256:<digest>).
+ARG NODE_IMAGE=node:24-slim@sha256:a9f5f7c91a432850b2a8a7797adf5eadb6c733ceed61167806cee7ea7fbc29df
+
+FROM ${NODE_IMAGE} AS deps
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --omit=dev --no-audit --no-fund
 
-FROM node:24-slim
+FROM ${NODE_IMAGE}
 RUN apt-get update && apt-get install -y --no-install-recommends tini ca-certificates && rm -rf /var/lib/apt/lists/* \
  && groupadd -r waybill && useradd -r -g waybill -d /app waybill
 WORKDIR /app
