@@ -5,12 +5,9 @@
 // made on that server and dropped after), else an embedded Postgres in a temp folder.
 //
 // The tables are ANALYZEd after each round's orders are made, before anything is timed, as
-// autovacuum does on a running server. Without statistics (the bench ends before autovacuum's
-// first pass) the planner found the baseline's order through orders_list (shop, marketplace,
-// status, id), reading every order of the shop: 1.0-1.4 ms per UPDATE and more each round,
-// against 0.05 ms through a selective index. That made the baseline 2-5x slower than it is and
-// the ratio look better than it is (the actions' read, a prepared statement, keeps a generic
-// plan on a selective index either way).
+// autovacuum does on a running server: without statistics the planner finds the baseline's
+// order by reading every order of the shop, which made the baseline several times slower and
+// the ratio look better than it is (see docs/benchmarks.md, Orders).
 import os from 'node:os';
 import path from 'node:path';
 import Fastify from 'fastify';
