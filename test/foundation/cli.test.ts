@@ -215,8 +215,22 @@ describe('which database a command uses', { timeout: 120_000 }, () => {
       const key = await shell(`${hint![2]!} --json`);
       expect(key.code).toBe(0);
       const token = (JSON.parse(key.stdout) as { key: string }).key;
-      const products = await fetch(`${daemon.url}/shops/1/products/`, { headers: { authorization: `Token ${token}` } });
+      const auth = { authorization: `Token ${token}`, 'content-type': 'application/json' };
+      const products = await fetch(`${daemon.url}/shops/1/products/`, { headers: auth });
       expect(products.status).toBe(200);
+      // A product with dated fields, written and read back: the daemon prints nothing but its
+      // JSON log lines on stdout and stderr.
+      const body = JSON.stringify({ sku: 'HINT-1', name: 'First', price: 1, stock: 1, discount: 5, discount_from: '2026-11-01T00:00:00', discount_to: '2026-12-01T00:00:00' });
+      const posted = await fetch(`${daemon.url}/shops/1/products/`, { method: 'POST', headers: auth, body });
+      expect(posted.status).toBe(201);
+      const feed = await until('the feed done', async () => {
+        const r = await (await fetch(posted.headers.get('location')!, { headers: auth })).json() as { status: string; result: { success: { product_pk: number }[] } };
+        return r.status === 'Complete' ? r : null;
+      }, 30_000);
+      expect(feed).toMatchObject({ counts: { succeeded: 1, failed: 0 } });
+      const product = await (await fetch(`${daemon.url}/shops/1/products/${feed.result.success[0]!.product_pk}/`, { headers: auth })).json() as { discount_from: string };
+      expect(product, JSON.stringify(product)).toMatchObject({ discount_from: '2026-11-01T00:00:00' });
+      expect(daemon.output().split('\n').filter((l) => l !== '' && !l.startsWith('{'))).toEqual([]);
     } finally {
       daemon?.child.kill('SIGTERM');
       await daemon?.exited;
