@@ -1,6 +1,7 @@
 // Small pieces shared by the dashboard's page routes.
-import type { FastifyReply } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
+import { preferredType } from '../http/plugins/accept.ts';
 import type { ShopService } from '../shops/shops.service.ts';
 import type { Html, ShopNames } from './views/html.ts';
 import type { Nav, Section } from './views/layout.ts';
@@ -25,6 +26,27 @@ export const PAGE_HEADERS = {
   'referrer-policy': 'same-origin',
   'x-content-type-options': 'nosniff',
 };
+
+/** A path of the admin API (/admin/api, /admin/api/...), %-escapes read: it always answers JSON. */
+export function isApiPath(url: string): boolean {
+  const path = url.split('?')[0]!;
+  let decoded: string;
+  try {
+    decoded = decodeURIComponent(path);
+  } catch {
+    decoded = path;
+  }
+  return /^\/admin\/api(\/|$)/.test(decoded);
+}
+
+/**
+ * A browser opening a dashboard page: GET or HEAD outside the admin API, with an Accept header
+ * that prefers HTML to JSON. A browser's navigation lists text/html first (any type at a lower
+ * q); curl accepts any type alike and the dashboard's script asks for JSON: they are not pages.
+ */
+export const wantsPage = (request: FastifyRequest): boolean =>
+  (request.method === 'GET' || request.method === 'HEAD') && !isApiPath(request.url)
+  && preferredType(request.headers.accept, ['application/json', 'text/html']) === 'text/html';
 
 export const sendHtml = (reply: FastifyReply, body: string | Html, status = 200): FastifyReply =>
   reply.code(status).type('text/html; charset=utf-8').headers(PAGE_HEADERS).send(String(body));

@@ -5,9 +5,11 @@ import { readFileSync } from 'node:fs';
 import formbody from '@fastify/formbody';
 import rateLimit from '@fastify/rate-limit';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { AppError } from '../errors.ts';
-import { PROBLEM_TYPE, type Problem } from '../http/problem.ts';
+import { PROBLEM_TYPE, sendNotFound, type Problem } from '../http/problem.ts';
+import { isAdmin } from '../http/plugins/auth.ts';
 import type { ShopService } from '../shops/shops.service.ts';
 import type { WebhookService } from '../webhooks/webhooks.service.ts';
 import type { OrderService } from '../orders/orders.service.ts';
@@ -17,7 +19,7 @@ import type { ConnectorService } from '../connectors/host/connectors.service.ts'
 import type { FeedService } from '../feeds/feeds.service.ts';
 import type { MarketplaceService } from '../marketplaces/marketplaces.service.ts';
 import { JobParams, JobStateT, LogQueryT } from './admin.schemas.ts';
-import { clearSessionCookie, LOGIN_PATH, safeNext, sessionIdOf, setSessionCookie } from './admin-session.ts';
+import { clearSessionCookie, LOGIN_PATH, loginRedirect, safeNext, sessionIdOf, setSessionCookie } from './admin-session.ts';
 import { jobBody, jobFragment, jobsBody, jobsFragment, type JobsView } from './views/jobs.view.ts';
 import { errorBody, page, loginPage } from './views/layout.ts';
 import { logRow, logsBody } from './views/logs.view.ts';
@@ -25,7 +27,7 @@ import { overviewBody, overviewFragment } from './views/overview.view.ts';
 import { shopsBody, shopsFragment } from './views/shops.view.ts';
 import { qs } from './views/html.ts';
 import { areaPages } from './area-pages.routes.ts';
-import { Fragment, navOf, PAGE_HEADERS, pageConfig, sendHtml } from './admin-http.ts';
+import { Fragment, isApiPath, navOf, PAGE_HEADERS, pageConfig, sendHtml, wantsPage } from './admin-http.ts';
 
 /** Failed logins allowed per client address within LOGIN_WINDOW_SECONDS; the next gets 429. */
 export const LOGIN_ATTEMPTS = 10;
@@ -51,10 +53,12 @@ export const adminPageRoutes: FastifyPluginAsyncTypebox<{ services: { shops: Sho
   // The login form posts application/x-www-form-urlencoded; only this plugin's routes accept it.
   await app.register(formbody, { bodyLimit: 4096 });
 
-  // An error on a page (an unknown feed, order or job; a bad filter) is a page too, inside the
-  // layout, with the status and text of the problem JSON the API would answer.
+  // An error on a page (an unknown feed, order or job; a bad filter; a path no page has) is a
+  // page too, inside the layout, with the status and text of the problem JSON the API would answer.
+  const unknownPages = new WeakSet<FastifyRequest>();
   app.addHook('onSend', async (request, reply, payload) => {
-    if (request.method !== 'GET' || request.routeOptions.config.html !== true || request.url.startsWith('/admin/api/')) return payload;
+    if (request.method !== 'GET' && request.method !== 'HEAD') return payload;
+    if ((request.routeOptions.config.html !== true && !unknownPages.has(request)) || isApiPath(request.url)) return payload;
     if (!String(reply.getHeader('content-type') ?? '').startsWith(PROBLEM_TYPE) || typeof payload !== 'string') return payload;
     reply.type('text/html; charset=utf-8').headers(PAGE_HEADERS);
     return page(`${reply.statusCode} ${(JSON.parse(payload) as Problem).title}`, null, nav, errorBody(JSON.parse(payload) as Problem));
@@ -162,4 +166,16 @@ export const adminPageRoutes: FastifyPluginAsyncTypebox<{ services: { shops: Sho
   });
 
   await app.register(areaPages, { services, nav, publicUrl });
+
+  // A path under /admin that no route matches (a mistyped address): for a browser, the 404 page
+  // above, after the login page when logged out, as every page (so it cannot tell which paths
+  // exist). Scripts, the admin API and every other method get the problem JSON of any unknown path.
+  await app.register(async (scope) => {
+    scope.setNotFoundHandler(async (request, reply) => {
+      if (!wantsPage(request)) return sendNotFound(request, reply);
+      if (!(await isAdmin(request, adminToken, services.adminSessions))) return reply.redirect(loginRedirect(request.url), 303);
+      unknownPages.add(request);
+      return sendNotFound(request, reply);
+    });
+  }, { prefix: '/admin' });
 };

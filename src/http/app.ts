@@ -29,7 +29,7 @@ import { idempotencyPlugin } from './plugins/idempotency.ts';
 import { methodsPlugin } from './plugins/methods.ts';
 import { sameOriginPlugin } from './plugins/same-origin.ts';
 import { addProblemResponses } from './plugins/problem-responses.ts';
-import { clientErrorReply, errorHandler, sendProblem } from './problem.ts';
+import { clientErrorReply, errorHandler, sendNotFound, sendProblem } from './problem.ts';
 import type { AppError } from '../errors.ts';
 import { jsonText } from './json-text.ts';
 import { timestampFormats } from '../validation/timestamp.ts';
@@ -145,9 +145,8 @@ export async function buildApp({ config, services, logger }: AppDeps): Promise<A
     reply.header('connection', 'close');
     return sendProblem(request, reply, 503, 'shutting_down', 'The server is shutting down; retry on another instance or shortly.', { headers: { 'retry-after': '5' } });
   });
-  app.setNotFoundHandler((request, reply) =>
-    sendProblem(request, reply, 404, 'not_found', `No resource at ${request.method} ${request.url.split('?')[0]}.`),
-  );
+  // A dashboard page that does not exist is a page too: adminPageRoutes sets the handler of /admin.
+  app.setNotFoundHandler(sendNotFound);
   app.addHook('onSend', async (request, reply) => {
     reply.header('x-request-id', request.id);
     // No reply is to be read as another type than it says (JSON taken for HTML or script).

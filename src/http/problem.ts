@@ -52,6 +52,10 @@ export function sendProblem(
   return reply.code(status).type(PROBLEM_TYPE).send(body);
 }
 
+/** What a path no route matches answers, whatever the method: 404 problem JSON. */
+export const sendNotFound = (request: FastifyRequest, reply: FastifyReply): FastifyReply =>
+  sendProblem(request, reply, 404, 'not_found', `No resource at ${request.method} ${request.url.split('?')[0]}.`);
+
 interface AjvLikeError {
   instancePath: string;
   keyword: string;

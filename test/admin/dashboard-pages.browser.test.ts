@@ -1,7 +1,7 @@
 // Every dashboard page in a real browser (Debian's Chromium, playwright-core), set in Mexico
 // City's time zone: times in the browser's zone with UTC on hover, shops by name, the Orders
 // list with filters and paging and one order with its tracking, the Logs page reading the lines
-// of every process, error pages inside the layout, a 390 px wide phone, job search and a failed
+// of every process, error pages inside the layout (a mistyped address too), a 390 px wide phone, job search and a failed
 // job's stack. Each page is saved as a screenshot: under test-artifacts/screenshots, or where
 // WAYBILL_SCREENSHOTS says (docs/screenshots for the committed ones).
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -9,6 +9,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import type { InjectOptions } from 'fastify';
 import { type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { launchChromium } from '../helpers/browser.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -229,6 +230,68 @@ describe('dashboard pages in a browser', () => {
     }
     await shot(page, 'error');
     await page.close();
+  });
+
+  it('shows a dashboard address that matches no page as that 404 page, after the login page when logged out', async () => {
+    const unknown = ['/admin/feedz', `/admin/orders/${sample.shopPk}/15/${ORDER}/extra`];
+    // Logged in, in the browser: its own Accept header decides that it wants a page.
+    const page = await loggedIn();
+    for (const url of unknown) {
+      const res = await page.goto(`${api.url}${url}`);
+      expect(res!.status(), url).toBe(404);
+      expect(res!.headers()['content-type']).toContain('text/html');
+      expect(await page.locator('header.top nav a').count()).toBeGreaterThan(5);
+      expect(await page.locator('h1').textContent()).toBe('Not found');
+      expect(await page.locator('#error-detail').textContent()).toBe(`No resource at GET ${url}.`);
+      expect(await page.locator('main a.button').getAttribute('href')).toBe('/admin/');
+    }
+    await page.close();
+    // Logged out, in the browser: the login page first (as for every page), then the 404 page.
+    const fresh = await browser.newContext();
+    const out = await fresh.newPage();
+    await out.goto(`${api.url}/admin/feedz`);
+    expect(new URL(out.url()).pathname).toBe('/admin/login');
+    await out.fill('input[name="token"]', TOKEN);
+    const [landed] = await Promise.all([out.waitForResponse((r) => r.url() === `${api.url}/admin/feedz`), out.click('button[type="submit"]')]);
+    expect(landed.status()).toBe(404);
+    expect(await out.locator('h1').textContent()).toBe('Not found');
+    await fresh.close();
+
+    // The same by inject, with what a browser sends: as the admin (Bearer), then logged out.
+    const browserAccept = 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8';
+    const admin = { accept: browserAccept, authorization: `Bearer ${TOKEN}` };
+    for (const method of ['GET', 'HEAD'] as const) {
+      for (const url of unknown) {
+        const res = await app.inject({ method, url, headers: admin });
+        expect(res.statusCode, `${method} ${url}`).toBe(404);
+        expect(res.headers['content-type']).toBe('text/html; charset=utf-8');
+        expect(res.headers['cache-control']).toBe('no-store');
+        if (method === 'GET') {
+          expect(res.body).toContain('<h1>Not found</h1>');
+          expect(res.body).toMatch(/<nav><a href="\/admin\/">Overview<\/a>/);
+          expect(res.body).toContain('<a href="/admin/" class="button">Back to the overview</a>');
+        }
+        const anonymous = await app.inject({ method, url, headers: { accept: browserAccept } });
+        expect(anonymous.statusCode).toBe(303);
+        expect(anonymous.headers.location).toBe(`/admin/login?next=${encodeURIComponent(url)}`);
+      }
+    }
+
+    // Not pages: the admin API, curl (any type alike), a script asking for JSON, other methods.
+    const problem = async (request: InjectOptions) => {
+      const res = await app.inject(request);
+      expect(res.statusCode, JSON.stringify(request)).toBe(404);
+      expect(res.headers['content-type']).toBe('application/problem+json; charset=utf-8');
+      expect(res.json()).toMatchObject({ status: 404, code: 'not_found' });
+    };
+    for (const headers of [admin, { accept: browserAccept }, {}, { authorization: `Bearer ${TOKEN}` }]) {
+      await problem({ url: '/admin/api/nonexistent', headers });
+    }
+    await problem({ url: '/admin/feedz', headers: { accept: '*/*', authorization: `Bearer ${TOKEN}` } });
+    await problem({ url: '/admin/feedz', headers: { accept: 'application/json', authorization: `Bearer ${TOKEN}` } });
+    await problem({ url: '/admin/feedz' });
+    await problem({ method: 'POST', url: '/admin/feedz', headers: admin });
+    await problem({ url: '/feedz', headers: admin });
   });
 
   it('finds jobs by id or data, sorts them by time, and shows a failed job\'s error and stack in full', async () => {

@@ -32,6 +32,18 @@ export const tokenOf = (header: string | undefined, scheme: string): string | un
 const sameSecret = (a: string, b: string): boolean =>
   timingSafeEqual(createHash('sha256').update(a).digest(), createHash('sha256').update(b).digest());
 
+/**
+ * Whether the request is the admin's. The API takes the Bearer token; the dashboard's pages and
+ * scripts its session cookie. A request with a Bearer token is judged by it alone (the
+ * same-origin check relies on it).
+ */
+export async function isAdmin(request: FastifyRequest, adminToken: string | undefined, sessions: AdminSessionService): Promise<boolean> {
+  const given = tokenOf(request.headers.authorization, 'Bearer');
+  const session = given === undefined ? sessionIdOf(request) : undefined;
+  return adminToken !== undefined
+    && (given !== undefined ? sameSecret(given, adminToken) : session !== undefined && await sessions.check(session));
+}
+
 export const authPlugin = fp(async (app: FastifyInstance, { shops, adminToken, sessions, rateLimitPerMinute }: AuthOptions) => {
   app.decorateRequest('principal', null);
   // A minute's writes may come at once; then one every 60/N s.
@@ -58,13 +70,7 @@ export const authPlugin = fp(async (app: FastifyInstance, { shops, adminToken, s
         return sendProblem(request, reply, 404, 'not_found', `Shop ${shop} was not found.`);
       }
     } else if (mode === 'admin') {
-      // The API takes the Bearer token; the dashboard's pages and scripts its session cookie.
-      // A request with a Bearer token is judged by it alone (the same-origin check relies on it).
-      const given = tokenOf(request.headers.authorization, 'Bearer');
-      const session = given === undefined ? sessionIdOf(request) : undefined;
-      const ok = adminToken !== undefined
-        && (given !== undefined ? sameSecret(given, adminToken) : session !== undefined && await sessions.check(session));
-      if (!ok) {
+      if (!(await isAdmin(request, adminToken, sessions))) {
         if (request.routeOptions.config.html === true && (request.method === 'GET' || request.method === 'HEAD')) {
           return reply.redirect(loginRedirect(request.url), 303);
         }
