@@ -1,36 +1,53 @@
 // The rules of an order's intake body that run before anything is stored, for the API and for
-// connectors alike: the schema (TypeBox), then what it cannot say (pk agreeing with order_pk,
-// the path's shop and marketplace, real timestamps, item_pks unique).
-import { Value } from 'typebox/value';
+// connectors alike: the schema (the one Ajv), then what it cannot say (pk agreeing with order_pk,
+// the path's shop and marketplace, real timestamps, item_pks unique). A connector's order is
+// checked here only, so every problem is listed at once: the rules after the schema run on
+// whatever fields the schema found well-formed.
+import { Type } from 'typebox';
 import type { FieldError } from '../errors.ts';
+import { validate } from '../validation/ajv.ts';
+import { fieldErrors } from '../validation/field-errors.ts';
 import { parseTimestamp, TIMESTAMP_MESSAGE } from '../validation/timestamp.ts';
 import { OrderIntake, withPkAliases } from './orders.schemas.ts';
 
+/**
+ * The intake schema with created_at as any text: the timestamp rule below says what is wrong
+ * with it, once, in order with the other rules. (The route's validator has checked the API's
+ * bodies against OrderIntake itself before.)
+ */
+const IntakeShape = Type.Object({ ...OrderIntake.properties, created_at: Type.Optional(Type.String()) });
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+const isId = (v: unknown): v is number => Number.isInteger(v);
+
 /** 400 errors of an intake body by pointer: the schema's, then the rules it cannot say. */
 export function intakeErrors(input: unknown, shopPk: number, marketplacePk: number): FieldError[] {
-  const errors: FieldError[] = [...Value.Errors(OrderIntake, withPkAliases(input))].map((e) => {
-    const missing = e.keyword === 'required' ? (e.params as { requiredProperties?: string[] }).requiredProperties?.[0] : undefined;
-    return { pointer: missing === undefined ? e.instancePath : `${e.instancePath}/${missing}`, code: e.keyword, message: e.message };
-  });
-  if (errors.length > 0) return errors;
-  const order = withPkAliases(input) as OrderIntake;
-  const same = (a: number, b: number | undefined, pointer: string, what: string): void => {
-    if (b !== undefined && a !== b) errors.push({ pointer, code: 'mismatch', message: `must equal ${what} (${b}) when both are sent` });
+  const body = withPkAliases(input);
+  const errors = fieldErrors(validate(IntakeShape, body));
+  if (!isObject(body)) return errors;
+  // A rule reads only fields the schema found well-formed: no field gets a second error for the same fault.
+  const wrong = new Set(errors.map((e) => e.pointer));
+  const ok = (pointer: string): boolean => !wrong.has(pointer);
+  const same = (a: unknown, b: unknown, pointer: string, other: string, what: string): void => {
+    if (isId(a) && isId(b) && ok(pointer) && ok(other) && a !== b) errors.push({ pointer, code: 'mismatch', message: `must equal ${what} (${b}) when both are sent` });
   };
-  same(order.order_pk, order.pk, '/order_pk', 'pk');
-  if (order.shop_pk !== undefined && order.shop_pk !== shopPk) errors.push({ pointer: '/shop_pk', code: 'mismatch', message: `must be the path's shop (${shopPk})` });
-  if (order.marketplace_pk !== undefined && order.marketplace_pk !== marketplacePk) {
+  same(body.order_pk, body.pk, '/order_pk', '/pk', 'pk');
+  if (isId(body.shop_pk) && ok('/shop_pk') && body.shop_pk !== shopPk) errors.push({ pointer: '/shop_pk', code: 'mismatch', message: `must be the path's shop (${shopPk})` });
+  if (isId(body.marketplace_pk) && ok('/marketplace_pk') && body.marketplace_pk !== marketplacePk) {
     errors.push({ pointer: '/marketplace_pk', code: 'mismatch', message: `must be the path's marketplace (${marketplacePk})` });
   }
-  // The route's validator checks the timestamp format; connectors' orders come through here only.
-  if (order.created_at !== undefined && parseTimestamp(order.created_at) === undefined) {
+  // The route's validator checks the timestamp format too; connectors' orders come through here only.
+  if (typeof body.created_at === 'string' && parseTimestamp(body.created_at) === undefined) {
     errors.push({ pointer: '/created_at', code: 'invalid_timestamp', message: TIMESTAMP_MESSAGE });
   }
   const seen = new Set<number>();
-  order.items.forEach((item, index) => {
-    same(item.item_pk, item.pk, `/items/${index}/item_pk`, 'pk');
+  (Array.isArray(body.items) ? body.items : []).forEach((item: unknown, index) => {
+    if (!isObject(item)) return;
+    const pointer = `/items/${index}/item_pk`;
+    same(item.item_pk, item.pk, pointer, `/items/${index}/pk`, 'pk');
     const pk = item.item_pk;
-    if (seen.has(pk)) errors.push({ pointer: `/items/${index}/item_pk`, code: 'duplicate_item', message: `item ${pk} is listed more than once` });
+    if (!isId(pk) || !ok(pointer)) return;
+    if (seen.has(pk)) errors.push({ pointer, code: 'duplicate_item', message: `item ${pk} is listed more than once` });
     seen.add(pk);
   });
   return errors;

@@ -4,7 +4,9 @@
 // strictNumbers), exact integers (safeIntegers below), every error reported, and no coercion: a
 // body's "10" is not a number. Path and query strings, which are text, are converted first (src/http/validation.ts).
 // `verbose` puts each error's schema on it, which item errors read (product-validation.ts).
-import { Ajv, type ValidateFunction } from 'ajv';
+// Code that checks a value outside a route (a connector's order, the configuration) calls
+// `validate`; TypeBox builds the schemas and never checks a value itself.
+import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import { timestampFormats } from './timestamp.ts';
 
@@ -34,3 +36,19 @@ export function safeIntegers<T>(schema: T): T {
 
 /** Compiles a request schema under the shared rules. */
 export const compileRequestSchema = (schema: object): ValidateFunction => ajv.compile(safeIntegers(schema));
+
+const validators = new WeakMap<object, ValidateFunction>();
+
+/**
+ * Ajv's errors of `value` under `schema` (none: valid), by the shared rules; each schema object
+ * is compiled once. The schema's defaults are filled into `value` (useDefaults), so pass the
+ * object you keep.
+ */
+export function validate(schema: object, value: unknown): ErrorObject[] {
+  let check = validators.get(schema);
+  if (check === undefined) {
+    check = compileRequestSchema(schema);
+    validators.set(schema, check);
+  }
+  return check(value) ? [] : [...(check.errors ?? [])];
+}

@@ -101,6 +101,16 @@ describe('every field an order carries', () => {
     expect(taken.order).toMatchObject({ pk: 650, created_at: '2026-01-02T03:04:05', items: [{ pk: 1, item_pk: 1 }] });
     await expect(daemon.services.orders.intake(c.shopPk, c.mp, { order_pk: 651, created_at: '2026-13-01T00:00:00', marketplace_pk: c.mp + 1, items: [{ item_pk: 1, sku: 'A', quantity: 1, price: 1 }] }, 'connector:erp'))
       .rejects.toMatchObject({ status: 400, errors: [{ pointer: '/marketplace_pk', code: 'mismatch' }, { pointer: '/created_at', code: 'invalid_timestamp' }] });
+    // Every problem at once, with the API's codes: the schema's, then the rules past it.
+    const wrong = { order_pk: 652, shop_pk: c.shopPk + 1, paid: 'yes', created_at: '2026-02-30T10:00:00', items: [{ item_pk: 1, sku: 'A', quantity: 0, price: 1 }, { item_pk: 1, sku: 'B', quantity: 1, price: 1 }] };
+    const error = await daemon.services.orders.intake(c.shopPk, c.mp, wrong as never, 'connector:erp').catch((e: unknown) => e);
+    expect((error as { errors: unknown[] }).errors).toEqual([
+      { pointer: '/paid', code: 'invalid_type', message: 'must be boolean' },
+      { pointer: '/items/0/quantity', code: 'too_small', message: 'must be >= 1' },
+      { pointer: '/shop_pk', code: 'mismatch', message: `must be the path's shop (${c.shopPk})` },
+      { pointer: '/created_at', code: 'invalid_timestamp', message: 'must be a timestamp YYYY-MM-DDThh:mm:ss (a real date, years 0001-9999)' },
+      { pointer: '/items/1/item_pk', code: 'duplicate_item', message: 'item 1 is listed more than once' },
+    ]);
   });
 
   it('actions follow the items: ready to ship, then ship, then print the label; items and progress carry the shipment', async () => {
