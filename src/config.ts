@@ -1,8 +1,9 @@
 // The only reader of process.env. Everything else receives a frozen Config.
 import { isIP } from 'node:net';
 import path from 'node:path';
+import type { ErrorObject } from 'ajv';
 import { Type, type Static } from 'typebox';
-import { Value } from 'typebox/value';
+import { validate } from './validation/ajv.ts';
 
 const LogLevel = Type.Union(
   ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l)),
@@ -99,6 +100,69 @@ export const envNames: Record<keyof Static<typeof ConfigSchema>, string> = {
   secretKey: 'WAYBILL_SECRET_KEY',
 };
 
+/** One wrong field of a configuration value: its JSON pointer (relative to the value) and what it must be. */
+export interface ConfigFault {
+  pointer: string;
+  rule: string;
+}
+
+const plural = (n: unknown, one: string): string => `${String(n)} ${one}${n === 1 ? '' : 's'}`;
+
+/** Ajv's message of one error, as a person setting up the daemon reads it. */
+function ruleOf(e: ErrorObject): string {
+  const p = e.params as Record<string, unknown>;
+  switch (e.keyword) {
+    case 'minLength': return p.limit === 1 ? 'must not be empty' : `must be at least ${plural(p.limit, 'character')}`;
+    case 'maxLength': return `must be at most ${plural(p.limit, 'character')}`;
+    case 'minItems': return p.limit === 1 ? 'must not be empty' : `must list at least ${plural(p.limit, 'item')}`;
+    case 'maxItems': return `must list at most ${plural(p.limit, 'item')}`;
+    case 'enum': return `must be one of ${(p.allowedValues as unknown[]).map(String).join(', ')}`;
+    case 'const': return `must be ${JSON.stringify(p.allowedValue)}`;
+    default: return e.message ?? 'is invalid';
+  }
+}
+
+/**
+ * Ajv's errors of a configuration value (src/validation/ajv.ts) as one fault per field, in
+ * order: a missing field "is required", an unknown one "is not a known option", a failed union
+ * says its branches at once ("must be one of csv, json, xml", "must be >= 1 or null").
+ */
+export function configFaults(errors: ErrorObject[]): ConfigFault[] {
+  const unions = errors.filter((e) => e.keyword === 'anyOf' || e.keyword === 'oneOf');
+  const inUnion = (e: ErrorObject, u: ErrorObject): boolean => e.schemaPath.startsWith(`${u.schemaPath}/`);
+  const out = new Map<string, string>();
+  for (const e of errors) {
+    if (unions.some((u) => u !== e && inUnion(e, u))) continue;
+    const p = e.params as Record<string, unknown>;
+    let pointer = e.instancePath;
+    let rule: string;
+    if (e.keyword === 'required') {
+      pointer += `/${String(p.missingProperty)}`;
+      rule = 'is required';
+    } else if (e.keyword === 'additionalProperties') {
+      pointer += `/${String(p.additionalProperty)}`;
+      rule = 'is not a known option';
+    } else if (unions.includes(e)) {
+      // Each branch's first error, e.g. "must be >= 1" and "must be null".
+      const branches = new Map<string, ErrorObject>();
+      for (const b of errors) {
+        const branch = inUnion(b, e) ? /^\/(\d+)/.exec(b.schemaPath.slice(e.schemaPath.length))?.[1] : undefined;
+        if (branch !== undefined && !branches.has(branch)) branches.set(branch, b);
+      }
+      const firsts = [...branches.values()];
+      const rules = [...new Set(firsts.map(ruleOf))];
+      rule = firsts.length === 0 ? ruleOf(e)
+        : firsts.every((b) => b.keyword === 'const') ? `must be one of ${firsts.map((b) => String((b.params as { allowedValue: unknown }).allowedValue)).join(', ')}`
+          : rules.every((r) => r.startsWith('must be ')) ? `must be ${rules.map((r) => r.slice('must be '.length)).join(' or ')}`
+            : rules.join(', or ');
+    } else {
+      rule = ruleOf(e);
+    }
+    if (!out.has(pointer)) out.set(pointer, rule);
+  }
+  return [...out].map(([pointer, rule]) => ({ pointer, rule }));
+}
+
 const blank = (v: string | undefined): string | undefined => (v === undefined || v.trim() === '' ? undefined : v.trim());
 
 /** Integers stay strings when they do not parse, so the schema reports them with the value given. */
@@ -158,13 +222,14 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
   const problems: string[] = [];
   for (const [field, schema] of Object.entries(ConfigSchema.properties)) {
     const value = (raw as Record<string, unknown>)[field];
-    if (value === undefined || Value.Check(schema, value)) continue;
+    if (value === undefined) continue;
+    const first = configFaults(validate(schema, value))[0];
+    if (first === undefined) continue;
     const name = envNames[field as keyof typeof envNames];
-    const first = Value.Errors(schema, value)[0];
     const rule = field === 'logLevel' ? 'must be one of fatal, error, warn, info, debug, trace, silent'
       : field === 'webhookAllowPrivate' ? 'must list host names, IP addresses or CIDRs, comma-separated'
         : field === 'trustProxy' ? 'must be true, false, a number of proxies, or IP addresses/CIDRs separated by commas'
-          : (first?.message ?? 'is invalid');
+          : first.rule;
     // A secret is never echoed, not even a wrong one.
     problems.push(field === 'secretKey' ? `${name}: must be at least 32 characters (got ${String(value).length})` : `${name}: ${rule} (got ${JSON.stringify(value)})`);
   }

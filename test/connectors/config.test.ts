@@ -40,6 +40,16 @@ describe('connectors file validation', () => {
     expect(problems).toContain('connectors.json: connectors[0] "erp-main": options.inbx: is not a known option');
     expect(problems.some((p) => p.startsWith('connectors.json: connectors[0] "erp-main": options.format:'))).toBe(true);
     expect(problems).toContain('connectors.json: connectors[0] "erp-main": options.settle_ms: must be >= 0');
+    // One line per field: a union says its branches at once.
+    expect(problems.filter((p) => p.includes('options.format:'))).toEqual(['connectors.json: connectors[0] "erp-main": options.format: must be one of csv, json, xml']);
+    expect(problemsOf({ connectors: [fileEntry({ shop_pk: 0 })] })).toEqual(['connectors.json: connectors[0] "erp-main": shop_pk: must be >= 1 or null']);
+  });
+
+  it('fills each entry its own copy of the defaults', () => {
+    const entry = (name: string) => ({ name, type: 'tracking-http', options: { base_url: 'http://x', carriers: ['A'], url_template: '{tracking_code}', status_path: 'status', status_map: {} } });
+    const [a, b] = parseConnectorsConfig({ connectors: [entry('a'), entry('b')] }, connectorTypes, 'c.json', {});
+    expect(a!.options).toMatchObject({ headers: {}, final_failure_codes: [], concurrency: 4, event_fields: { time: 'time', code: 'code' } });
+    expect(a!.options.headers).not.toBe(b!.options.headers);
   });
 
   it('names a bad cron expression', () => {

@@ -20,6 +20,8 @@ describe('config', () => {
     const text = (error as ConfigError).problems.join('\n');
     for (const name of ['PORT', 'LOG_LEVEL', 'DATABASE_URL', 'PUBLIC_URL', 'WAYBILL_ADMIN_TOKEN']) expect(text).toContain(name);
     expect(text).toContain('"eighty"');
+    expect((error as ConfigError).problems).toContain('WAYBILL_ADMIN_TOKEN: must be at least 16 characters (got "short")');
+    expect(() => loadConfig({ WAYBILL_SHUTDOWN_TIMEOUT_MS: '99999999999999999999' })).toThrow(/WAYBILL_SHUTDOWN_TIMEOUT_MS: must be <= 9007199254740991/);
     expect((error as ConfigError).message).not.toMatch(/at .*\.ts:\d+/);
   });
 

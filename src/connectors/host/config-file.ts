@@ -8,8 +8,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import cron from 'node-cron';
 import { Type, type TSchema } from 'typebox';
-import { Value } from 'typebox/value';
-import { ConfigError, secretFromEnv } from '../../config.ts';
+import { configFaults, ConfigError, secretFromEnv } from '../../config.ts';
+import { validate } from '../../validation/ajv.ts';
 import type { AnyConnectorDefinition } from '../../../connectors/sdk/index.ts';
 
 export const NAME_PATTERN = '^[a-z0-9][a-z0-9_-]{0,62}$';
@@ -38,20 +38,13 @@ export interface ConnectorInstance {
 
 type Env = Record<string, string | undefined>;
 
-/** A TypeBox error's instancePath (`/settle_ms`) as a dotted field (`options.settle_ms`). */
-const field = (prefix: string, instancePath: string, extra?: string): string =>
-  [prefix, ...instancePath.split('/'), extra ?? ''].filter((p) => p !== '').join('.') || '(entry)';
+/** A JSON pointer (`/settle_ms`) as a dotted field (`options.settle_ms`). */
+const field = (prefix: string, pointer: string): string =>
+  [prefix, ...pointer.split('/').map((p) => p.replaceAll('~1', '/').replaceAll('~0', '~'))].filter((p) => p !== '').join('.') || '(entry)';
 
+/** `value`'s problems under `schema`, one line per field; the schema's defaults are filled into `value`. */
 const schemaProblems = (schema: TSchema, value: unknown, prefix: string, where: string): string[] =>
-  // "boolean" errors repeat an additionalProperties error ("schema is false"): skip them.
-  Value.Errors(schema, value).filter((e) => e.keyword !== 'boolean').map((e) => {
-    const params = (e as { params?: Record<string, unknown> }).params ?? {};
-    const missing = typeof params.requiredProperties === 'object' ? (params.requiredProperties as string[]).join(', ') : undefined;
-    const extraProp = Array.isArray(params.additionalProperties) ? (params.additionalProperties as string[]).join(', ') : undefined;
-    if (e.keyword === 'required' && missing !== undefined) return `${where}: ${field(prefix, e.instancePath, missing)}: is required`;
-    if (e.keyword === 'additionalProperties' && extraProp !== undefined) return `${where}: ${field(prefix, e.instancePath, extraProp)}: is not a known option`;
-    return `${where}: ${field(prefix, e.instancePath)}: ${e.message}`;
-  });
+  configFaults(validate(schema, value)).map((f) => `${where}: ${field(prefix, f.pointer)}: ${f.rule}`);
 
 /** The options a type's schema marks as folders. */
 const folderOptions = (schema: TSchema): string[] =>
@@ -94,7 +87,8 @@ export function parseConnectorsConfig(raw: unknown, registry: readonly AnyConnec
         problems.push(`${where}: schedule: "${schedule}" is not a valid cron expression (${why || 'use 5 or 6 fields'})`);
       }
     }
-    const options = Value.Default(definition.options, structuredClone(e.options ?? {})) as Record<string, unknown>;
+    // Validated as the copy kept, which the check fills with the type's defaults.
+    const options = structuredClone(e.options ?? {});
     problems.push(...schemaProblems(definition.options, options, 'options', where));
     for (const key of folderOptions(definition.options)) {
       if (typeof options[key] === 'string') options[key] = path.resolve(baseDir, options[key]);
