@@ -12,6 +12,13 @@ export default {
       to: { circular: true },
     },
     {
+      name: 'one-validator',
+      severity: 'error',
+      comment: "Values are checked by the one Ajv (src/validation/ajv.ts: validate); TypeBox builds schemas only. Its own checker (typebox/value) has other rules and error texts.",
+      from: { path: '^(src|connectors|bin|migrations)/' },
+      to: { path: 'node_modules/typebox/build/value/' },
+    },
+    {
       name: 'migrations-import-no-app-code',
       severity: 'error',
       comment: 'Migrations are frozen: they take Kysely<any> and import no app code.',
