@@ -230,8 +230,9 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
       : field === 'webhookAllowPrivate' ? 'must list host names, IP addresses or CIDRs, comma-separated'
         : field === 'trustProxy' ? 'must be true, false, a number of proxies, or IP addresses/CIDRs separated by commas'
           : first.rule;
-    // A secret is never echoed, not even a wrong one.
-    problems.push(field === 'secretKey' ? `${name}: must be at least 32 characters (got ${String(value).length})` : `${name}: ${rule} (got ${JSON.stringify(value)})`);
+    // A secret is never echoed, not even a wrong one: its length says enough.
+    const secret = field === 'secretKey' || field === 'adminToken';
+    problems.push(`${name}: ${rule} (got ${secret ? `${String(value).length} characters` : JSON.stringify(value)})`);
   }
   if (problems.length > 0) throw new ConfigError(problems);
   return Object.freeze(raw as Static<typeof ConfigSchema>);

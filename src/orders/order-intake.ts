@@ -7,7 +7,7 @@ import { Type } from 'typebox';
 import type { FieldError } from '../errors.ts';
 import { validate } from '../validation/ajv.ts';
 import { fieldErrors } from '../validation/field-errors.ts';
-import { parseTimestamp, TIMESTAMP_MESSAGE } from '../validation/timestamp.ts';
+import { parseTimestamp, ZONED_TIMESTAMP_MESSAGE } from '../validation/timestamp.ts';
 import { OrderIntake, withPkAliases } from './orders.schemas.ts';
 
 /**
@@ -37,8 +37,8 @@ export function intakeErrors(input: unknown, shopPk: number, marketplacePk: numb
     errors.push({ pointer: '/marketplace_pk', code: 'mismatch', message: `must be the path's marketplace (${marketplacePk})` });
   }
   // The route's validator checks the timestamp format too; connectors' orders come through here only.
-  if (typeof body.created_at === 'string' && parseTimestamp(body.created_at) === undefined) {
-    errors.push({ pointer: '/created_at', code: 'invalid_timestamp', message: TIMESTAMP_MESSAGE });
+  if (typeof body.created_at === 'string' && parseTimestamp(body.created_at, true) === undefined) {
+    errors.push({ pointer: '/created_at', code: 'invalid_timestamp', message: ZONED_TIMESTAMP_MESSAGE });
   }
   const seen = new Set<number>();
   (Array.isArray(body.items) ? body.items : []).forEach((item: unknown, index) => {

@@ -127,7 +127,7 @@ export class OrderService {
         payment_method: input.payment_method ?? null,
         paid: input.paid ?? true,
         tags: input.tags ?? [],
-        ...(input.created_at === undefined ? {} : { created_at: parseTimestamp(input.created_at)! }),
+        ...(input.created_at === undefined ? {} : { created_at: parseTimestamp(input.created_at, true)! }),
         status: 'pending',
         source,
         base_url: baseUrl,

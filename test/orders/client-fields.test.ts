@@ -78,6 +78,16 @@ describe('every field an order carries', () => {
     expect(unpaid.json()).toMatchObject({ paid: false, progress: progress(), ff_type: 'marketplace', actions: [], items: [{ ff_type: 'marketplace' }] });
   });
 
+  it('takes created_at with a zone, as documented, and answers it in UTC', async () => {
+    const items = [{ item_pk: 1, sku: 'A', quantity: 1, price: 1 }];
+    const zoned = await post({ order_pk: 660, created_at: '2026-11-20T09:30:00+01:00', items });
+    expect(zoned.statusCode, zoned.body).toBe(201);
+    expect(zoned.json()).toMatchObject({ created_at: '2026-11-20T08:30:00' });
+    // A connector's order the same way.
+    const taken = await daemon.services.orders.intake(c.shopPk, c.mp, { order_pk: 661, created_at: '2026-11-20T08:30:00.250Z', items } as never, 'connector:erp');
+    expect(taken.order).toMatchObject({ created_at: '2026-11-20T08:30:00' });
+  });
+
   it('400 names each field that is wrong, by pointer, with the storable-value rules', async () => {
     const res = await post({
       pk: 600, order_pk: 601, shop_pk: c.shopPk + 1, marketplace_pk: c.mp, created_at: '2026-02-30T10:00:00', tags: ['ok', ''],
@@ -108,7 +118,7 @@ describe('every field an order carries', () => {
       { pointer: '/paid', code: 'invalid_type', message: 'must be boolean' },
       { pointer: '/items/0/quantity', code: 'too_small', message: 'must be >= 1' },
       { pointer: '/shop_pk', code: 'mismatch', message: `must be the path's shop (${c.shopPk})` },
-      { pointer: '/created_at', code: 'invalid_timestamp', message: 'must be a timestamp YYYY-MM-DDThh:mm:ss (a real date, years 0001-9999)' },
+      { pointer: '/created_at', code: 'invalid_timestamp', message: 'must be a timestamp YYYY-MM-DDThh:mm:ss (a real date, years 0001-9999), optionally with a zone (Z, +01:00)' },
       { pointer: '/items/1/item_pk', code: 'duplicate_item', message: 'item 1 is listed more than once' },
     ]);
   });
