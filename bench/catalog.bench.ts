@@ -40,7 +40,11 @@ const LIST_READS = 40;
 const ONLY = process.env.ONLY;
 
 const target = await benchTarget('catalog');
-const env: Record<string, string> = { PORT: '0', LOG_LEVEL: 'warn', WAYBILL_CONNECTORS: path.join(os.tmpdir(), `none-${target.tag}.json`), ...target.env };
+const env: Record<string, string> = {
+  PORT: '0', LOG_LEVEL: 'warn', WAYBILL_CONNECTORS: path.join(os.tmpdir(), `none-${target.tag}.json`), ...target.env,
+  // The daemon's feed workers (default: the daemon's own default).
+  ...(process.env.WAYBILL_WORKER_CONCURRENCY === undefined ? {} : { WAYBILL_WORKER_CONCURRENCY: process.env.WAYBILL_WORKER_CONCURRENCY }),
+};
 
 const config = loadConfig(env);
 const daemon = await startDaemon({ config, logger: createLogger({ level: 'warn', pretty: false }), role: 'all' });
@@ -63,12 +67,9 @@ const productOf = (i: number) => ({
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const pct = (xs: number[], p: number): number => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))]!;
+const pending = async (): Promise<number> => (await pool.query(`select count(*)::int as n from feeds where state in ('queued', 'processing')`)).rows[0].n as number;
 async function drained(): Promise<void> {
-  for (;;) {
-    const r = await pool.query(`select count(*)::int as n from feeds where state in ('queued', 'processing')`);
-    if (r.rows[0].n === 0) return;
-    await sleep(20);
-  }
+  while ((await pending()) > 0) await sleep(20);
 }
 
 /** (b) The floor: one loop of multi-row upserts per 1,000 products, one transaction each. */
@@ -248,8 +249,10 @@ async function ingestAndWrites(): Promise<void> {
   console.log(`    1-product POST (feed + job)      ${c.requests.average.toFixed(0).padStart(7)} req/s  p99 ${c.latency.p99} ms  non-2xx ${c.non2xx + c.errors}`);
   console.log(`    ratio: ${(c.requests.average / b.requests.average).toFixed(2)} (target >= 0.5); against the durable floor ${(c.requests.average / floor.requests.average).toFixed(2)}`);
   const drainStart = performance.now();
+  const left = await pending();
   await drained();
-  console.log(`    the ${c['2xx']} feeds of that run were all done ${((performance.now() - drainStart) / 1000).toFixed(1)} s after it`);
+  const drainSeconds = (performance.now() - drainStart) / 1000;
+  console.log(`    the ${c['2xx']} feeds of that run were all done ${drainSeconds.toFixed(1)} s after it: ${left} not done at its end, ${(left / drainSeconds).toFixed(0)} feeds/s`);
 
   const client: number[] = [];
   const pks: string[] = [];
