@@ -67,7 +67,7 @@ export const queueSettings: { [K in JobName]: QueueSettings } = {
   // NOTIFY: its lock at commit serialized every feed-creating transaction (measured: commits
   // waiting on Lock:object); the accepting process wakes its own worker (JobQueue.wake), other
   // replicas poll every 2 s.
-  'feed.process': { retryLimit: 8, retryDelay: 1, retryBackoff: true, expireInSeconds: 900, concurrency: 2, notify: false, policy: 'standard', drain: true },
+  'feed.process': { retryLimit: 8, retryDelay: 1, retryBackoff: true, expireInSeconds: 900, concurrency: 8, notify: false, policy: 'standard', drain: true },
   'prune.feeds': prune,
   'prune.idempotency-keys': prune,
   'prune.webhook-deliveries': prune,
