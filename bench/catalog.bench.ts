@@ -5,7 +5,8 @@
 //  (c) a 1-product POST at 50 connections (autocannon in its own process) against a bare
 //      Fastify route with the same body schema. Target >= 0.5. Also printed: the floor of any
 //      route that answers only after a commit, the bare route plus one durable INSERT of the
-//      body per request (concurrent requests sharing commits, as the daemon's do).
+//      body per request (concurrent requests sharing commits, as the daemon's do). Then the
+//      rate at which the one-product feeds left at the end of the run drain.
 //  (d) single-product feed latency, POST -> done as a client sees it, p50/p99 over 200 feeds.
 //      Target p50 <= 50 ms.
 //  (e) list speed in a shop of LIST_PRODUCTS (1,000,000) simple products, loaded by one SQL
@@ -13,7 +14,8 @@
 //      (5,000-9,999) p50 over LIST_READS requests each. Targets: page 1 p50 <= 10 ms, any page
 //      p50 <= 50 ms. ONLY=e runs (e) alone, ONLY=a-d the others.
 // Database: DATABASE_URL (a scratch database is made on that server and dropped after), else
-// an embedded Postgres in a temp folder. PRODUCTS=20000 (and SECONDS=2) for a shorter run.
+// an embedded Postgres in a temp folder. PRODUCTS=20000 (and SECONDS=2) for a shorter run;
+// WAYBILL_WORKER_CONCURRENCY for the daemon's feeds in flight.
 import { spawn } from 'node:child_process';
 import os from 'node:os';
 import path from 'node:path';
