@@ -76,13 +76,8 @@ const withPayload = (db: Executor) =>
     .selectAll('feeds')
     .select(['feed_payloads.items as payload_items', 'feed_payloads.warnings as payload_warnings', 'feed_payloads.hashes as payload_hashes', sql<boolean>`shops.webhook_url is not null`.as('has_webhook')]);
 
-/**
- * What a worker needs to process a feed, read under the feed's lock in one round trip (its
- * first transaction). NOWAIT, as lockFeed. Only the feed's row is locked, not its shop's.
- */
-export const lockForProcessing = (db: Executor, pk: string) =>
-  withPayload(db).where('feeds.pk', '=', pk).forUpdate('feeds').noWait().executeTakeFirst();
-export type FeedToProcess = NonNullable<Awaited<ReturnType<typeof lockForProcessing>>>;
+/** What a worker needs to process a feed, in one round trip. */
+export const findForProcessing = (db: Executor, pk: string) => withPayload(db).where('feeds.pk', '=', pk).executeTakeFirst();
 
 /** Locks the feed for one chunk. NOWAIT: a feed another worker is in fails fast (transient, retried). */
 export const lockFeed = (db: Executor, pk: string) =>
@@ -103,10 +98,13 @@ export const HEARTBEAT_SECONDS = 2;
 export const MISSED_SECONDS = 3;
 const lease = sql<Date>`now() + make_interval(secs => ${LEASE_SECONDS})`;
 
-/** Marks the feed `processing` with `owner`'s lease (its lock taken by the caller's transaction). */
+/**
+ * Marks the feed `processing` with `owner`'s lease, in one statement that takes the feed's lock
+ * NOWAIT (a feed another worker is in fails fast, as lockFeed).
+ */
 export const markProcessing = (db: Executor, pk: string, owner: string) =>
   db.updateTable('feeds').set({ state: 'processing', started_at: sql<Date>`coalesce(started_at, now())`, leased_until: lease, owner })
-    .where('pk', '=', pk).where('state', 'in', ['queued', 'processing'])
+    .where('pk', '=', (eb) => eb.selectFrom('feeds').select('pk').where('pk', '=', pk).where('state', 'in', ['queued', 'processing']).forUpdate().noWait())
     .execute();
 
 /** The heartbeat of a worker processing `pk`: its lease renewed, and it named as the owner. */
@@ -142,22 +140,16 @@ export const takeStaleFeeds = async (db: Executor, gone: (owner: string | null) 
 export const insertResult = (db: Executor, row: { feed_pk: string; offset: number; success: string; errors: string }) =>
   db.insertInto('feed_results').values(row).onConflict((oc) => oc.columns(['feed_pk', 'offset']).doNothing()).execute();
 
-/**
- * A chunk's counts; the feed `processing` with `owner`'s lease, or `done`. A feed applied in one
- * transaction goes from `queued` to `done` here (started_at: that transaction's start).
- */
 export const advance = (db: Executor, pk: string, c: { processed: number; succeeded: number; failed: number; warnings: number; done: boolean; owner: string }) =>
   db.updateTable('feeds')
     .set((eb) => ({
-      state: c.done ? 'done' : 'processing',
-      started_at: sql<Date>`coalesce(started_at, now())`,
       processed: c.processed,
       succeeded: eb('succeeded', '+', c.succeeded),
       failed: eb('failed', '+', c.failed),
       warnings: eb('warnings', '+', c.warnings),
       leased_until: c.done ? null : lease,
       owner: c.done ? null : c.owner,
-      ...(c.done ? { finished_at: sql<Date>`statement_timestamp()` } : {}),
+      ...(c.done ? { state: 'done', finished_at: sql<Date>`now()` } : {}),
     }))
     .where('pk', '=', pk)
     .returningAll()

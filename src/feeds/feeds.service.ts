@@ -257,46 +257,38 @@ export class FeedService {
 
   async #process(feedPk: string, options: { signal?: AbortSignal }): Promise<Feed | null> {
     const db = this.#d.db;
+    const feed = await repo.findForProcessing(db, feedPk);
+    if (feed === undefined) return null; // pruned meanwhile
+    if (feed.state === 'done' || feed.state === 'failed') return toFeed(feed);
+    const payload = { items: feed.payload_items, warnings: feed.payload_warnings };
+    const warningsOf = warningsByIndex(payload.warnings);
+    const hasWebhook = feed.has_webhook;
+    const type = feed.type as FeedType;
+    const target = { shopPk: feed.shop_pk, productPk: feed.product_pk, variationPk: feed.variation_pk };
+    const size = chunkSizeOf(type, feed.total);
     const owner = thisOwner();
-    // Read (with its payload) under the lock of the first transaction; later chunks lock only.
-    let feed: repo.FeedToProcess | undefined;
-    let warningsOf: ReturnType<typeof warningsByIndex> = new Map();
-    let beat: ReturnType<typeof setInterval> | undefined;
-    let last: repo.FeedRow | undefined;
+    // The feed shows `processing` and holds a lease (this process as its owner, renewed by a
+    // heartbeat) from the start, so that when this process dies another one takes it over at
+    // once (recover). The lock is the chunks' own NOWAIT lock: a feed another worker is in
+    // fails fast (transient: the job retries).
+    await repo.markProcessing(db, feedPk, owner);
+    const beat = setInterval(() => {
+      void repo.heartbeat(db, feedPk, owner).catch(() => undefined);
+    }, repo.HEARTBEAT_SECONDS * 1000);
     try {
+      let last: repo.FeedRow | undefined;
       for (let finished = false; !finished;) {
         if (options.signal?.aborted === true) throw unavailable(`Feed ${feedPk} was interrupted (shutdown); it resumes on retry.`);
         let applied = { succeeded: 0, failed: 0 };
-        let leased = false;
         finished = await inTransaction(db, async (trx) => {
           await limitStatements(trx);
-          // NOWAIT: a feed another worker is in fails fast (transient: the job retries).
-          let cur: { state: string; processed: number } | undefined;
-          if (feed === undefined) {
-            cur = feed = await repo.lockForProcessing(trx, feedPk);
-            if (feed !== undefined) warningsOf = warningsByIndex(feed.payload_warnings);
-          } else {
-            cur = await repo.lockFeed(trx, feedPk);
-          }
-          if (feed === undefined || cur === undefined || cur.state === 'done' || cur.state === 'failed') return true;
-          const f = feed;
-          const type = f.type as FeedType;
-          const size = chunkSizeOf(type, f.total);
+          const cur = await repo.lockFeed(trx, feedPk);
+          if (cur === undefined || cur.state === 'done' || cur.state === 'failed') return true;
+          if (cur.state === 'queued') await repo.markProcessing(trx, feedPk, owner);
           const offset = cur.processed;
-          if (beat === undefined && offset + size < f.total) {
-            // More than one chunk to go: the feed shows `processing` and holds a lease (this
-            // process as its owner, renewed by a heartbeat), committed before its first chunk,
-            // so that when this process dies another one takes it over at once (recover). A
-            // feed that fits in one chunk needs neither: its one transaction takes it from
-            // `queued` to `done`, and a kill rolls it back to `queued` for the job's retry.
-            await repo.markProcessing(trx, feedPk, owner);
-            leased = true;
-            return false;
-          }
-          const chunk = f.payload_items.slice(offset, offset + size).map((item, i) => ({ index: offset + i, item }));
-          const target = { shopPk: f.shop_pk, productPk: f.product_pk, variationPk: f.variation_pk };
+          const chunk = payload.items.slice(offset, offset + size).map((item, i) => ({ index: offset + i, item }));
           const outcome: ChunkOutcome = chunk.length === 0 ? { success: [], errors: [] } : await applyChunk(trx, type, target, chunk);
-          await this.#rememberApplied(trx, f, outcome.success);
+          await this.#rememberApplied(trx, feed, outcome.success);
           let warnings = 0;
           for (const s of outcome.success) {
             withWarnings(s, warningsOf.get(s.index) ?? []);
@@ -304,28 +296,21 @@ export class FeedService {
           }
           await repo.insertResult(trx, { feed_pk: feedPk, offset, success: JSON.stringify(outcome.success), errors: JSON.stringify(outcome.errors) });
           const processed = offset + chunk.length;
-          const done = processed >= f.total;
+          const done = processed >= feed.total;
           const row = await repo.advance(trx, feedPk, { processed, succeeded: outcome.success.length, failed: outcome.errors.length, warnings, done, owner });
           applied = { succeeded: outcome.success.length, failed: outcome.errors.length };
-          if (done) await this.#emit(trx, row, f.has_webhook);
+          if (done) await this.#emit(trx, row, hasWebhook);
           if (done) last = row;
           return done;
         });
-        if (leased) {
-          beat = setInterval(() => {
-            void repo.heartbeat(db, feedPk, owner).catch(() => undefined);
-          }, repo.HEARTBEAT_SECONDS * 1000);
-        }
         // Counted once the chunk is committed (a rolled-back chunk is applied again later).
-        if (feed !== undefined) {
-          metrics.feedItems(feed.type as FeedType, 'succeeded', applied.succeeded);
-          metrics.feedItems(feed.type as FeedType, 'failed', applied.failed);
-        }
+        metrics.feedItems(type, 'succeeded', applied.succeeded);
+        metrics.feedItems(type, 'failed', applied.failed);
       }
       const after = last ?? (await repo.findFeed(db, feedPk));
       return after === undefined ? null : toFeed(after);
     } finally {
-      if (beat !== undefined) clearInterval(beat);
+      clearInterval(beat);
     }
   }
 
