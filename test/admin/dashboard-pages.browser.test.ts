@@ -4,15 +4,15 @@
 // of every process, error pages inside the layout (a mistyped address too), a 390 px wide phone, job search and a failed
 // job's stack. Each page is saved as a screenshot: under test-artifacts/screenshots, or where
 // WAYBILL_SCREENSHOTS says (docs/screenshots for the committed ones).
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { InjectOptions } from 'fastify';
 import { type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { launchChromium } from '../helpers/browser.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { connectorsFile, tempDir } from '../helpers/connectors-file.ts';
 import { startTestDaemon, useTestDaemon, type TestDaemon } from '../helpers/daemon.ts';
 import { until } from '../helpers/until.ts';
 
@@ -20,14 +20,11 @@ const SHOTS = path.resolve(process.env.WAYBILL_SCREENSHOTS ?? 'test-artifacts/sc
 const TOKEN = 'pages-admin-token-0123456789';
 const ZONE = 'America/Mexico_City';
 
-const dir = mkdtempSync(path.join(tmpdir(), 'wb-pages-'));
+const dir = tempDir('wb-pages-');
 const inbox = path.join(dir, 'inbox');
 mkdirSync(inbox);
-const connectorsFile = path.join(dir, 'connectors.json');
-writeFileSync(connectorsFile, JSON.stringify({
-  connectors: [{ name: 'erp-files', type: 'catalog-file', shop_pk: 1, schedule: null, enabled: true, options: { inbox, format: 'csv', settle_ms: 0 } }],
-}));
-const env = { WAYBILL_ADMIN_TOKEN: TOKEN, WAYBILL_CONNECTORS: connectorsFile };
+const connectors = connectorsFile([{ name: 'erp-files', type: 'catalog-file', shop_pk: 1, schedule: null, enabled: true, options: { inbox, format: 'csv', settle_ms: 0 } }]);
+const env = { WAYBILL_ADMIN_TOKEN: TOKEN, WAYBILL_CONNECTORS: connectors };
 
 // The API serves the pages; a second process (the worker) does the work and logs it.
 const api = await useTestDaemon({ role: 'api', env });

@@ -2,28 +2,25 @@
 // a feed run to done, open a feed with errors, retry a failed job until it completes and see
 // its attempts on the Webhooks page, run a connector, create a shop (its webhook secret shown
 // once) and rotate its secret, and a wrong token refused. Each step saves a screenshot under test-artifacts/.
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { launchChromium } from '../helpers/browser.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { connectorsFile, tempDir } from '../helpers/connectors-file.ts';
 import { startTestDaemon, useTestDaemon, type TestDaemon } from '../helpers/daemon.ts';
 
 const ARTIFACTS = path.resolve('test-artifacts');
 const TOKEN = 'browser-admin-token-0123456789';
 
-const dir = mkdtempSync(path.join(tmpdir(), 'wb-dash-'));
+const dir = tempDir('wb-dash-');
 const inbox = path.join(dir, 'inbox');
 mkdirSync(inbox);
-const connectorsFile = path.join(dir, 'connectors.json');
-writeFileSync(connectorsFile, JSON.stringify({
-  connectors: [{ name: 'erp-files', type: 'catalog-file', shop_pk: 1, schedule: null, enabled: true, options: { inbox, format: 'csv', settle_ms: 0 } }],
-}));
+const connectors = connectorsFile([{ name: 'erp-files', type: 'catalog-file', shop_pk: 1, schedule: null, enabled: true, options: { inbox, format: 'csv', settle_ms: 0 } }]);
 // One feed of 15,000 items (below): above the default WAYBILL_MAX_ITEMS of a request.
-const env = { WAYBILL_ADMIN_TOKEN: TOKEN, WAYBILL_CONNECTORS: connectorsFile, WAYBILL_MAX_ITEMS: '15000' };
+const env = { WAYBILL_ADMIN_TOKEN: TOKEN, WAYBILL_CONNECTORS: connectors, WAYBILL_MAX_ITEMS: '15000' };
 
 // The API alone first: feeds stay queued until the worker starts, so the browser sees them run.
 const api = await useTestDaemon({ role: 'api', env });
