@@ -30,9 +30,7 @@ export function fieldErrors(errors: AjvLikeError[]): FieldError[] {
       : timestamp ? (e.params?.format === 'timestamp-zone' ? ZONED_TIMESTAMP_MESSAGE : TIMESTAMP_MESSAGE)
         : (e.message ?? 'is invalid');
     // anyOf/oneOf report each branch too; keep the first, most specific error of a field.
-    if (!out.has(pointer) || e.keyword === 'anyOf' || e.keyword === 'oneOf') {
-      if (!out.has(pointer)) out.set(pointer, { pointer, code, message });
-    }
+    if (!out.has(pointer)) out.set(pointer, { pointer, code, message });
   }
   return [...out.values()];
 }
