@@ -22,6 +22,8 @@ export const ConfigSchema = Type.Object({
   /** The {base_url} of Location headers; unset: derived from each request. */
   publicUrl: Type.Optional(Type.String({ pattern: '^https?://[^/]+(/.*)?$' })),
   logLevel: LogLevel,
+  /** json: one JSON object per line; pretty: one readable line per entry; auto (default): pretty when the output is a terminal. */
+  logFormat: Type.Union([Type.Literal('auto'), Type.Literal('pretty'), Type.Literal('json')]),
   adminToken: Type.Optional(Type.String({ minLength: 16 })),
   connectorsFile: Type.String({ minLength: 1 }),
   /** Largest request body, bytes. 1,000 products are ~1.5 MB; default 64 MiB. */
@@ -55,7 +57,7 @@ export const ConfigSchema = Type.Object({
   /** Items (products, variations, image refs) one catalog write may carry; more: 413 before validation. */
   maxItemsPerRequest: Type.Integer({ minimum: 1 }),
   /** How long one webhook delivery may take (connect, send, the answer), ms; default 15 s. */
-  // At most 30 s: three quick attempts must fit in the job's 120 s before it counts as crashed.
+  // At most 30 s: an attempt must end well within the job's 120 s before it counts as crashed.
   webhookTimeoutMs: Type.Integer({ minimum: 100, maximum: 30_000 }),
   /**
    * The key that seals shops' webhook secrets in the database (any text of 32+ characters);
@@ -84,6 +86,7 @@ export const envNames: Record<keyof Static<typeof ConfigSchema>, string> = {
   port: 'PORT',
   publicUrl: 'PUBLIC_URL',
   logLevel: 'LOG_LEVEL',
+  logFormat: 'LOG_FORMAT',
   adminToken: 'WAYBILL_ADMIN_TOKEN',
   connectorsFile: 'WAYBILL_CONNECTORS',
   bodyLimit: 'WAYBILL_BODY_LIMIT',
@@ -118,6 +121,9 @@ function ruleOf(e: ErrorObject): string {
     case 'maxItems': return `must list at most ${plural(p.limit, 'item')}`;
     case 'enum': return `must be one of ${(p.allowedValues as unknown[]).map(String).join(', ')}`;
     case 'const': return `must be ${JSON.stringify(p.allowedValue)}`;
+    // A pattern is read by its schema's description when it has one ("lower-case letters, digits...").
+    case 'pattern': return typeof (e.parentSchema as { description?: unknown } | undefined)?.description === 'string'
+      ? `must be ${(e.parentSchema as { description: string }).description}` : e.message ?? 'is invalid';
     default: return e.message ?? 'is invalid';
   }
 }
@@ -201,6 +207,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     port: int(env.PORT, 8080),
     publicUrl: blank(env.PUBLIC_URL)?.replace(/\/+$/, ''),
     logLevel: blank(env.LOG_LEVEL)?.toLowerCase() ?? 'info',
+    logFormat: blank(env.LOG_FORMAT)?.toLowerCase() ?? 'auto',
     adminToken: blank(env.WAYBILL_ADMIN_TOKEN),
     connectorsFile: path.resolve(cwd, blank(env.WAYBILL_CONNECTORS) ?? 'config/connectors.json'),
     bodyLimit: int(env.WAYBILL_BODY_LIMIT, 64 * 1024 * 1024),

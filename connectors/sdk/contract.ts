@@ -13,13 +13,21 @@ export interface StateStore {
   set(key: string, value: unknown): Promise<void>;
 }
 
-/** What a run did: counters and the feeds it created, stored on the run record. */
+/**
+ * What a run did: counters and the feeds it created, stored on the run record. A count named
+ * `*_error`, `*_failed`, `*_invalid` or `*_refused` (`files_error`, `products_invalid`,
+ * `checks_failed`) counts things the run could not do: a run that ends with one above 0 is
+ * `partial`, not `succeeded` (isProblemCount).
+ */
 export interface RunReport {
   count(name: string, n?: number): void;
   feed(feedPk: string | number): void;
   readonly counts: Readonly<Record<string, number>>;
   readonly feeds: readonly string[];
 }
+
+/** A count of things a run could not do (see RunReport): its run ends `partial`. */
+export const isProblemCount = (name: string): boolean => /_(error|errors|failed|invalid|refused)$/.test(name);
 
 /** One product to compare with the last content a connector sent for its (shop, sku). */
 export interface DeltaItem<T> {

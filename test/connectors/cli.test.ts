@@ -41,8 +41,23 @@ describe('waybill connectors', { timeout: 120_000 }, () => {
     const r = await runCli(['connectors', 'run', 'nope', '--json'], env);
     expect(r.code).toBe(1);
     expect(r.json()).toEqual({ error: { code: 'not_found', message: 'Connector nope was not found.' } });
+    // A slip of the keyboard is named with the connector it was probably meant to be.
+    const typo = await runCli(['connectors', 'run', 'ERP-'], env);
+    expect(typo.code).toBe(1);
+    expect(typo.stderr).toBe('waybill: Connector ERP- was not found (did you mean erp?).\n');
     const bad = await runCli(['connectors', 'list'], { ...env, WAYBILL_CONNECTORS: connectorsFile([{ name: 'x', type: 'nope' }]) });
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain('connectors[0] "x": type: unknown connector type "nope"');
+    // Every problem of the file at once, each with the fix it probably needs.
+    const typos = await runCli(['connectors', 'list'], {
+      ...env,
+      WAYBILL_CONNECTORS: connectorsFile([{ name: 'Erp Main', type: 'catalog-flie', shop_pk: 1, shedule: '61 * * * *' }, { name: 'b', type: 'catalog-file', shop_pk: 1, schedule: '61 * * * *', options: { inbox, format: 'csv', colums: {} } }]),
+    });
+    expect(typos.code).toBe(2);
+    expect(typos.stderr).toContain('connectors[0] "Erp Main": name: must be lower-case letters, digits, - and _');
+    expect(typos.stderr).toContain('connectors[0] "Erp Main": shedule: is not a known option (did you mean schedule?)');
+    expect(typos.stderr).toContain('connectors[0] "Erp Main": type: unknown connector type "catalog-flie" (did you mean catalog-file? known: ');
+    expect(typos.stderr).toContain('connectors[1] "b": schedule: "61 * * * *" is not a valid cron expression');
+    expect(typos.stderr).toContain('connectors[1] "b": options.colums: is not a known option (did you mean columns?)');
   });
 });

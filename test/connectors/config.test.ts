@@ -37,7 +37,7 @@ describe('connectors file validation', () => {
   it('names every bad option, a missing one and an unknown one', () => {
     const problems = problemsOf({ connectors: [fileEntry({ options: { format: 'pdf', settle_ms: -1, inbx: '/x' } })] });
     expect(problems).toContain('connectors.json: connectors[0] "erp-main": options.inbox: is required');
-    expect(problems).toContain('connectors.json: connectors[0] "erp-main": options.inbx: is not a known option');
+    expect(problems).toContain('connectors.json: connectors[0] "erp-main": options.inbx: is not a known option (did you mean inbox?)');
     expect(problems.some((p) => p.startsWith('connectors.json: connectors[0] "erp-main": options.format:'))).toBe(true);
     expect(problems).toContain('connectors.json: connectors[0] "erp-main": options.settle_ms: must be >= 0');
     // One line per field: a union says its branches at once.
@@ -126,5 +126,26 @@ describe('the example connectors files', () => {
     expect(b!.options.inbox).toBe(path.join(dir, 'abs'));
     expect(fs.existsSync(path.join(dir, 'nested', 'in', 'a'))).toBe(true);
     expect(fs.existsSync(path.join(dir, 'abs'))).toBe(false);
+  });
+});
+
+describe('every problem at once, with "did you mean"', () => {
+  it('a bad name hides neither a bad type nor a bad schedule nor bad options', () => {
+    const problems = problemsOf({ connectors: [{ name: 'Erp Main', type: 'catalog-file', shop_pk: 1, schedule: '61 * * * *', options: { inbox: '/tmp/in', format: 'pdf', colums: {} } }] });
+    expect(problems).toEqual([
+      'connectors.json: connectors[0] "Erp Main": name: must be lower-case letters, digits, - and _ (used in URLs and job keys)',
+      expect.stringMatching(/^connectors\.json: connectors\[0\] "Erp Main": schedule: "61 \* \* \* \*" is not a valid cron expression/),
+      'connectors.json: connectors[0] "Erp Main": options.colums: is not a known option (did you mean columns?)',
+      'connectors.json: connectors[0] "Erp Main": options.format: must be one of csv, json, xml',
+    ]);
+  });
+
+  it('names the type, the entry field and the option a typo was probably meant to be', () => {
+    const problems = problemsOf({ connectors: [{ name: 'erp', type: 'catalog-flie', shop_pk: 1, shedule: '* * * * *', options: {} }] });
+    expect(problems).toContain('connectors.json: connectors[0] "erp": shedule: is not a known option (did you mean schedule?)');
+    expect(problems.find((p) => p.includes('type:'))).toMatch(/type: unknown connector type "catalog-flie" \(did you mean catalog-file\? known: catalog-file, /);
+    // Too far from any known name: no guess.
+    expect(problemsOf({ connectors: [fileEntry({ options: { inbox: '/x', format: 'csv', zzzzzz: 1 } })] })).toEqual(['connectors.json: connectors[0] "erp-main": options.zzzzzz: is not a known option']);
+    expect(problemsOf({ connectors: [fileEntry({ type: 'ftp' })] })[0]).toMatch(/unknown connector type "ftp" \(known: /);
   });
 });

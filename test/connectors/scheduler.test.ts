@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { sql } from 'kysely';
 import { afterAll, describe, expect, it } from 'vitest';
-import { queueMaintenanceTick } from '../../src/connectors/host/scheduler.ts';
+import { queueMaintenanceTick } from '../../src/scheduler/scheduler.ts';
 import { startTestDaemon, useTestDaemon } from '../helpers/daemon.ts';
 import { connectorsFile, tempDir } from '../helpers/connectors-file.ts';
 import { until } from '../helpers/until.ts';
@@ -111,8 +111,11 @@ describe('run records and enable/disable', () => {
     expect(r.status).toBe('done');
     if (r.status !== 'done') return;
     expect(r.run).toMatchObject({ outcome: 'failed', error: 'The inbox /nonexistent/inbox does not exist or is not a folder (option inbox).' });
+    // A connector set up before its shop: skipped, saying why (not failed, nothing retried).
     const noShop = await a.services.connectors.execute({ name: 'no-shop', trigger: 'cli' });
-    expect(noShop.status === 'done' && noShop.run.error).toBe("Shop 99 (shop_pk) does not exist; create it or fix the connector's entry.");
+    expect(noShop.status === 'done' && noShop.run).toMatchObject({
+      outcome: 'skipped', error: "Shop 99 (shop_pk) does not exist yet: create it (waybill shops create) or fix the connector's entry; the run was skipped.",
+    });
     const ok = await a.services.connectors.execute({ name: 'manual', trigger: 'cli' });
     expect(ok.status === 'done' && ok.run.outcome).toBe('succeeded');
   });
@@ -155,7 +158,8 @@ describe('inbox watch', () => {
   it('a file dropped into a watched inbox is processed without waiting for a tick', async () => {
     fs.writeFileSync(path.join(manualInbox, 'now.csv'), 'sku,name,price,stock\nNOW-1,Now,1,1\n');
     // No tick and no run now: the watch queues the run.
-    const run = await until('the run of the watch', async () => (await a.services.connectors.runs('manual')).find((r) => r.trigger === 'manual' && r.counts.files_done === 1), 15_000);
+    // Labelled by what started it: a file.
+    const run = await until('the run of the watch', async () => (await a.services.connectors.runs('manual')).find((r) => r.trigger === 'file' && r.counts.files_done === 1), 15_000);
     expect(run).toMatchObject({ outcome: 'succeeded', counts: { products_sent: 1 } });
     expect(fs.existsSync(path.join(manualInbox, '.done', 'now.csv.report.json'))).toBe(true);
   });

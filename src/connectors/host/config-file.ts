@@ -10,6 +10,7 @@ import cron from 'node-cron';
 import { Type, type TSchema } from 'typebox';
 import { configFaults, ConfigError, secretFromEnv } from '../../config.ts';
 import { validate } from '../../validation/ajv.ts';
+import { didYouMean, nearMiss } from '../../validation/near-miss.ts';
 import type { AnyConnectorDefinition } from '../../../connectors/sdk/index.ts';
 
 export const NAME_PATTERN = '^[a-z0-9][a-z0-9_-]{0,62}$';
@@ -42,44 +43,73 @@ type Env = Record<string, string | undefined>;
 const field = (prefix: string, pointer: string): string =>
   [prefix, ...pointer.split('/').map((p) => p.replaceAll('~1', '/').replaceAll('~0', '~'))].filter((p) => p !== '').join('.') || '(entry)';
 
-/** `value`'s problems under `schema`, one line per field; the schema's defaults are filled into `value`. */
-const schemaProblems = (schema: TSchema, value: unknown, prefix: string, where: string): string[] =>
-  configFaults(validate(schema, value)).map((f) => `${where}: ${field(prefix, f.pointer)}: ${f.rule}`);
+/** The property names a schema allows at a path of property names (for "did you mean"). */
+function propertiesAt(schema: TSchema, segments: string[]): string[] {
+  let node = schema as { properties?: Record<string, unknown> };
+  for (const s of segments) {
+    const next = node.properties?.[s] as typeof node | undefined;
+    if (next === undefined) return [];
+    node = next;
+  }
+  return Object.keys(node.properties ?? {});
+}
+
+/**
+ * `value`'s problems under `schema`, one line per field; the schema's defaults are filled into
+ * `value`. A field it does not know is named with the known one it was probably meant to be.
+ */
+function schemaProblems(schema: TSchema, value: unknown, prefix: string, where: string): string[] {
+  return configFaults(validate(schema, value)).map((f) => {
+    const segments = f.pointer.split('/').slice(1).map((p) => p.replaceAll('~1', '/').replaceAll('~0', '~'));
+    const hint = f.rule === 'is not a known option' ? didYouMean(segments.at(-1)!, propertiesAt(schema, segments.slice(0, -1))) : '';
+    return `${where}: ${field(prefix, f.pointer)}: ${f.rule}${hint}`;
+  });
+}
 
 /** The options a type's schema marks as folders. */
 const folderOptions = (schema: TSchema): string[] =>
   Object.entries((schema as { properties?: Record<string, Record<string, unknown>> }).properties ?? {})
     .filter(([, property]) => property['x-folder'] === true).map(([key]) => key);
 
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
 /**
  * Validates the parsed file against the registry; returns the instances or throws a ConfigError
- * listing every problem. Relative folder options resolve against baseDir (the file's folder).
+ * listing every problem of every entry at once (a bad name does not hide a bad type, nor a bad
+ * type a bad schedule). Relative folder options resolve against baseDir (the file's folder).
  */
 export function parseConnectorsConfig(raw: unknown, registry: readonly AnyConnectorDefinition[], source: string, env?: Env, baseDir = process.cwd()): ConnectorInstance[] {
   const problems: string[] = [];
-  const entries = (raw as { connectors?: unknown } | null)?.connectors;
-  if (typeof raw !== 'object' || raw === null || Array.isArray(raw) || !Array.isArray(entries)) {
-    throw new ConfigError([`${source}: must be an object {"connectors": [...]}`]);
+  if (!isObject(raw) || !Array.isArray(raw.connectors)) {
+    const hint = isObject(raw) ? didYouMean(Object.keys(raw).find((k) => k !== 'connectors') ?? '', ['connectors']) : '';
+    throw new ConfigError([`${source}: must be an object {"connectors": [...]}${hint}`]);
   }
   const byType = new Map(registry.map((d) => [d.type, d]));
   const seen = new Set<string>();
   const instances: ConnectorInstance[] = [];
-  entries.forEach((entry: unknown, i) => {
-    const named = typeof (entry as { name?: unknown })?.name === 'string' ? ` "${(entry as { name: string }).name}"` : '';
+  raw.connectors.forEach((entry: unknown, i) => {
+    const named = isObject(entry) && typeof entry.name === 'string' ? ` "${entry.name}"` : '';
     const where = `${source}: connectors[${i}]${named}`;
     const before = problems.length;
-    problems.push(...schemaProblems(Entry, entry, '', where));
-    if (problems.length > before) return;
-    const e = entry as { name: string; type: string; shop_pk?: number | null; schedule?: string | null; enabled?: boolean; options?: Record<string, unknown> };
-    if (seen.has(e.name)) problems.push(`${where}: name: "${e.name}" is used by an earlier entry`);
-    seen.add(e.name);
-    const definition = byType.get(e.type);
-    if (definition === undefined) {
-      problems.push(`${where}: type: unknown connector type "${e.type}" (known: ${[...byType.keys()].join(', ')})`);
+    if (!isObject(entry)) {
+      problems.push(`${where}: must be an object {"name", "type", "shop_pk", "schedule", "options"}`);
       return;
     }
-    if (definition.needsShop === true && (e.shop_pk === undefined || e.shop_pk === null)) problems.push(`${where}: shop_pk: is required for type ${e.type}`);
-    const schedule = e.schedule ?? null;
+    // Each field on its own: the entry's schema (name, shop_pk, enabled, unknown fields), the
+    // type, the schedule and the type's options are all checked, whatever the others hold.
+    problems.push(...schemaProblems(Entry, { ...entry, options: isObject(entry.options) ? {} : entry.options }, '', where));
+    const e = entry as { name?: unknown; type?: unknown; shop_pk?: number | null; schedule?: unknown; enabled?: boolean; options?: unknown };
+    if (typeof e.name === 'string') {
+      if (seen.has(e.name)) problems.push(`${where}: name: "${e.name}" is used by an earlier entry`);
+      seen.add(e.name);
+    }
+    const definition = typeof e.type === 'string' ? byType.get(e.type) : undefined;
+    if (typeof e.type === 'string' && definition === undefined) {
+      const hint = nearMiss(e.type, byType.keys());
+      problems.push(`${where}: type: unknown connector type "${e.type}" (${hint === null ? '' : `did you mean ${hint}? `}known: ${[...byType.keys()].join(', ')})`);
+    }
+    if (definition?.needsShop === true && (e.shop_pk === undefined || e.shop_pk === null)) problems.push(`${where}: shop_pk: is required for type ${definition.type}`);
+    const schedule = typeof e.schedule === 'string' ? e.schedule : null;
     if (schedule !== null) {
       const check = cron.validateDetailed(schedule);
       if (!check.valid) {
@@ -88,10 +118,12 @@ export function parseConnectorsConfig(raw: unknown, registry: readonly AnyConnec
       }
     }
     // Validated as the copy kept, which the check fills with the type's defaults.
-    const options = structuredClone(e.options ?? {});
-    problems.push(...schemaProblems(definition.options, options, 'options', where));
-    for (const key of folderOptions(definition.options)) {
-      if (typeof options[key] === 'string') options[key] = path.resolve(baseDir, options[key]);
+    const options = structuredClone(isObject(e.options) ? e.options : {});
+    if (definition !== undefined) {
+      problems.push(...schemaProblems(definition.options, options, 'options', where));
+      for (const key of folderOptions(definition.options)) {
+        if (typeof options[key] === 'string') options[key] = path.resolve(baseDir, options[key]);
+      }
     }
     // Secrets are named by env var (`*_env` options): a variable that is not set is named now, not at 3 a.m.
     for (const [key, value] of Object.entries(options)) {
@@ -99,7 +131,8 @@ export function parseConnectorsConfig(raw: unknown, registry: readonly AnyConnec
         problems.push(`${where}: options.${key}: the environment variable ${value} is not set`);
       }
     }
-    instances.push({ name: e.name, type: e.type, definition, shopPk: e.shop_pk ?? null, schedule, enabled: e.enabled ?? true, options });
+    if (problems.length > before || definition === undefined) return;
+    instances.push({ name: e.name as string, type: definition.type, definition, shopPk: e.shop_pk ?? null, schedule, enabled: e.enabled ?? true, options });
   });
   if (problems.length > 0) throw new ConfigError(problems);
   return instances;

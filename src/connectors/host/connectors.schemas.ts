@@ -1,13 +1,21 @@
 // Shapes of connector runs and summaries, shared by the CLI, the admin API and the service.
 import { Type, type Static } from 'typebox';
 
-/** throttled: the remote API's Retry-After stopped the run; `throttled_until` says until when. */
-export const RunOutcome = Type.Union([Type.Literal('running'), Type.Literal('succeeded'), Type.Literal('failed'), Type.Literal('throttled')]);
+/**
+ * succeeded; partial (it ended, but some items or files were refused: a `*_error`, `*_failed`,
+ * `*_invalid` or `*_refused` count above 0); failed (`error` says why); throttled (the remote
+ * API's Retry-After stopped it; `throttled_until` says until when); skipped (not run, `error`
+ * says why: its shop does not exist yet).
+ */
+export const RunOutcome = Type.Union([
+  Type.Literal('running'), Type.Literal('succeeded'), Type.Literal('partial'), Type.Literal('failed'), Type.Literal('throttled'), Type.Literal('skipped'),
+]);
+export type RunOutcome = Static<typeof RunOutcome>;
 
 export const ConnectorRun = Type.Object({
   id: Type.Integer(),
   connector: Type.String(),
-  /** schedule (a cron tick), manual (run now: admin), cli, webhook (a pushed request). */
+  /** schedule (a cron tick), manual (run now: admin), file (a file dropped in a watched folder), cli, webhook (a pushed request). */
   trigger: Type.String(),
   scheduled_for: Type.Union([Type.String(), Type.Null()]),
   attempt: Type.Integer({ minimum: 1 }),
@@ -16,6 +24,7 @@ export const ConnectorRun = Type.Object({
   duration_ms: Type.Union([Type.Integer(), Type.Null()]),
   outcome: RunOutcome,
   counts: Type.Record(Type.String(), Type.Number()),
+  /** Why it failed, or was skipped or throttled. */
   error: Type.Union([Type.String(), Type.Null()]),
   feed_pks: Type.Array(Type.String()),
   /** Throttled runs: no run of the connector starts before this time. */
@@ -31,6 +40,10 @@ export const ConnectorSummary = Type.Object({
   /** In effect: the admin's override when set, else the file's. */
   enabled: Type.Boolean(),
   enabled_in_file: Type.Boolean(),
+  /** The entry's options as read (defaults applied, folders absolute); secrets are named by env var, never held. */
+  options: Type.Record(Type.String(), Type.Unknown()),
+  /** Folders watched: a file dropped in one starts a run (catalog-file's inbox). */
+  watches: Type.Array(Type.String()),
   /** Paths of its push receivers (POST). */
   receivers: Type.Array(Type.String()),
   /** Set while the remote API's Retry-After holds: no run starts before this time. */
@@ -39,7 +52,7 @@ export const ConnectorSummary = Type.Object({
 });
 export type ConnectorSummary = Static<typeof ConnectorSummary>;
 
-export type RunTrigger = 'schedule' | 'manual' | 'cli' | 'webhook';
+export type RunTrigger = 'schedule' | 'manual' | 'file' | 'cli' | 'webhook';
 
 export interface RunNowResult {
   /** false: a run of this connector is already queued or running, or it is throttled; nothing new was queued. */

@@ -8,13 +8,15 @@ import type { JobSender } from '../../jobs/job-map.ts';
 import type { Logger } from '../../logger.ts';
 import { metrics } from '../../metrics/metrics.ts';
 import { contentHash } from '../../catalog/content-hash.ts';
-import { ThrottledError, userError, type AnyConnectorDefinition, type ConnectorContext, type DeltaStore, type ProcessedStore, type ReceiverContext, type ReceiverRequest, type ReceiverResponse, type RunReport } from '../../../connectors/sdk/index.ts';
-import { loadConnectorsFile, type ConnectorInstance } from './config-file.ts';
-import type { ConnectorRun, ConnectorSummary, RunNowResult, RunTrigger } from './connectors.schemas.ts';
+import { isProblemCount, ThrottledError, userError, type AnyConnectorDefinition, type ConnectorContext, type DeltaStore, type ProcessedStore, type ReceiverContext, type ReceiverRequest, type ReceiverResponse, type RunReport } from '../../../connectors/sdk/index.ts';
+import type { ConnectorInstance } from './config-file.ts';
+import { ConnectorSet, type ReloadResult } from './connector-set.ts';
+import type { ConnectorRun, ConnectorSummary, RunNowResult, RunOutcome, RunTrigger } from './connectors.schemas.ts';
 import { once, type ClaimStore } from '../../idempotency/claims.ts';
 import * as repo from './connectors.repository.ts';
 import type { PortFactory } from './ports.ts';
-import { createReport, tickJobId } from './run-context.ts';
+import { tickJobId } from '../../jobs/tick-id.ts';
+import { createReport, receiverPaths } from './run-context.ts';
 
 export interface ConnectorServiceDeps {
   db: Db;
@@ -74,31 +76,58 @@ const toRun = (r: RunRow): ConnectorRun => ({
 
 const messageOf = (error: unknown): string => (error instanceof Error ? error.message : String(error));
 
+/** How a run ended: failed (it threw), throttled, skipped, partial (a problem count above 0), else succeeded. */
+export function outcomeOf(r: { error?: unknown; throttled?: boolean; skipped?: boolean; counts: Readonly<Record<string, number>> }): Exclude<RunOutcome, 'running'> {
+  if (r.error !== undefined) return 'failed';
+  if (r.throttled === true) return 'throttled';
+  if (r.skipped === true) return 'skipped';
+  return Object.entries(r.counts).some(([name, n]) => isProblemCount(name) && n > 0) ? 'partial' : 'succeeded';
+}
+
 export class ConnectorService {
   readonly #deps: ConnectorServiceDeps;
   readonly #log: Logger;
-  #instances: Map<string, ConnectorInstance> | null = null;
+  readonly #set: ConnectorSet;
 
   constructor(deps: ConnectorServiceDeps) {
     this.#deps = deps;
     this.#log = deps.logger.child({ component: 'connectors' });
-    if (deps.instances !== undefined) this.#instances = new Map(deps.instances.map((i) => [i.name, i]));
+    this.#set = new ConnectorSet(deps.config.connectorsFile, deps.types, deps.instances);
   }
 
-  /** Reads and validates the connectors file (once); throws a ConfigError naming each bad entry and field. */
+  /** Reads and validates the connectors file (once); throws a ConfigError naming every problem of every entry. */
   load(): ConnectorInstance[] {
-    if (this.#instances === null) {
-      const list = loadConnectorsFile(this.#deps.config.connectorsFile, this.#deps.types);
-      this.#instances = new Map(list.map((i) => [i.name, i]));
-    }
-    return [...this.#instances.values()];
+    return this.#set.list();
+  }
+
+  /**
+   * Reads the connectors file again (SIGHUP, the dashboard's Reload). A bad file changes
+   * nothing and throws a ConfigError naming every problem; a good one replaces the connectors
+   * of this process, and the scheduler reschedules.
+   */
+  reload(): ReloadResult {
+    const result = this.#set.reload();
+    this.#log.info({ file: this.#set.file, ...result }, `connectors file reloaded: ${result.connectors.length} connector${result.connectors.length === 1 ? '' : 's'}`);
+    return result;
+  }
+
+  /** The connectors file this process reads (WAYBILL_CONNECTORS). */
+  get file(): string {
+    return this.#set.file;
+  }
+
+  /** Calls `listener` after each successful reload (the scheduler). */
+  onReload(listener: (result: ReloadResult) => void): () => void {
+    return this.#set.onReload(listener);
+  }
+
+  /** Logs a line when the connectors file changes on disk (it is applied by a reload only). */
+  watchFile(): () => void {
+    return this.#set.watchFile(this.#log);
   }
 
   #instance(name: string): ConnectorInstance {
-    this.load();
-    const inst = this.#instances!.get(name);
-    if (inst === undefined) throw notFound(`Connector ${name}`);
-    return inst;
+    return this.#set.get(name);
   }
 
   async list(options: { lastRuns?: number } = {}): Promise<ConnectorSummary[]> {
@@ -113,7 +142,9 @@ export class ConnectorService {
       schedule: i.schedule,
       enabled: settings.get(i.name) ?? i.enabled,
       enabled_in_file: i.enabled,
-      receivers: Object.keys(i.definition.receivers ?? {}).map((r) => (r === 'webhook' ? `/connectors/${i.name}/webhook` : r === 'carrier-webhook' ? `/webhooks/carriers/${i.name}/` : `/connectors/${i.name}/${r}`)),
+      options: i.options,
+      watches: i.definition.watchPaths?.(i.options as never) ?? [],
+      receivers: receiverPaths(i.name, Object.keys(i.definition.receivers ?? {})),
       throttled_until: throttled.get(i.name)?.toISOString() ?? null,
       last_runs: runs.filter((r) => r.connector === i.name).map(toRun),
     }));
@@ -147,12 +178,15 @@ export class ConnectorService {
     return (await repo.throttledUntil(this.#deps.db, [name])).get(name) ?? null;
   }
 
-  /** Queues one run now (a worker runs it). Not queued when one is already queued or running, or while throttled. */
-  async runNow(name: string): Promise<RunNowResult> {
+  /**
+   * Queues one run now (a worker runs it): asked for by someone (manual), or by a file dropped
+   * in a watched folder (file). Not queued when one is already queued or running, or while throttled.
+   */
+  async runNow(name: string, trigger: 'manual' | 'file' = 'manual'): Promise<RunNowResult> {
     this.#instance(name);
     const until = await this.throttledUntil(name);
     if (until !== null) return { queued: false, job_id: null, throttled_until: until.toISOString() };
-    const id = await this.#deps.jobs.send(this.#deps.db, 'connector.run', { name, trigger: 'manual', scheduledFor: null }, { singletonKey: name });
+    const id = await this.#deps.jobs.send(this.#deps.db, 'connector.run', { name, trigger, scheduledFor: null }, { singletonKey: name });
     return { queued: id !== null, job_id: id };
   }
 
@@ -181,8 +215,15 @@ export class ConnectorService {
       const ctx = this.#context(inst, { runId: row.id, log, report, signal: input.signal ?? new AbortController().signal });
       log.info({ trigger: input.trigger, attempt: row.attempt }, 'connector run started');
       let error: unknown;
+      let skipped: string | null = null;
       try {
-        await inst.definition.run(ctx);
+        // A connector set up before its shop: each run says so, and nothing is retried or
+        // dead-lettered for it (creating the shop is what changes the outcome).
+        if (inst.definition.needsShop === true && !(await ctx.catalog.shopExists())) {
+          skipped = `Shop ${inst.shopPk} (shop_pk) does not exist yet: create it (waybill shops create) or fix the connector's entry; the run was skipped.`;
+        } else {
+          await inst.definition.run(ctx);
+        }
       } catch (e) {
         // Aborted (shutdown, job time-out): not the input's fault, so the job is retried.
         error = input.signal?.aborted === true && !isTransient(e) ? unavailable('The run was interrupted (shutdown or time-out).', e) : e;
@@ -190,14 +231,17 @@ export class ConnectorService {
       // Throttled is an outcome, not a failure: the job is not retried, the wait is stored.
       const throttle = error instanceof ThrottledError ? error : null;
       if (throttle !== null) error = undefined;
-      const text = throttle !== null ? throttle.message : error === undefined ? null : isTransient(error) ? `${messageOf(error)} (transient: retried)` : messageOf(error);
+      const outcome = outcomeOf({ error, throttled: throttle !== null, skipped: skipped !== null, counts: report.counts });
+      const text = skipped ?? (throttle !== null ? throttle.message : error === undefined ? null : isTransient(error) ? `${messageOf(error)} (transient: retried)` : messageOf(error));
       const done = toRun(await repo.finishRun(this.#deps.db, row.id, {
-        outcome: throttle !== null ? 'throttled' : error === undefined ? 'succeeded' : 'failed', counts: { ...report.counts }, error: text, feed_pks: [...report.feeds],
-        throttled_until: throttle?.until ?? null,
+        outcome, counts: { ...report.counts }, error: text, feed_pks: [...report.feeds], throttled_until: throttle?.until ?? null,
       }));
       metrics.connectorRun(inst.name, done.outcome);
-      if (throttle !== null) log.warn({ counts: done.counts, until: done.throttled_until }, 'connector run throttled by the remote API; no run before then');
-      else if (error === undefined) log.info({ counts: done.counts, feeds: done.feed_pks.length, ms: done.duration_ms }, 'connector run succeeded');
+      const summary = { counts: done.counts, feeds: done.feed_pks.length, ms: done.duration_ms };
+      if (outcome === 'throttled') log.warn({ counts: done.counts, until: done.throttled_until }, 'connector run throttled by the remote API; no run before then');
+      else if (outcome === 'skipped') log.warn({ reason: skipped }, 'connector run skipped');
+      else if (outcome === 'partial') log.warn(summary, 'connector run partial: some items or files were refused');
+      else if (outcome === 'succeeded') log.info(summary, 'connector run succeeded');
       else log[isTransient(error) ? 'warn' : 'error']({ err: error, counts: done.counts }, 'connector run failed');
       return error === undefined ? { status: 'done', run: done } : { status: 'done', run: done, error };
     });
@@ -219,8 +263,9 @@ export class ConnectorService {
     // A pushed request that did work is a run too: the admin sees its counts and feeds.
     if (reply.status < 300 && (report.feeds.length > 0 || Object.keys(report.counts).length > 0)) {
       const row = await repo.insertRun(this.#deps.db, { connector: name, trigger: 'webhook', scheduled_for: null, job_id: null, attempt: 1 });
-      await repo.finishRun(this.#deps.db, row.id, { outcome: 'succeeded', counts: { ...report.counts }, error: null, feed_pks: [...report.feeds] });
-      metrics.connectorRun(name, 'succeeded');
+      const outcome = outcomeOf({ counts: report.counts });
+      await repo.finishRun(this.#deps.db, row.id, { outcome, counts: { ...report.counts }, error: null, feed_pks: [...report.feeds] });
+      metrics.connectorRun(name, outcome);
     }
     return reply;
   }

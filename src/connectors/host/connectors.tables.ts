@@ -9,7 +9,7 @@ export interface ConnectorTables {
   connector_runs: {
     id: Generated<number>;
     connector: string;
-    /** schedule | manual | cli | webhook */
+    /** schedule | manual | file | cli | webhook */
     trigger: string;
     /** The cron tick this run answers (schedule runs only). */
     scheduled_for: Date | null;
@@ -18,7 +18,7 @@ export interface ConnectorTables {
     attempt: number;
     started_at: CreatedAt;
     finished_at: Date | null;
-    /** running | succeeded | failed | throttled */
+    /** running | succeeded | partial | failed | throttled | skipped */
     outcome: string;
     counts: Json<Record<string, number>>;
     error: string | null;
