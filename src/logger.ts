@@ -1,5 +1,6 @@
-// pino JSON to stdout (pretty when stdout is a terminal), and to more destinations such as the
-// database's log_lines (src/logs/log-sink.ts). Secrets never reach a log line.
+// pino to stdout: JSON lines, or one readable line per entry on a terminal (LOG_FORMAT), and
+// the same lines to more destinations such as the database's log_lines (src/logs/log-sink.ts).
+// Secrets never reach a log line.
 import { hostname } from 'node:os';
 import pino, { type Logger, type StreamEntry } from 'pino';
 import pretty from 'pino-pretty';
@@ -66,10 +67,15 @@ const req = (r: LoggedRequest) => ({
   remotePort: r.socket?.remotePort,
 });
 
+/** json: one JSON object per line; pretty: one readable line per entry; auto: pretty on a terminal. */
+export type LogFormat = 'auto' | 'pretty' | 'json';
+
 export interface LoggerOptions {
   level: string;
-  /** Default: when stdout is a terminal. */
+  /** Default: when the destination is a terminal (format auto). */
   pretty?: boolean;
+  /** LOG_FORMAT; `pretty` (above), when given, wins. Default auto. */
+  format?: LogFormat;
   /** More destinations for the same lines (the database's log sink, a test capture). */
   streams?: StreamEntry[];
   base?: Record<string, unknown>;
@@ -79,11 +85,43 @@ export interface LoggerOptions {
   console?: boolean;
 }
 
+/** Fields a readable line leaves out: the same on every line, or shown another way. */
+const QUIET_FIELDS = new Set(['level', 'time', 'msg', 'pid', 'hostname', 'service', 'err', 'banner']);
+
+/** A field's value in a readable line: compact, a long list as its length, at most 120 characters. */
+const shortValue = (v: unknown): string => {
+  const text = typeof v === 'string' ? v : Array.isArray(v) && v.length > 6 ? `[${v.length} items]` : JSON.stringify(v) ?? String(v);
+  return text.length > 120 ? `${text.slice(0, 119)}…` : text;
+};
+
+/**
+ * One entry as a readable line: its message, then `key=value` of its fields; an error's
+ * message inline and, at error and above, its stack below. A line with `banner: true` (the
+ * daemon's ready line) is its message alone: the message says it all.
+ */
+export function readableLine(log: Record<string, unknown>): string {
+  const msg = String(log.msg ?? '');
+  if (log.banner === true) return msg;
+  const fields = Object.entries(log).filter(([k, v]) => !QUIET_FIELDS.has(k) && v !== undefined).map(([k, v]) => `${k}=${shortValue(v)}`);
+  const err = log.err as { message?: string; stack?: string } | undefined;
+  const line = [msg, ...(err?.message === undefined ? [] : [`err=${shortValue(err.message)}`]), ...fields].join('  ');
+  const severe = log.level === 'error' || log.level === 'fatal' || Number(log.level) >= 50;
+  return severe && typeof err?.stack === 'string' ? `${line}\n    ${err.stack.split('\n').slice(1).join('\n    ')}` : line;
+}
+
 export function createLogger(options: LoggerOptions): Logger {
   const fd = options.fd ?? 1;
-  const usePretty = options.pretty ?? Boolean(fd === 1 ? process.stdout.isTTY : process.stderr.isTTY);
+  const format = options.format ?? 'auto';
+  const usePretty = options.pretty ?? (format === 'auto' ? Boolean(fd === 1 ? process.stdout.isTTY : process.stderr.isTTY) : format === 'pretty');
   const out = usePretty
-    ? pretty({ colorize: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname', destination: fd })
+    ? pretty({
+      colorize: Boolean(fd === 1 ? process.stdout.isTTY : process.stderr.isTTY),
+      translateTime: 'SYS:HH:MM:ss',
+      ignore: 'pid,hostname',
+      destination: fd,
+      hideObject: true,
+      messageFormat: (log) => readableLine(log),
+    })
     : pino.destination({ dest: fd, sync: fd === 2 });
   const streams: StreamEntry[] = [...(options.console === false ? [] : [{ level: 'trace' as const, stream: out }]), ...(options.streams ?? [])];
   return pino(

@@ -12,7 +12,10 @@ import type { Logger } from './logger.ts';
 import { buildApp, type App, type AppServices } from './http/app.ts';
 import { ConnectorService } from './connectors/host/connectors.service.ts';
 import { connectorPorts } from './connectors/host/ports.ts';
-import { startScheduler } from './connectors/host/scheduler.ts';
+import { watchInboxes } from './connectors/host/inbox-watch.ts';
+import { claimDataFolder, joinLine, type DaemonClaim } from './embedded-postgres/daemon-claim.ts';
+import { startScheduler } from './scheduler/scheduler.ts';
+import { ensurePortFree } from './system/port-check.ts';
 import type { LogSink } from './logs/log-sink.ts';
 import { LogLineService } from './logs/log-lines.service.ts';
 import { AdminService } from './admin/admin.service.ts';
@@ -77,7 +80,7 @@ export function buildServices({ db, jobs, config, logger, queues, logs }: Servic
     moduleIntegrations: new ModuleIntegrationService(db),
     // Label links are signed with a key derived from the secret key: every replica opens them.
     labels: new LabelService(orders, shops, { key: () => secrets.deriveKey('label links') }),
-    admin: new AdminService({ shops, stats: new StatsService(db), queues, logs: new LogLineService(db, logs), connectors, feeds }),
+    admin: new AdminService({ shops, stats: new StatsService(db), queues, logs: new LogLineService(db, logs), connectors, deliveries: webhooks, feeds }),
     adminSessions: new AdminSessionService(db),
     connectors,
     catalog,
@@ -97,6 +100,8 @@ export interface Daemon {
   connection: Connection;
   /** The address the API listens on, when this process serves it. */
   url: string | null;
+  /** Reads the connectors file again (SIGHUP); a bad file changes nothing and throws its problems. */
+  reloadConnectors(): ReturnType<ConnectorService['reload']>;
   stop(): Promise<void>;
 }
 
@@ -110,23 +115,59 @@ export interface DaemonOptions {
 
 const has = (role: Role, part: Exclude<Role, 'all'>): boolean => role === 'all' || role === part;
 
+/** Where the database is, for the ready line: the embedded one's folder, or an external one without its password. */
+function databaseText(config: Config): string {
+  if (config.databaseUrl === undefined) return `embedded Postgres in ${config.dataDir}`;
+  const u = new URL(config.databaseUrl);
+  return `Postgres at ${u.hostname}:${u.port || '5432'}${u.pathname}`;
+}
+
+/**
+ * The line that says the daemon is ready and where everything is: in JSON its fields, on a
+ * terminal (banner) its message alone.
+ */
+function readyLine(config: Config, role: Role, url: string | null, connectors: string[], ms: number): [Record<string, unknown>, string] {
+  const docs = url === null ? null : `${url}/docs`;
+  const admin = url === null ? null : config.adminToken === undefined ? 'off' : `${url}/admin/`;
+  const parts = [
+    `waybill is ready in ${(ms / 1000).toFixed(1)} s (role ${role})`,
+    ...(url === null ? [] : [`API ${url}`, `docs ${docs}`, admin === 'off' ? 'admin off (set WAYBILL_ADMIN_TOKEN)' : `admin ${admin}`]),
+    `database: ${databaseText(config)}`,
+    `${connectors.length} connector${connectors.length === 1 ? '' : 's'} loaded${connectors.length === 0 ? '' : ` (${connectors.join(', ')})`} from ${config.connectorsFile}`,
+  ];
+  return [{ banner: true, role, url, docs, admin, database: config.databaseUrl === undefined ? 'embedded' : 'external', dataDir: config.databaseUrl === undefined ? config.dataDir : undefined, connectors, ms }, parts.join(' · ')];
+}
+
 export async function startDaemon({ config, logger, role, logs }: DaemonOptions): Promise<Daemon> {
   const started = Date.now();
-  const connection = await connect(config, logger, { superviseEmbedded: true });
+  // Checked before anything is made (a data folder, a database): the API's port is free, and no
+  // daemon of an overlapping role runs on the same embedded data folder.
+  if (has(role, 'api')) await ensurePortFree(config.host, config.port);
+  const claim: DaemonClaim | null = config.databaseUrl === undefined ? await claimDataFolder(config.dataDir, role) : null;
+  if (claim !== null && claim.joined.length > 0) logger.info({ joined: claim.joined.map((d) => d.pid) }, joinLine(claim.joined));
+  let connection: Connection;
+  try {
+    connection = await connect(config, logger, { superviseEmbedded: true });
+  } catch (error) {
+    await claim?.release();
+    throw error;
+  }
   const jobs = new JobQueue({ connectionString: connection.connectionString, logger, supervise: has(role, 'scheduler'), connectTimeoutMs: config.dbTimeoutMs });
   let app: App | null = null;
+  const stops: (() => unknown)[] = [];
   logs?.attach(connection.db);
   try {
     await jobs.start();
     const services = buildServices({ db: connection.db, jobs, config, logger, queues: jobs.inspector, logs });
     const { pool } = connection;
-    const unsetMetricSources = metrics.setSources({
+    stops.push(metrics.setSources({
       pool: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount, max: config.dbPoolMax }),
       queues: () => jobs.inspector.listQueues(),
       feeds: () => services.admin.feedCounts(),
-    });
-    // The connectors file is checked at every start: a bad entry stops start-up, named.
-    services.connectors.load();
+    }));
+    // The connectors file is checked at every start: a bad file stops start-up, every problem named.
+    const loaded = services.connectors.load();
+    stops.push(services.connectors.watchFile());
     // Webhook secrets stored before they were sealed (an upgraded database) are sealed now.
     const sealed = await services.shops.sealPlaintextSecrets();
     if (sealed > 0) logger.info({ shops: sealed }, 'webhook secrets sealed with the secret key');
@@ -141,12 +182,15 @@ export async function startDaemon({ config, logger, role, logs }: DaemonOptions)
     if (has(role, 'api')) {
       app = await buildApp({ config, services, logger });
       url = await app.listen({ host: config.host, port: config.port });
-    }
-    logger.info({ role, url, database: connection.mode, ms: Date.now() - started }, 'waybill is ready');
-    if ((await services.shops.count()) === 0) {
-      logger.info(firstShopHint(config));
+      await claim?.listening(url);
     }
     const scheduler = has(role, 'scheduler') ? startScheduler({ connectors: services.connectors, jobs, db: connection.db, logger }) : null;
+    const inboxes = has(role, 'scheduler') ? watchInboxes(services.connectors, logger) : null;
+    const [fields, text] = readyLine(config, role, url, loaded.map((c) => c.name), Date.now() - started);
+    logger.info(fields, text);
+    if ((await services.shops.count()) === 0) {
+      logger.info({ banner: true }, firstShopHint(config));
+    }
     const apiServer = app;
     return {
       services,
@@ -154,24 +198,29 @@ export async function startDaemon({ config, logger, role, logs }: DaemonOptions)
       jobs,
       connection,
       url,
+      reloadConnectors: () => services.connectors.reload(),
       async stop() {
         // Stop taking requests and let in-flight ones finish; then let running jobs finish.
         const budget = config.shutdownTimeoutMs;
+        inboxes?.stop();
         await scheduler?.stop();
         await stoppedFeeds?.stop();
         if (apiServer !== null) await apiServer.close();
         await jobs.stop(budget);
-        unsetMetricSources();
+        for (const s of stops) s();
         await logs?.detach();
         await connection.close();
+        await claim?.release();
         logger.info('waybill stopped');
       },
     };
   } catch (error) {
     await app?.close().catch(() => undefined);
     await jobs.stop(1_000).catch(() => undefined);
+    for (const s of stops) s();
     await logs?.detach().catch(() => undefined);
     await connection.close().catch(() => undefined);
+    await claim?.release().catch(() => undefined);
     throw error;
   }
 }

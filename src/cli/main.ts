@@ -80,12 +80,13 @@ export function buildProgram(exitCode: (code: number) => void = () => {}): Comma
     })
     .addHelpText('after', `
 Environment: DATABASE_URL (unset: the embedded database in WAYBILL_DATA_DIR, default ./data),
-HOST, PORT, PUBLIC_URL, LOG_LEVEL, WAYBILL_ADMIN_TOKEN, WAYBILL_CONNECTORS, WAYBILL_SECRET_KEY...
+HOST, PORT, PUBLIC_URL, LOG_LEVEL, LOG_FORMAT, WAYBILL_ADMIN_TOKEN, WAYBILL_CONNECTORS, WAYBILL_SECRET_KEY...
 (README.md lists them all). Commands other than start and init need an existing database.`);
   const json = () => new Option('--json', 'one JSON object on stdout');
 
-  program.command('start').description('run the daemon until SIGTERM/SIGINT (creates the embedded database when needed)')
+  program.command('start').description('run the daemon until SIGTERM/SIGINT (creates the embedded database when needed); SIGHUP reloads the connectors file')
     .addOption(new Option('--role <role>', 'which parts run in this process').choices(roles).default('all'))
+    .addOption(new Option('--log-format <format>', 'json lines, or one readable line per entry (default auto: readable on a terminal; LOG_FORMAT)').choices(['auto', 'pretty', 'json']))
     .action(act(startCommand));
   program.command('init').alias('migrate')
     .description('create the database if there is none (embedded: in WAYBILL_DATA_DIR) and apply migrations; says where')
@@ -141,10 +142,11 @@ async function runAction(cmd: Command, action: Action, args: unknown[]): Promise
   };
   let ctx: CliContext;
   try {
-    const config = loadConfig();
     const daemon = cmd.name() === 'start';
+    // `start --log-format` wins over LOG_FORMAT.
+    const config = loadConfig(daemon && typeof options.logFormat === 'string' ? { ...process.env, LOG_FORMAT: options.logFormat } : process.env);
     // Commands log warnings and worse to stderr (stdout carries their result); LOG_LEVEL=debug shows more.
-    const logger = createLogger({ level: daemon ? config.logLevel : (process.env.LOG_LEVEL ?? 'warn'), fd: daemon ? 1 : 2 });
+    const logger = createLogger({ level: daemon ? config.logLevel : (process.env.LOG_LEVEL ?? 'warn'), format: config.logFormat, fd: daemon ? 1 : 2 });
     ctx = { config, logger, out };
   } catch (error) {
     if (error instanceof ConfigError) return fail('invalid_config', error.message, 2);

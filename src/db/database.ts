@@ -129,7 +129,9 @@ export function createPool(options: DbOptions): pg.Pool {
     Client: PreparingClient,
     connectionString: options.connectionString,
     max: options.max ?? 10,
-    application_name: options.applicationName ?? 'waybill',
+    // With this process's pid: the embedded server's last user tells its own connections from
+    // another process's (embedded-postgres.ts, release).
+    application_name: `${options.applicationName ?? 'waybill'}/${process.pid}`,
     // Waiting for a free connection, and opening one.
     connectionTimeoutMillis: timeout,
     // Each statement: cancelled by the server, and given up by the client when the server does

@@ -342,16 +342,26 @@ export async function startEmbedded(options: EmbeddedOptions): Promise<EmbeddedH
   };
 }
 
-/** Client backends other than the one asking (their application names): another process still using the server. */
+/**
+ * The other processes using the server, by what they are: a waybill process by its name and OS
+ * pid (application names end in /<pid>, database.ts), another client by its name. This
+ * process's own connections (a pool still closing) are not others.
+ */
 async function otherClients(adminUrl: string): Promise<string[]> {
   const client = new pg.Client({ connectionString: adminUrl, connectionTimeoutMillis: 2_000 });
   client.on('error', () => undefined);
   try {
     await client.connect();
-    const r = await client.query<{ app: string }>(
-      "select coalesce(nullif(application_name, ''), 'unnamed') || ' (pid ' || pid || ')' as app from pg_stat_activity where backend_type = 'client backend' and pid <> pg_backend_pid()",
+    const r = await client.query<{ app: string | null }>(
+      "select application_name as app from pg_stat_activity where backend_type = 'client backend' and pid <> pg_backend_pid()",
     );
-    return r.rows.map((row) => row.app);
+    const others = new Set<string>();
+    for (const { app } of r.rows) {
+      const m = /^(.*)\/(\d+)$/.exec(app ?? '');
+      if (m !== null && Number(m[2]) === process.pid) continue;
+      others.add(m === null ? `${app || 'a client'} (not waybill)` : `${m[1]} (pid ${m[2]})`);
+    }
+    return [...others];
   } catch {
     return [];
   } finally {

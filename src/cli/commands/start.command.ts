@@ -1,7 +1,9 @@
-// waybill start [--role all|api|worker|scheduler]: the daemon, until SIGTERM/SIGINT.
+// waybill start [--role all|api|worker|scheduler] [--log-format auto|pretty|json]: the daemon,
+// until SIGTERM/SIGINT; SIGHUP reads the connectors file again.
+import { ConfigError } from '../../config.ts';
 import { createLogger } from '../../logger.ts';
 import { LogSink } from '../../logs/log-sink.ts';
-import { startDaemon, type Role } from '../../main.ts';
+import { startDaemon, type Daemon, type Role } from '../../main.ts';
 import type { CliContext } from '../context.ts';
 
 export async function startCommand(ctx: CliContext, _args: unknown[], options: { role?: string }): Promise<number> {
@@ -9,7 +11,7 @@ export async function startCommand(ctx: CliContext, _args: unknown[], options: {
   const role = (options.role ?? 'all') as Role;
   // The same JSON lines go to stdout and, in batches, to the database (the dashboard's Logs page).
   const logs = new LogSink();
-  const logger = createLogger({ level: ctx.config.logLevel, streams: [{ level: 'trace', stream: logs }] });
+  const logger = createLogger({ level: ctx.config.logLevel, format: ctx.config.logFormat, streams: [{ level: 'trace', stream: logs }] });
   ctx = { ...ctx, logger };
   // Signals are heard from the start: one that arrives while the daemon starts (it already
   // answers /healthz before its last start-up steps) stops it once started, instead of
@@ -29,7 +31,20 @@ export async function startCommand(ctx: CliContext, _args: unknown[], options: {
   };
   process.on('SIGTERM', onSignal);
   process.on('SIGINT', onSignal);
+  // SIGHUP: the connectors file again (heard from the start: while starting, the file is being read anyway).
+  // A bad file changes nothing; its problems are logged, all at once.
+  let running: Daemon | null = null;
+  process.on('SIGHUP', () => {
+    if (running === null) return void logger.info('SIGHUP while starting: the connectors file is read as the daemon starts');
+    try {
+      running.reloadConnectors();
+    } catch (error) {
+      if (!(error instanceof ConfigError)) throw error;
+      logger.error({ problems: error.problems }, `connectors file not reloaded; the connectors read before keep running: ${error.problems.join('; ')}`);
+    }
+  });
   const daemon = await startDaemon({ config: ctx.config, logger, role, logs });
+  running = daemon;
   return new Promise<number>((resolve) => {
     stop = (signal) => {
       ctx.logger.info({ signal }, 'shutting down: finishing requests and running jobs');
