@@ -22,7 +22,7 @@ import { JobParams, JobStateT, LogQueryT } from './admin.schemas.ts';
 import { clearSessionCookie, LOGIN_PATH, loginRedirect, safeNext, sessionIdOf, setSessionCookie } from './admin-session.ts';
 import { jobBody, jobFragment, jobsBody, jobsFragment, type JobsView } from './views/jobs.view.ts';
 import { errorBody, page, loginPage } from './views/layout.ts';
-import { logRow, logsBody } from './views/logs.view.ts';
+import { logRows, logsBody, LOGS_PAGE_SIZE } from './views/logs.view.ts';
 import { overviewBody, overviewFragment } from './views/overview.view.ts';
 import { shopsBody, shopsFragment } from './views/shops.view.ts';
 import { qs } from './views/html.ts';
@@ -116,9 +116,11 @@ export const adminPageRoutes: FastifyPluginAsyncTypebox<{ services: { shops: Sho
   });
 
   // '/admin' is this page too: the router takes every path with or without its slash (app.ts).
-  app.get('/admin/', { config: pageConfig, schema: { hide: true, querystring: Fragment } }, async (request, reply) => {
+  // ?queues=all: every queue, the empty maintenance and dead-letter ones too.
+  app.get('/admin/', { config: pageConfig, schema: { hide: true, querystring: Type.Intersect([Fragment, Type.Object({ queues: Type.Optional(Type.Literal('all')) })]) } }, async (request, reply) => {
     const o = await a.overview(3);
-    return sendHtml(reply, request.query.fragment === '1' ? overviewFragment(o) : page('Overview', 'overview', nav, overviewBody(o)));
+    const all = request.query.queues === 'all';
+    return sendHtml(reply, request.query.fragment === '1' ? overviewFragment(o, all) : page('Overview', 'overview', nav, overviewBody(o, all)));
   });
 
   app.get('/admin/jobs', {
@@ -151,12 +153,13 @@ export const adminPageRoutes: FastifyPluginAsyncTypebox<{ services: { shops: Sho
     return sendHtml(reply, request.query.fragment === '1' ? jobFragment(job) : page(`Job ${job.id.slice(0, 8)}`, 'jobs', nav, jobBody(job)));
   });
 
-  // ?fragment=1&after=<seq>: only the newer rows (the live tail), their last seq in x-last-seq.
+  // Newest first, a page at a time (?before=<seq>: older). ?fragment=1&after=<seq>: only the
+  // newer rows (the live tail, put on top by the script), their last seq in x-last-seq.
   app.get('/admin/logs', { config: pageConfig, schema: { hide: true, querystring: Type.Intersect([LogQueryT, Fragment]) } }, async (request, reply) => {
     const { fragment, ...filters } = request.query;
     const query = Object.fromEntries(Object.entries(filters).filter(([, v]) => v !== '')) as LogQueryT;
-    const logs = await a.logs({ ...query, limit: query.limit ?? 300 });
-    if (fragment === '1') return sendHtml(reply.header('x-last-seq', String(logs.last_seq)), logs.lines.map(logRow).join(''));
+    const logs = await a.logs({ ...query, limit: query.limit ?? (fragment === '1' ? 300 : LOGS_PAGE_SIZE) });
+    if (fragment === '1') return sendHtml(reply.header('x-last-seq', String(logs.last_seq)), logRows(logs.lines).join(''));
     return sendHtml(reply, page('Logs', 'logs', nav, logsBody(query, logs)));
   });
 

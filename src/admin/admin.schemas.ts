@@ -57,6 +57,7 @@ export const LogQueryT = Type.Object({
   job: Type.Optional(Type.String({ maxLength: 200 })),
   q: Type.Optional(Type.String({ maxLength: 200 })),
   after: Type.Optional(Type.Integer({ minimum: 0, description: 'Only lines after this seq (live tail).' })),
+  before: Type.Optional(Type.Integer({ minimum: 1, description: 'Only lines before this seq (the next, older page).' })),
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 2000, default: 200 })),
 });
 export type LogQueryT = Static<typeof LogQueryT>;
@@ -86,8 +87,18 @@ export const OverviewOut = Type.Object({
   active_keys: Type.Integer(),
   queues: Type.Array(QueueOut),
   jobs: Type.Object({ waiting: Type.Integer(), active: Type.Integer(), dead: Type.Integer(), oldest_age_seconds: Type.Number() }),
+  /** Feeds kept, by state: queued, processing, done, partial (done with item errors), failed. */
   feeds: Type.Object({ by_state: Type.Record(Type.String(), Type.Integer()) }),
-  connectors: Nullable(Type.Object({ total: Type.Integer(), enabled: Type.Integer(), failing: Type.Integer() })),
+  connectors: Nullable(Type.Object({
+    total: Type.Integer(),
+    enabled: Type.Integer(),
+    /** Connectors whose last run failed, ended partial (items or files refused) or was skipped (no shop yet). */
+    failing: Type.Integer(),
+    partial: Type.Integer(),
+    skipped: Type.Integer(),
+  })),
+  /** Webhook deliveries attempted in the last `hours` whose last attempt failed (retried or given up) or was refused. */
+  webhooks: Nullable(Type.Object({ failing: Type.Integer(), refused: Type.Integer(), hours: Type.Integer() })),
   charts: Type.Object({
     step_minutes: Type.Integer(),
     queue_depth: Type.Array(SeriesPoint),
@@ -113,3 +124,16 @@ export const KeyParams = Type.Object({ prefix: Type.String({ minLength: 1, maxLe
 export const KeyListQuery = Type.Object({ shop: Type.Optional(Type.Integer({ minimum: 1 })) });
 
 export const ActionOut = Type.Object({ ok: Type.Boolean(), detail: Type.String() });
+
+/**
+ * How a feed ended, as the dashboard, the admin API and the metrics say it: the feed's state,
+ * except that a done feed with failed items is `partial`. The marketplace API keeps its
+ * documented state (done) and status (Complete), which existing clients read.
+ */
+export const FeedOutcome = Type.Union([Type.Literal('queued'), Type.Literal('processing'), Type.Literal('done'), Type.Literal('partial'), Type.Literal('failed')], {
+  description: 'The state, except a done feed with failed items: partial',
+});
+export type FeedOutcome = Static<typeof FeedOutcome>;
+
+export const feedOutcome = (f: { state: string; counts: { failed: number } }): FeedOutcome =>
+  (f.state === 'done' && f.counts.failed > 0 ? 'partial' : f.state) as FeedOutcome;

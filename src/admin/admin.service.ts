@@ -13,6 +13,14 @@ export interface ConnectorLister {
   list(options?: { lastRuns?: number }): Promise<{ enabled: boolean; last_runs: { outcome: string }[] }[]>;
 }
 
+/** The webhook service as the overview reads it. */
+export interface DeliveryCounter {
+  undelivered(since: Date): Promise<{ failing: number; refused: number }>;
+}
+
+/** Hours back the overview counts webhook deliveries that did not get through. */
+export const UNDELIVERED_HOURS = 24;
+
 export interface AdminDeps {
   shops: ShopService;
   stats: StatsService;
@@ -20,6 +28,7 @@ export interface AdminDeps {
   /** Log lines of every process (log_lines). */
   logs?: LogLineService;
   connectors?: ConnectorLister;
+  deliveries?: DeliveryCounter;
   /** Queues a failed feed again (its job alone would find it failed and skip it). */
   feeds?: FeedRetrier;
 }
@@ -73,6 +82,7 @@ export class AdminService {
   readonly #logs: LogLineService | undefined;
   readonly #stats: StatsService;
   readonly #connectors: ConnectorLister | undefined;
+  readonly #deliveries: DeliveryCounter | undefined;
   readonly #feeds: FeedRetrier | undefined;
   /** The queue-depth history is the costly part of the overview; its points are minutes apart. */
   #history: { key: string; until: number; value: Promise<DepthPoint[]> } | null = null;
@@ -83,6 +93,7 @@ export class AdminService {
     this.#logs = deps.logs;
     this.#stats = deps.stats;
     this.#connectors = deps.connectors;
+    this.#deliveries = deps.deliveries;
     this.#feeds = deps.feeds;
   }
 
@@ -91,15 +102,13 @@ export class AdminService {
     return this.#stats.feedCounts();
   }
 
-  async #connectorSummary(): Promise<{ total: number; enabled: number; failing: number } | null> {
+  /** Connectors by how their last run ended: failed, partial (items or files refused), skipped (no shop yet). */
+  async #connectorSummary(): Promise<OverviewOut['connectors']> {
     const service = this.#connectors;
     if (service === undefined) return null;
     const list = await service.list({ lastRuns: 1 });
-    return {
-      total: list.length,
-      enabled: list.filter((c) => c.enabled).length,
-      failing: list.filter((c) => c.last_runs[0]?.outcome === 'failed').length,
-    };
+    const last = (outcome: string): number => list.filter((c) => c.last_runs[0]?.outcome === outcome).length;
+    return { total: list.length, enabled: list.filter((c) => c.enabled).length, failing: last('failed'), partial: last('partial'), skipped: last('skipped') };
   }
 
   #inspector(): QueueInspector {
@@ -192,7 +201,7 @@ export class AdminService {
     const stepMinutes = Math.max(1, Math.round((hours * 60) / 60));
     const since = Date.now() - hours * 3_600_000;
     const inspector = this.#inspector();
-    const [shops, keys, queues, history, feedStates, rates, errors, connectors] = await Promise.all([
+    const [shops, keys, queues, history, feedStates, rates, errors, connectors, deliveries] = await Promise.all([
       this.#shops.count(),
       this.#shops.listKeys(),
       inspector.listQueues(),
@@ -201,8 +210,9 @@ export class AdminService {
       this.#stats.feedThroughput(new Date(since), stepMinutes),
       this.#stats.errorsPerMinute(new Date(since), stepMinutes),
       this.#connectorSummary(),
+      this.#deliveries?.undelivered(new Date(Date.now() - UNDELIVERED_HOURS * 3_600_000)) ?? null,
     ]);
-    const byState: Record<string, number> = { queued: 0, processing: 0, done: 0, failed: 0 };
+    const byState: Record<string, number> = { queued: 0, processing: 0, done: 0, partial: 0, failed: 0 };
     for (const c of feedStates) byState[c.state] = (byState[c.state] ?? 0) + c.count;
     const work = queues.filter((q) => !q.dead);
     const waiting = work.reduce((n, q) => n + q.queued, 0);
@@ -223,6 +233,7 @@ export class AdminService {
       },
       feeds: { by_state: byState },
       connectors,
+      webhooks: deliveries === null ? null : { ...deliveries, hours: UNDELIVERED_HOURS },
       charts: {
         step_minutes: stepMinutes,
         queue_depth: depth,

@@ -2,11 +2,13 @@
 // enable and disable. The rules are the connector service's; this only exposes them.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
+import { ConfigError } from '../config.ts';
+import { AppError } from '../errors.ts';
 import { ConnectorRun, ConnectorSummary } from '../connectors/host/connectors.schemas.ts';
 import type { ConnectorService } from '../connectors/host/connectors.service.ts';
 import type { ShopService } from '../shops/shops.service.ts';
 import { apiConfig, Fragment, pageConfig, security, sendHtml, shopNames, tags } from './admin-http.ts';
-import { connectorBody, connectorFragment, connectorsBody, connectorsFragment } from './views/connectors.view.ts';
+import { connectorBody, connectorFragment, connectorsBody, connectorsFragment, needsAttention } from './views/connectors.view.ts';
 import { page, type Nav } from './views/layout.ts';
 
 const Name = Type.Object({ name: Type.String({ minLength: 1, maxLength: 100 }) });
@@ -39,6 +41,25 @@ export const connectorsAdmin: FastifyPluginAsyncTypebox<{ services: { connectors
     return reply.code(202).send({ ...r, detail });
   });
 
+  app.post('/admin/api/connectors/reload', {
+    config: apiConfig,
+    schema: {
+      tags, security, summary: 'Read the connectors file again in this process (as SIGHUP does); a bad file changes nothing (400 naming every problem)',
+      response: { 200: Type.Object({ connectors: Type.Array(Type.String()), added: Type.Array(Type.String()), removed: Type.Array(Type.String()), changed: Type.Array(Type.String()), detail: Type.String() }) },
+    },
+  }, async (request) => {
+    try {
+      const r = connectors.reload();
+      request.log.info({ ...r }, 'admin reloaded the connectors file');
+      const changes = (Object.entries({ added: r.added, changed: r.changed, removed: r.removed }) as [string, string[]][])
+        .filter(([, names]) => names.length > 0).map(([what, names]) => `${what} ${names.join(', ')}`);
+      return { ...r, detail: `Connectors file reloaded in this process (pid ${process.pid}): ${r.connectors.length} connector${r.connectors.length === 1 ? '' : 's'}${changes.length === 0 ? ', nothing changed' : `; ${changes.join('; ')}`}. Processes of other roles reload on SIGHUP.` };
+    } catch (error) {
+      if (!(error instanceof ConfigError)) throw error;
+      throw new AppError('invalid_connectors_file', 400, `The connectors file has ${error.problems.length} problem${error.problems.length === 1 ? '' : 's'}; nothing was changed: ${error.problems.join('; ')}`, { extra: { problems: error.problems } });
+    }
+  });
+
   for (const enabled of [true, false]) {
     app.post(`/admin/api/connectors/:name/${enabled ? 'enable' : 'disable'}`, {
       config: apiConfig,
@@ -46,13 +67,18 @@ export const connectorsAdmin: FastifyPluginAsyncTypebox<{ services: { connectors
     }, async (request) => ({ ...(await connectors.setEnabled(request.params.name, enabled)), detail: `${request.params.name} is ${enabled ? 'enabled' : 'disabled'}.` }));
   }
 
-  app.get('/admin/connectors', { config: pageConfig, schema: { hide: true, querystring: Fragment } }, async (request, reply) => {
-    const [list, names] = await Promise.all([connectors.list({ lastRuns: 20 }), shopNames(services)]);
-    return sendHtml(reply, request.query.fragment === '1' ? connectorsFragment(list, names) : page('Connectors', 'connectors', nav, connectorsBody(list, names)));
+  // ?attention=1: only the connectors whose last run failed, ended partial or was skipped (the overview links here).
+  app.get('/admin/connectors', { config: pageConfig, schema: { hide: true, querystring: Type.Intersect([Fragment, Type.Object({ attention: Type.Optional(Type.Literal('1')) })]) } }, async (request, reply) => {
+    const [all, names] = await Promise.all([connectors.list({ lastRuns: 20 }), shopNames(services)]);
+    const attention = request.query.attention === '1';
+    const list = attention ? all.filter(needsAttention) : all;
+    const view = { list, names, attention, file: connectors.file };
+    return sendHtml(reply, request.query.fragment === '1' ? connectorsFragment(view) : page('Connectors', 'connectors', nav, connectorsBody(view)));
   });
 
   app.get('/admin/connectors/:name', { config: pageConfig, schema: { hide: true, params: Name, querystring: Fragment } }, async (request, reply) => {
-    const [c, runs, names] = await Promise.all([connectors.get(request.params.name), connectors.runs(request.params.name, { limit: 50 }), shopNames(services)]);
-    return sendHtml(reply, request.query.fragment === '1' ? connectorFragment(c, runs, names) : page(`Connector ${c.name}`, 'connectors', nav, connectorBody(c, runs, names)));
+    const [c, runs, names] = await Promise.all([connectors.get(request.params.name), connectors.runs(request.params.name, { limit: 100 }), shopNames(services)]);
+    const view = { c, runs, names, file: connectors.file };
+    return sendHtml(reply, request.query.fragment === '1' ? connectorFragment(view) : page(`Connector ${c.name}`, 'connectors', nav, connectorBody(view)));
   });
 };

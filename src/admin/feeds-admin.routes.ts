@@ -8,15 +8,26 @@ import { baseUrl } from '../system/base-url.ts';
 import type { FeedService } from '../feeds/feeds.service.ts';
 import type { ShopService } from '../shops/shops.service.ts';
 import { apiConfig, pageConfig, security, sendHtml, shopNames, tags } from './admin-http.ts';
+import { FeedOutcome, feedOutcome } from './admin.schemas.ts';
 import { errorsCsv, feedBody, feedFragment, feedsBody, feedsFragment, PAGE_SIZE, type FeedFilters } from './views/feeds.view.ts';
 import { page, type Nav } from './views/layout.ts';
 
 const FeedParams = Type.Object({ feed: Type.String({ minLength: 1, maxLength: 64 }) });
 
+/** A feed of the admin API: the API's JSON and how it ended (`partial`: done with failed items). */
+const WithOutcome = Type.Object({ outcome: FeedOutcome });
+const AdminFeedSummary = Type.Intersect([FeedSummaryJson, WithOutcome]);
+const AdminFeed = Type.Intersect([FeedJson, WithOutcome]);
+const withOutcome = <F extends { state: string; counts: { failed: number } }>(f: F): F & { outcome: FeedOutcome } => ({ ...f, outcome: feedOutcome(f) });
+
+/** The filter of an outcome: done means done without failed items, partial done with some. */
+const byOutcome = (outcome: FeedOutcome | undefined): Pick<FeedFilter, 'state' | 'itemErrors'> =>
+  outcome === 'partial' ? { state: 'done', itemErrors: true } : outcome === 'done' ? { state: 'done', itemErrors: false } : { state: outcome };
+
 const ApiQuery = Type.Object({
   shop: Type.Optional(Type.Integer({ minimum: 1 })),
   type: Type.Optional(FeedType),
-  state: Type.Optional(FeedState),
+  state: Type.Optional(Type.Union([FeedState, Type.Literal('partial')], { description: 'An outcome: done (no failed item), partial (done, some items failed), queued, processing, failed' })),
   sku: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'Feeds whose items name this sku' })),
   since: Type.Optional(Type.String({ format: 'date-time', description: 'created at or after' })),
   until: Type.Optional(Type.String({ format: 'date-time', description: 'created before' })),
@@ -30,7 +41,7 @@ const Empty = Type.Literal('');
 const PageQuery = Type.Object({
   shop: Type.Optional(Type.Union([Type.Integer({ minimum: 1 }), Empty])),
   type: Type.Optional(Type.Union([FeedType, Empty])),
-  state: Type.Optional(Type.Union([FeedState, Empty])),
+  state: Type.Optional(Type.Union([FeedState, Type.Literal('partial'), Empty])),
   sku: Type.Optional(Type.String({ maxLength: 100 })),
   since: Type.Optional(Type.String({ pattern: '^$|^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}(:\\d{2})?$' })),
   tz: Type.Optional(Type.Union([Type.Integer({ minimum: -900, maximum: 900 }), Empty])),
@@ -43,23 +54,23 @@ export const feedsAdmin: FastifyPluginAsyncTypebox<{ services: { feeds: FeedServ
 
   app.get('/admin/api/feeds', {
     config: apiConfig,
-    schema: { tags, security, summary: 'Feeds of every shop, newest first, filtered by shop, type, state, time or sku', querystring: ApiQuery, response: { 200: Type.Object({ count: Type.Integer(), results: Type.Array(FeedSummaryJson) }) } },
+    schema: { tags, security, summary: 'Feeds of every shop, newest first, filtered by shop, type, state, time or sku', querystring: ApiQuery, response: { 200: Type.Object({ count: Type.Integer(), results: Type.Array(AdminFeedSummary) }) } },
   }, async (request) => {
     const q = request.query;
     const filter: FeedFilter = {
-      shopPk: q.shop, type: q.type, state: q.state, sku: q.sku,
+      shopPk: q.shop, type: q.type, ...byOutcome(q.state), sku: q.sku,
       since: q.since === undefined ? undefined : new Date(q.since), until: q.until === undefined ? undefined : new Date(q.until),
       limit: q.limit ?? 50, offset: q.offset ?? 0,
     };
     const { count, results } = await feeds.listAll(filter);
     const base = baseUrl(request, publicUrl);
-    return { count, results: results.map((f) => present(f, base, true)) };
+    return { count, results: results.map((f) => withOutcome(present(f, base, true))) };
   });
 
   app.get('/admin/api/feeds/:feed', {
     config: apiConfig,
-    schema: { tags, security, summary: 'One feed of any shop with its item results and errors', params: FeedParams, response: { 200: FeedJson } },
-  }, async (request) => present(await feeds.getAny(request.params.feed), baseUrl(request, publicUrl)));
+    schema: { tags, security, summary: 'One feed of any shop with its item results and errors', params: FeedParams, response: { 200: AdminFeed } },
+  }, async (request) => withOutcome(present(await feeds.getAny(request.params.feed), baseUrl(request, publicUrl))));
 
   app.get('/admin/api/feeds/:feed/errors.csv', {
     config: { ...apiConfig, html: true },
@@ -74,11 +85,11 @@ export const feedsAdmin: FastifyPluginAsyncTypebox<{ services: { feeds: FeedServ
 
   app.post('/admin/api/feeds/:feed/retry', {
     config: apiConfig,
-    schema: { tags, security, summary: 'Queue a failed or stuck feed again (409 when done); it resumes after its last committed chunk', params: FeedParams, response: { 202: Type.Intersect([FeedSummaryJson, Type.Object({ detail: Type.String() })]) } },
+    schema: { tags, security, summary: 'Queue a failed or stuck feed again (409 when done); it resumes after its last committed chunk', params: FeedParams, response: { 202: Type.Intersect([AdminFeedSummary, Type.Object({ detail: Type.String() })]) } },
   }, async (request, reply) => {
     const feed = await feeds.retry(request.params.feed);
     request.log.info({ feedPk: feed.pk }, 'admin retried a feed');
-    return reply.code(202).send({ ...present(feed, baseUrl(request, publicUrl), true), detail: `Feed ${feed.pk} was queued again.` });
+    return reply.code(202).send({ ...withOutcome(present(feed, baseUrl(request, publicUrl), true)), detail: `Feed ${feed.pk} was queued again.` });
   });
 
   app.get('/admin/feeds', { config: pageConfig, schema: { hide: true, querystring: PageQuery } }, async (request, reply) => {
@@ -88,7 +99,7 @@ export const feedsAdmin: FastifyPluginAsyncTypebox<{ services: { feeds: FeedServ
       sku: q.sku?.trim() || undefined, since: q.since || undefined, tz: q.since && typeof q.tz === 'number' ? q.tz : undefined, page: q.page ?? 1,
     };
     const list = await feeds.listAll({
-      shopPk: f.shop, type: f.type as FeedFilter['type'], state: f.state as FeedFilter['state'], sku: f.sku,
+      shopPk: f.shop, type: f.type as FeedFilter['type'], ...byOutcome(f.state as FeedOutcome | undefined), sku: f.sku,
       since: f.since === undefined ? undefined : new Date(Date.parse(`${f.since}Z`) + (f.tz ?? 0) * 60_000), limit: PAGE_SIZE, offset: (f.page - 1) * PAGE_SIZE,
     });
     const names = await shopNames(services);

@@ -16,6 +16,7 @@ const PageQuery = Type.Object({
   event: Type.Optional(Type.String({ maxLength: 100 })),
   pk: Type.Optional(Type.String({ maxLength: 100 })),
   state: Type.Optional(Type.Union([Type.Literal('delivered'), Type.Literal('failing'), Type.Literal('refused'), Empty])),
+  delivery: Type.Optional(Type.String({ maxLength: 100 })),
   fragment: Type.Optional(Type.Literal('1')),
 });
 
@@ -24,7 +25,7 @@ export const webhooksAdmin: FastifyPluginAsyncTypebox<{ services: { webhooks: We
     config: apiConfig,
     schema: {
       tags, security, querystring: DeliveryQuery, response: { 200: Type.Array(WebhookDelivery) },
-      summary: 'Webhook deliveries of every shop, the latest attempted first, each with its attempts (filter by shop, event, resource pk, state)',
+      summary: 'Webhook deliveries of every shop, the latest attempted first, each with its attempts (filter by shop, event, resource pk, state, delivery id)',
     },
   }, async (request) => services.webhooks.listDeliveries(request.query));
 
@@ -40,6 +41,7 @@ export const webhooksAdmin: FastifyPluginAsyncTypebox<{ services: { webhooks: We
       event: q.event?.trim() || undefined,
       pk: q.pk?.trim() || undefined,
       state: q.state === '' ? undefined : q.state,
+      delivery: q.delivery?.trim() || undefined,
     };
     const [list, names] = await Promise.all([services.webhooks.listDeliveries({ ...f, limit: 100 }), shopNames(services)]);
     return sendHtml(reply, q.fragment === '1' ? webhooksFragment(list, names) : page('Webhooks', 'webhooks', nav, webhooksBody(f, list, names)));

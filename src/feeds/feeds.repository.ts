@@ -171,6 +171,7 @@ const filtered = (db: Executor, f: Omit<FeedFilter, 'limit' | 'offset'>) => {
   if (f.shopPk !== undefined) q = q.where('shop_pk', '=', f.shopPk);
   if (f.type !== undefined) q = q.where('type', '=', f.type);
   if (f.state !== undefined) q = q.where('state', '=', f.state);
+  if (f.itemErrors !== undefined) q = q.where('failed', f.itemErrors ? '>' : '=', 0);
   if (f.since !== undefined) q = q.where('created_at', '>=', f.since);
   if (f.until !== undefined) q = q.where('created_at', '<', f.until);
   if (f.sku !== undefined) {

@@ -127,6 +127,8 @@ export interface FeedFilter {
   until?: Date;
   /** Feeds whose items name this sku. */
   sku?: string;
+  /** true: only feeds with failed items (the admin's "partial": done with item errors); false: only those without. */
+  itemErrors?: boolean;
   limit: number;
   offset: number;
 }

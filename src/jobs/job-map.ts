@@ -9,8 +9,8 @@ export interface JobMap {
    * order.created, order.status_changed); the client-facing name is derived at delivery.
    */
   'webhook.deliver': { shopPk: number; messageId: string; event: string; payload: Record<string, unknown> };
-  /** One run of a connector: a cron tick (scheduledFor = the tick, ISO), or run now (manual). */
-  'connector.run': { name: string; trigger: 'schedule' | 'manual'; scheduledFor: string | null };
+  /** One run of a connector: a cron tick (scheduledFor = the tick, ISO), run now (manual), or a file dropped in its watched folder (file). */
+  'connector.run': { name: string; trigger: 'schedule' | 'manual' | 'file'; scheduledFor: string | null };
   /** Apply a feed's items (catalog writes); resumes after the last committed chunk. */
   'feed.process': { feedPk: string };
   /** Drop feeds (with payloads and results) older than 30 days. */
@@ -44,6 +44,8 @@ export interface QueueSettings {
   /** Seconds before the first retry; doubled each time (with jitter) when retryBackoff. */
   retryDelay: number;
   retryBackoff: boolean;
+  /** With retryBackoff: the longest wait between two attempts, seconds (default: no cap). */
+  retryDelayMax?: number;
   /** A job active longer than this is taken as crashed and retried, seconds. */
   expireInSeconds: number;
   /** Jobs of this queue run at once in one worker process. */
@@ -58,7 +60,10 @@ export interface QueueSettings {
 const prune: QueueSettings = { retryLimit: 3, retryDelay: 60, retryBackoff: true, expireInSeconds: 600, concurrency: 1, notify: false, policy: 'standard' };
 
 export const queueSettings: { [K in JobName]: QueueSettings } = {
-  'webhook.deliver': { retryLimit: 10, retryDelay: 5, retryBackoff: true, expireInSeconds: 120, concurrency: 4, notify: true, policy: 'standard' },
+  // One POST per attempt, so the job's attempts and the Webhooks page's are one count: 15
+  // attempts, 1-2 s after the first failure, then twice as long each time up to an hour
+  // (given up 3-4 h after the first attempt).
+  'webhook.deliver': { retryLimit: 14, retryDelay: 1, retryBackoff: true, retryDelayMax: 3_600, expireInSeconds: 120, concurrency: 4, notify: true, policy: 'standard' },
   // exclusive + singletonKey = connector name: one queued or running run per connector, so a
   // tick during a long run is dropped, not doubled. Transient failures retry 3 times from 30 s.
   'connector.run': { retryLimit: 3, retryDelay: 30, retryBackoff: true, expireInSeconds: 3_600, concurrency: 2, notify: true, policy: 'exclusive' },

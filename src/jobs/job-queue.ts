@@ -81,7 +81,7 @@ export class JobQueue implements JobSender {
     this.boss = new PgBoss({
       connectionString: options.connectionString,
       max: options.max ?? 6,
-      application_name: 'waybill-jobs',
+      application_name: `waybill-jobs/${process.pid}`,
       connectionTimeoutMillis: options.connectTimeoutMs ?? 10_000,
       // pg's pool options, passed through by pg-boss to its pg.Pool.
       ...({ statement_timeout: JOB_QUEUE_TIME_LIMIT_MS, query_timeout: JOB_QUEUE_TIME_LIMIT_MS } as object),
@@ -117,6 +117,7 @@ export class JobQueue implements JobSender {
         retryLimit: s.retryLimit,
         retryDelay: s.retryDelay,
         retryBackoff: s.retryBackoff,
+        ...(s.retryDelayMax === undefined ? {} : { retryDelayMax: s.retryDelayMax }),
         expireInSeconds: s.expireInSeconds,
         notify: s.notify,
         deadLetter: dead,

@@ -28,6 +28,8 @@ export interface LineFilter {
   text?: string;
   /** Only lines with a larger id (the live tail). */
   after?: number;
+  /** Only lines with a smaller id (an older page). */
+  before?: number;
   limit: number;
 }
 
@@ -40,6 +42,7 @@ export const queryLines = (db: Executor, f: LineFilter) => {
   if (f.run !== undefined) q = q.where('run', '=', f.run);
   if (f.job !== undefined) q = q.where('job', '=', f.job);
   if (f.after !== undefined) q = q.where('id', '>', f.after);
+  if (f.before !== undefined) q = q.where('id', '<', f.before);
   if (f.text !== undefined) {
     const like = `%${f.text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
     q = q.where((eb) => eb.or([eb('msg', 'ilike', like), eb(sql<string>`fields::text`, 'ilike', like)]));

@@ -25,6 +25,8 @@ export interface LogQuery {
   q?: string;
   /** Only lines with seq greater than this (live tail). */
   after?: number;
+  /** Only lines with seq smaller than this (an older page). */
+  before?: number;
   /** Newest matching lines, default 200, at most 2,000. */
   limit?: number;
 }
@@ -55,7 +57,7 @@ export class LogLineService {
   async query(q: LogQuery = {}): Promise<{ lines: LogLine[]; last_seq: number }> {
     const rows = await repo.queryLines(this.#db, {
       level: q.level === undefined ? undefined : LEVELS[q.level],
-      request: q.request, feed: q.feed, run: q.run, job: q.job, text: q.q, after: q.after,
+      request: q.request, feed: q.feed, run: q.run, job: q.job, text: q.q, after: q.after, before: q.before,
       limit: Math.min(Math.max(q.limit ?? 200, 1), 2_000),
     });
     const lines = rows.reverse().map((r) => ({

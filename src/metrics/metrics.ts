@@ -152,7 +152,7 @@ new Gauge({
 
 new Gauge({
   name: 'waybill_feeds',
-  help: 'Feeds kept (30 days), by type and state.',
+  help: 'Feeds kept (30 days), by type and state (queued, processing, done, partial: done with item errors, failed).',
   labelNames: ['type', 'state'] as const,
   registers: [registry],
   async collect() {
@@ -176,7 +176,7 @@ export const metrics = {
   feedItems(type: string, outcome: 'succeeded' | 'failed', count = 1): void {
     if (count > 0) feedItemsTotal.inc({ type: label(type), outcome }, count);
   },
-  /** A connector run ended (outcome: succeeded, failed, skipped...). */
+  /** A connector run ended (outcome: succeeded, partial, failed, throttled, skipped). */
   connectorRun(connector: string, outcome: string): void {
     connectorRuns.inc({ connector: label(connector), outcome: label(outcome) });
   },

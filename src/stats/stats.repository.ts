@@ -3,8 +3,15 @@
 import { sql } from 'kysely';
 import type { Executor } from '../db/database.ts';
 
+/**
+ * Feeds kept, by type and state, a done feed with item errors counted as `partial` (the
+ * dashboard's and the metrics' word for it; the API's state stays done).
+ */
 export const feedCountsByTypeAndState = (db: Executor) =>
-  db.selectFrom('feeds').select(['type', 'state', (eb) => eb.fn.countAll<number>().as('count')]).groupBy(['type', 'state']).execute();
+  db.selectFrom('feeds')
+    .select(['type', sql<string>`case when state = 'done' and failed > 0 then 'partial' else state end`.as('state'), (eb) => eb.fn.countAll<number>().as('count')])
+    .groupBy(sql`1, 2`)
+    .execute();
 
 const bucketOf = (column: string, stepMinutes: number) =>
   sql<Date>`to_timestamp(floor(extract(epoch from ${sql.ref(column)}) / ${stepMinutes * 60}) * ${stepMinutes * 60})`.as('bucket');

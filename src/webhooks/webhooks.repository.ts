@@ -62,3 +62,15 @@ export const pruneAttempts = async (db: Executor, days: number, batch: number): 
     .executeTakeFirst();
   return Number(r.numDeletedRows);
 };
+
+/** Deliveries whose last attempt (since `since`) did not deliver, by that attempt's outcome (failed, refused). */
+export const undeliveredCounts = (db: Executor, since: Date) =>
+  db
+    .selectFrom(
+      db.selectFrom('webhook_deliveries').distinctOn('message_id').select(['message_id', 'outcome'])
+        .where('started_at', '>=', since).orderBy('message_id').orderBy('id', 'desc').as('last'),
+    )
+    .select(['outcome', (eb) => eb.fn.countAll<string>().as('n')])
+    .where('outcome', '<>', 'delivered')
+    .groupBy('outcome')
+    .execute();

@@ -33,6 +33,7 @@ export const DeliveryQuery = Type.Object({
   event: Type.Optional(Type.String({ maxLength: 100, description: 'An event name or a type' })),
   pk: Type.Optional(Type.String({ maxLength: 100 })),
   state: Type.Optional(Type.Union([Type.Literal('delivered'), Type.Literal('failing'), Type.Literal('refused')])),
+  delivery: Type.Optional(Type.String({ maxLength: 100, description: 'One delivery, by its webhook-id' })),
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 200, default: 50 })),
   offset: Type.Optional(Type.Integer({ minimum: 0, default: 0 })),
 });

@@ -114,7 +114,7 @@ export class WebhookService {
   async listDeliveries(query: DeliveryQuery = {}): Promise<WebhookDelivery[]> {
     const outcome = query.state === undefined ? undefined : query.state === 'failing' ? 'failed' : query.state;
     const ids = await repo.listMessageIds(this.#d.db, {
-      shopPk: query.shop, event: query.event, pk: query.pk, outcome, limit: query.limit ?? 50, offset: query.offset ?? 0,
+      shopPk: query.shop, event: query.event, pk: query.pk, messageId: query.delivery, outcome, limit: query.limit ?? 50, offset: query.offset ?? 0,
     });
     const byMessage = new Map<string, repo.AttemptRow[]>(ids.map((id) => [id, []]));
     for (const row of await repo.attemptsOf(this.#d.db, ids)) byMessage.get(row.message_id)!.push(row);
@@ -125,6 +125,13 @@ export class WebhookService {
     const rows = await repo.attemptsOf(this.#d.db, [messageId]);
     if (rows.length === 0) throw notFound(`Webhook delivery ${messageId}`);
     return toDelivery(rows);
+  }
+
+  /** Deliveries attempted since `since` whose last attempt failed (retried, or given up) or was refused. */
+  async undelivered(since: Date): Promise<{ failing: number; refused: number }> {
+    const rows = await repo.undeliveredCounts(this.#d.db, since);
+    const n = (outcome: string): number => Number(rows.find((r) => r.outcome === outcome)?.n ?? 0);
+    return { failing: n('failed'), refused: n('refused') };
   }
 
   /** Drops attempt records older than `days`; how many. */

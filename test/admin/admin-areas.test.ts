@@ -120,10 +120,14 @@ describe('admin API: feeds', () => {
     });
     expect(done.state).toBe('done');
     expect(done.counts.failed).toBe(1);
+    // The API's state stays done (clients read it); the admin's outcome says an item failed.
+    expect(done).toMatchObject({ outcome: 'partial' });
     expect(done.result.errors).toEqual([expect.objectContaining({ sku: 'BAD-1' })]);
 
-    const list = (await app.inject({ url: `/admin/api/feeds?shop=${shopPk}&state=done&type=product_update`, headers: bearer })).json() as { count: number; results: { pk: string }[] };
-    expect(list).toMatchObject({ count: 1, results: [{ pk: feedPk }] });
+    const list = (await app.inject({ url: `/admin/api/feeds?shop=${shopPk}&state=partial&type=product_update`, headers: bearer })).json() as { count: number; results: { pk: string }[] };
+    expect(list).toMatchObject({ count: 1, results: [{ pk: feedPk, outcome: 'partial', state: 'done' }] });
+    // done: done without a failed item (the create), partial: done with some.
+    expect((await app.inject({ url: `/admin/api/feeds?shop=${shopPk}&state=done`, headers: bearer })).json()).toMatchObject({ count: 1, results: [{ pk: createdPk, outcome: 'done' }] });
     expect((await app.inject({ url: `/admin/api/feeds?shop=${shopPk}&state=failed`, headers: bearer })).json()).toMatchObject({ count: 0 });
     expect((await app.inject({ url: '/admin/api/feeds?sku=BAD-1', headers: bearer })).json()).toMatchObject({ count: 1, results: [{ pk: feedPk }] });
     expect((await app.inject({ url: '/admin/api/feeds?sku=NOPE', headers: bearer })).json()).toMatchObject({ count: 0 });
@@ -151,8 +155,10 @@ describe('admin API: feeds', () => {
 
     const overview = (await app.inject({ url: '/admin/api/overview', headers: bearer })).json() as { feeds: { by_state: Record<string, number> }; charts: { items_per_minute: { value: number }[] } };
     expect(overview.feeds.by_state.done).toBeGreaterThanOrEqual(1);
+    expect(overview.feeds.by_state.partial).toBeGreaterThanOrEqual(1);
     expect(overview.charts.items_per_minute.at(-1)!.value).toBeGreaterThan(0);
     const metrics = await app.inject({ url: '/metrics' });
     expect(metrics.body).toMatch(/waybill_feeds\{type="product_create",state="done",service="waybill"\} [1-9]/);
+    expect(metrics.body).toMatch(/waybill_feeds\{type="product_update",state="partial",service="waybill"\} [1-9]/);
   });
 });

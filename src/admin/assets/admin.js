@@ -1,6 +1,6 @@
 // waybill admin: live regions (polling HTML fragments), confirmed actions, forms posted as
 // JSON to the admin API, and the live log tail. No framework, no network beyond the daemon.
-/* global document, window, location, FormData, URLSearchParams */
+/* global document, window, location, FormData, URLSearchParams, getComputedStyle */
 'use strict';
 
 const toast = (text, bad) => {
@@ -48,6 +48,22 @@ const localTimes = (root) => {
 };
 localTimes(document);
 
+// A table wider than its box scrolls inside it (a phone): mark it (an edge shadow) and say so
+// above it, so the hidden columns are not taken for missing ones.
+const markScrolls = (root) => {
+  for (const t of root.querySelectorAll('main table')) {
+    const wide = t.scrollWidth > t.clientWidth + 1 && getComputedStyle(t).overflowX === 'auto';
+    t.classList.toggle('scrolls', wide);
+    const hint = t.previousElementSibling && t.previousElementSibling.classList.contains('scroll-hint') ? t.previousElementSibling : null;
+    if (wide && !hint) t.insertAdjacentHTML('beforebegin', '<p class="scroll-hint" aria-hidden="true">Wider than the screen: swipe the table sideways →</p>');
+    if (!wide && hint) hint.remove();
+  }
+};
+markScrolls(document);
+window.addEventListener('resize', () => markScrolls(document));
+// An opened row (a delivery's attempts) may hold a table of its own.
+document.addEventListener('toggle', () => markScrolls(document), true);
+
 // A date-time filter (input[data-local-time]) is typed in the browser's zone: its offset goes
 // along (tz, minutes behind UTC as getTimezoneOffset says) so the server reads it right.
 document.addEventListener('submit', (event) => {
@@ -84,7 +100,7 @@ for (const el of document.querySelectorAll('[data-live]')) {
     try {
       const res = await fetch(el.dataset.live, { credentials: 'same-origin', headers: { accept: 'text/html' } });
       if (res.redirected || res.status === 401) { location.reload(); return; }
-      if (res.ok) { el.innerHTML = await res.text(); localTimes(el); }
+      if (res.ok) { el.innerHTML = await res.text(); localTimes(el); markScrolls(el); }
     } catch { /* the next tick tries again */ } finally { running = false; }
   };
   refreshers.push(refresh);
@@ -151,8 +167,9 @@ document.addEventListener('submit', async (event) => {
   }
 });
 
-// Live log tail: the server renders the rows after the last one shown, with the page's filters.
-const tail = document.getElementById('log-lines');
+// Live log tail (the first page only): the server renders the rows after the last one shown,
+// newest first, with the page's filters; they go on top.
+const tail = document.querySelector('#log-lines[data-tail]');
 if (tail) {
   const filters = new URLSearchParams(new FormData(document.getElementById('log-filters')));
   for (const [k, v] of [...filters]) if (v === '') filters.delete(k);
@@ -165,10 +182,9 @@ if (tail) {
       if (!res.ok) return;
       const rows = (await res.text()).trim();
       if (rows !== '') {
-        tail.insertAdjacentHTML('beforeend', rows);
+        tail.insertAdjacentHTML('afterbegin', rows);
         localTimes(tail);
-        while (tail.rows.length > 1000) tail.deleteRow(0);
-        if (window.innerHeight + window.scrollY >= document.body.offsetHeight - 200) window.scrollTo(0, document.body.scrollHeight);
+        while (tail.rows.length > 1000) tail.deleteRow(-1);
       }
       tail.dataset.after = res.headers.get('x-last-seq') || tail.dataset.after;
     } catch { /* next tick */ }

@@ -1,8 +1,9 @@
 // Feeds across shops: filters, a table whose progress bars move while feeds run, and one feed
 // with its counts, why it failed, and its item errors (table and CSV).
 import type { FeedJson, FeedSummaryJson } from '../../feeds/feeds.schemas.ts';
+import { feedOutcome } from '../admin.schemas.ts';
 import { csvLine } from '../csv-writer.ts';
-import { at, html, qs, shopName, type Html, type ShopNames } from './html.ts';
+import { at, html, qs, shopName, shopPicker, type Html, type ShopNames } from './html.ts';
 
 export interface FeedFilters {
   shop?: number;
@@ -16,7 +17,15 @@ export interface FeedFilters {
 }
 
 const types = ['product_create', 'product_update', 'product_delete', 'variation_create', 'variation_update', 'variation_delete', 'image_replace', 'image_delete', 'product_image_add', 'product_image_reorder', 'product_image_delete'];
-const states = ['queued', 'processing', 'done', 'failed'];
+/** Outcomes: a done feed with failed items is partial (the API says done). */
+const states = ['queued', 'processing', 'done', 'partial', 'failed'];
+
+/** The feed's outcome as a badge: partial (amber) names how many items failed. */
+const outcomeBadge = (f: FeedSummaryJson, id?: string): Html => {
+  const outcome = feedOutcome(f);
+  const title = outcome === 'partial' ? `done: ${f.counts.failed} of ${f.counts.total} items failed (the API says state done, status ${f.status})` : `status ${f.status}`;
+  return html`<span class="badge ${outcome}"${id === undefined ? '' : html` id="${id}"`} title="${title}">${outcome}</span>`;
+};
 export const PAGE_SIZE = 50;
 
 export function progress(f: FeedSummaryJson): Html {
@@ -42,9 +51,9 @@ export function feedsFragment(list: { count: number; results: FeedSummaryJson[] 
   const pages = Math.max(1, Math.ceil(list.count / PAGE_SIZE));
   return html`<p class="muted small">${list.count} feed${list.count === 1 ? '' : 's'}</p>
 <table class="feeds"><thead><tr><th>Feed</th><th>Shop</th><th>Type</th><th>State</th><th>Progress</th><th>Source</th><th>Created</th><th>Took</th><th></th></tr></thead>
-<tbody>${list.results.map((feed) => html`<tr data-feed="${feed.pk}" class="${feed.state === 'failed' ? 'bad' : ''}">
+<tbody>${list.results.map((feed) => html`<tr data-feed="${feed.pk}" class="${feed.state === 'failed' ? 'bad' : feedOutcome(feed) === 'partial' ? 'warn' : ''}">
 <td><a href="/admin/feeds/${feed.pk}"><code>${feed.pk.slice(0, 8)}</code></a></td><td>${shopName(names, feed.shop_pk)}</td><td>${feed.type}</td>
-<td><span class="badge ${feed.state}">${feed.state}</span></td><td>${progress(feed)}</td><td>${feed.source}</td><td>${at(feed.created_at)}</td>
+<td>${outcomeBadge(feed)}</td><td>${progress(feed)}</td><td>${feed.source}</td><td>${at(feed.created_at)}</td>
 <td>${feed.finished_at === null || feed.started_at === null ? '–' : `${((Date.parse(feed.finished_at) - Date.parse(feed.started_at)) / 1000).toFixed(1)} s`}</td>
 <td>${retryButton(feed)}</td></tr>`)}</tbody></table>
 ${pages <= 1 ? '' : html`<nav class="filters">${f.page > 1 ? html`<a href="/admin/feeds${qs({ ...f, page: f.page - 1 })}">← newer</a>` : ''}
@@ -55,11 +64,11 @@ export function feedsBody(list: { count: number; results: FeedSummaryJson[] }, f
   const opt = (values: string[], chosen: string | undefined) => values.map((v) => html`<option${chosen === v ? html` selected` : ''}>${v}</option>`);
   return html`<h1>Feeds</h1>
 <form class="filters" method="get" action="/admin/feeds">
-<label>Shop <input name="shop" inputmode="numeric" value="${f.shop ?? ''}" size="5"></label>
+${shopPicker(names, f.shop)}
 <label>Type <select name="type"><option value="">any</option>${opt(types, f.type)}</select></label>
 <label>State <select name="state"><option value="">any</option>${opt(states, f.state)}</select></label>
 <label>SKU <input name="sku" value="${f.sku ?? ''}" size="14"></label>
-<label>Since (<span data-zone>UTC</span>) <input name="since" type="datetime-local" data-local-time value="${f.since ?? ''}"></label>
+<label><span>Since (<span data-zone>UTC</span>)</span> <input name="since" type="datetime-local" data-local-time value="${f.since ?? ''}"></label>
 <input type="hidden" name="tz" value="${f.tz ?? ''}">
 <button type="submit">Filter</button></form>
 <section id="feeds" data-live="/admin/feeds${qs({ ...f, page: f.page === 1 ? undefined : f.page, fragment: '1' })}" data-every="2000" data-every-active="250">${feedsFragment(list, f, names)}</section>`;
@@ -71,7 +80,7 @@ const SHOWN_ERRORS = 500;
 export function feedFragment(feed: FeedJson, names: ShopNames): Html {
   const errors = feed.result.errors;
   return html`<div class="split"><div class="card"><dl class="facts">
-<dt>State</dt><dd><span class="badge ${feed.state}" id="feed-state">${feed.state}</span> <small class="muted">(status ${feed.status})</small></dd>
+<dt>State</dt><dd>${outcomeBadge(feed, 'feed-state')} <small class="muted">(API: state ${feed.state}, status ${feed.status})</small>${feedOutcome(feed) === 'partial' ? html`<br><small id="feed-partial">${feed.counts.failed} of ${feed.counts.total} items failed: see the item errors below</small>` : ''}</dd>
 <dt>Shop</dt><dd>${shopName(names, feed.shop_pk)}</dd><dt>Type</dt><dd>${feed.type}</dd><dt>Source</dt><dd>${feed.source}</dd>
 ${feed.product_pk === null ? '' : html`<dt>Product</dt><dd>${feed.product_pk}${feed.variation_pk === null ? '' : ` / variation ${feed.variation_pk}`}</dd>`}
 <dt>Created</dt><dd>${at(feed.created_at)}</dd><dt>Started</dt><dd>${at(feed.started_at)}</dd><dt>Finished</dt><dd>${at(feed.finished_at)}</dd>

@@ -34,13 +34,25 @@ const actions = (j: JobOut): Html => {
 ${cancellable ? html`<button class="danger" data-action="${base}/cancel" data-confirm="Cancel job ${j.id.slice(0, 8)}? It will not run.">Cancel</button>` : ''}`;
 };
 
+/** What an attempt is: for a webhook delivery, one POST (the Webhooks page counts the same). */
+const attemptsTitle = (j: JobOut): string => (j.queue.startsWith('webhook.deliver')
+  ? 'Attempts so far, of those the job gets: each is one POST to the receiver, listed on the Webhooks page'
+  : 'Attempts so far, of those the job gets (the first run and its retries)');
+
+/** The webhook delivery a webhook.deliver job sends (its page lists every attempt). */
+const deliveryLink = (j: JobOut): Html => {
+  const id = (j.data as { messageId?: unknown } | null)?.messageId;
+  return j.queue.startsWith('webhook.deliver') && typeof id === 'string'
+    ? html` · <a href="/admin/webhooks${qs({ delivery: id })}" id="job-delivery">its delivery's attempts</a>` : html``;
+};
+
 const jobRow = (j: JobOut, showQueue: boolean): Html => {
   const dead = j.queue.endsWith('.dead');
   return html`<tr data-job="${j.id}" class="state-${j.state}">
 <td><a href="${jobUrl(j)}"><code title="${j.id}">${j.id.slice(0, 8)}</code></a></td>
 ${showQueue ? html`<td>${j.queue}</td>` : ''}
 <td><span class="badge ${j.state}">${dead ? 'dead' : j.state}</span></td>
-<td class="num">${dead ? j.attempts : `${j.attempts}/${j.retry_limit + 1}`}</td>
+<td class="num nowrap" title="${attemptsTitle(j)}">${dead ? j.attempts : `${j.attempts} of ${j.retry_limit + 1}`}</td>
 <td class="nowrap">${at(j.created_at)}</td>
 <td class="wrap">${j.error ?? ''}${j.source_queue === null ? '' : html` <small class="muted">from ${j.source_queue}</small>`}${j.state === 'failed' && !dead ? html` <small><a href="/admin/jobs${qs({ queue: `${j.queue}.dead` })}">retry from ${j.queue}.dead</a></small>` : ''}</td>
 <td class="wrap"><code class="small">${preview(j.data)}</code></td>
@@ -89,7 +101,7 @@ export function jobFragment(j: JobOut): Html {
   return html`<div class="card"><dl class="facts">
 <dt>Queue</dt><dd><a href="/admin/jobs${qs({ queue: j.queue })}">${j.queue}</a></dd>
 <dt>State</dt><dd><span class="badge ${j.state}" id="job-state">${j.state}</span></dd>
-<dt>Attempts</dt><dd>${j.attempts} of ${j.retry_limit + 1}</dd>
+<dt>Attempts</dt><dd title="${attemptsTitle(j)}">${j.attempts} of ${j.retry_limit + 1}${deliveryLink(j)}</dd>
 <dt>Created</dt><dd>${at(j.created_at)}</dd><dt>Started</dt><dd>${at(j.started_at)}</dd><dt>Completed</dt><dd>${at(j.completed_at)}</dd>
 ${j.source_queue === null ? '' : html`<dt>Failed on</dt><dd><a href="${jobUrl({ queue: j.source_queue, id: j.source_id ?? '' })}">${j.source_queue} ${(j.source_id ?? '').slice(0, 8)}</a></dd>`}
 </dl><p>${actions(j)} <a href="/admin/logs${qs({ job: j.id })}">log lines of this job</a> · <a href="/admin/api/queues/${encodeURIComponent(j.queue)}/jobs/${encodeURIComponent(j.id)}">JSON</a></p></div>

@@ -3,7 +3,7 @@
 // (module integrations) and its history as a timeline.
 import type { HistoryEntry, Order, OrderSummary, Shipment } from '../../orders/orders.schemas.ts';
 import { ORDER_STATUSES } from '../../orders/order-state.ts';
-import { at, html, qs, shopName, type Html, type ShopNames } from './html.ts';
+import { at, html, qs, shopName, shopPicker, type Html, type ShopNames } from './html.ts';
 
 export const ORDERS_PAGE_SIZE = 50;
 
@@ -43,7 +43,7 @@ export function ordersBody(list: { count: number; results: OrderSummary[] }, f: 
   const opt = (pairs: [string, string][], chosen: string | undefined) => pairs.map(([v, label]) => html`<option value="${v}"${chosen === v ? html` selected` : ''}>${label}</option>`);
   return html`<h1>Orders</h1>
 <form class="filters" method="get" action="/admin/orders" id="order-filters">
-<label>Shop <select name="shop"><option value="">any</option>${opt([...l.shops].map(([pk, name]) => [String(pk), name]), f.shop === undefined ? undefined : String(f.shop))}</select></label>
+${shopPicker(l.shops, f.shop)}
 <label>Marketplace <select name="marketplace"><option value="">any</option>${opt([...l.marketplaces].map(([pk, name]) => [String(pk), name]), f.marketplace === undefined ? undefined : String(f.marketplace))}</select></label>
 <label>Status <select name="status"><option value="">any</option>${opt(ORDER_STATUSES.map((s) => [s, s]), f.status)}</select></label>
 <label>Created from (UTC day) <input name="from" type="date" value="${f.from ?? ''}"></label>
@@ -78,15 +78,40 @@ ${s.events.length === 0 ? html`<p class="muted small">No tracking events yet.</p
 <span class="badge ${e.status}">${e.status}</span> ${e.carrier_text ?? e.carrier_code ?? ''}${e.location === null ? '' : html` · ${e.location}`}
 ${e.warning === null ? '' : html`<br><small class="error">${e.warning}</small>`}<br><small>${at(e.occurred_at)} · ${e.source}</small></li>`)}</ol>`}</div>`;
 
+/**
+ * An amount as the order carries it: two decimals, no currency symbol. Orders carry no currency
+ * (the documented API has none): amounts are in the marketplace's currency, which the page says.
+ */
+export const money = (n: number | null): string => (n === null ? '–' : n.toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 6 }));
+
+/** The buyer as the order names them: name, then the address to write to. */
+const customerOf = (o: Order): Html => {
+  const name = [o.customer.first_name, o.customer.last_name].filter((p) => p !== null && p !== '').join(' ');
+  if (name === '' && o.customer.email === null) return html`<span class="muted">not given</span>`;
+  return html`<span id="customer-name">${name === '' ? '' : name}</span>${o.customer.email === null ? '' : html`${name === '' ? '' : ' · '}<a id="customer-email" href="mailto:${o.customer.email}">${o.customer.email}</a>`}`;
+};
+
+const addressOf = (a: Order['shipping_address']): Html | string => {
+  if (a === null) return html`<span class="muted">not given</span>`;
+  const parts = Object.values(a).filter((v): v is string => typeof v === 'string' && v !== '');
+  return parts.length === 0 ? html`<span class="muted">not given</span>` : parts.join(', ');
+};
+
+const itemsTotal = (o: Order): number => o.items.reduce((n, i) => n + i.price * i.quantity, 0);
+
 export const orderBody = (o: Order, l: Lookups): Html => html`<h1>Order ${o.order_pk} <span class="badge ${o.status}">${o.status}</span></h1>
 <article class="card" data-order="${o.order_pk}">
 <dl class="facts"><dt>Shop</dt><dd>${shopName(l.shops, o.shop_pk)}</dd><dt>Marketplace</dt><dd>${marketplaceName(l, o.marketplace_pk)}</dd><dt>Reference</dt><dd>${o.reference ?? '–'}</dd>
+<dt>Customer</dt><dd>${customerOf(o)}</dd><dt>Ship to</dt><dd id="ship-to">${addressOf(o.shipping_address)}</dd>
+<dt>Payment</dt><dd>${o.paid ? 'paid' : 'not paid'}${o.payment_method === null ? '' : ` · ${o.payment_method}`}</dd>
+<dt>Amounts</dt><dd id="amounts">items ${money(itemsTotal(o))} + shipping ${money(o.shipping_cost)} = <b>${money(itemsTotal(o) + (o.shipping_cost ?? 0))}</b>
+<small class="muted">in ${l.marketplaces.get(o.marketplace_pk) ?? 'the marketplace'}'s currency (orders carry no currency)</small></dd>
 <dt>Created</dt><dd>${at(o.created_at)}</dd><dt>Updated</dt><dd>${at(o.updated_at)}</dd>
 <dt>Fulfilment</dt><dd>${o.ff_type}</dd><dt>Next</dt><dd>${o.actions.length === 0 ? '–' : o.actions.join(', ')}</dd>
 <dt>Progress</dt><dd>${o.progress.filter((p) => p.status === 'done').map((p) => p.name).join(' → ') || '–'}</dd></dl></article>
 <div class="split"><div><h2>Items</h2>
-<table class="items"><thead><tr><th class="num">Item</th><th>SKU</th><th class="num">Qty</th><th class="num">Price</th><th>Status</th><th>Shipment</th></tr></thead>
-<tbody>${o.items.map((i) => html`<tr><td class="num">${i.item_pk}</td><td>${i.sku}</td><td class="num">${i.quantity}</td><td class="num">${i.price}</td>
+<table class="items"><thead><tr><th class="num">Item</th><th>SKU</th><th class="num">Qty</th><th class="num" title="In the marketplace's currency: orders carry none">Price</th><th>Status</th><th>Shipment</th></tr></thead>
+<tbody>${o.items.map((i) => html`<tr><td class="num">${i.item_pk}</td><td>${i.sku}</td><td class="num">${i.quantity}</td><td class="num">${money(i.price)}</td>
 <td><span class="badge ${i.status}">${i.status}</span></td><td>${i.shipment === null ? '–' : html`${i.shipment.carrier ?? ''} <code>${i.shipment.tracking_code ?? ''}</code>`}</td></tr>`)}</tbody></table>
 <h2>Shipments and tracking</h2>${o.shipments.length === 0 ? html`<p class="muted">Not shipped yet.</p>` : o.shipments.map(shipmentCard)}
 <h2>Module integrations</h2>${modulesTable(o)}</div>
