@@ -63,9 +63,10 @@ export const toJob = (j: JobSummary): JobOut => ({
   queue: j.queue,
   state: j.state,
   data: j.data,
-  // pg-boss counts a claim as a retry, so a started job has retryCount >= 1; a dead-letter copy
-  // carries the attempts of the job that failed.
-  attempts: j.sourceRetryCount !== null ? Math.max(j.sourceRetryCount, 1) : j.startedOn === null && j.retryCount === 0 ? 0 : Math.max(j.retryCount, 1),
+  // pg-boss counts a claim after the first as a retry (retry_count + 1 when the job had started
+  // before), so a started job has made retryCount + 1 attempts; a dead-letter copy carries the
+  // retry count of the job that failed.
+  attempts: j.sourceRetryCount !== null ? j.sourceRetryCount + 1 : j.startedOn === null ? 0 : j.retryCount + 1,
   retry_limit: j.retryLimit,
   created_at: j.createdOn,
   started_at: j.startedOn,

@@ -61,8 +61,8 @@ const prune: QueueSettings = { retryLimit: 3, retryDelay: 60, retryBackoff: true
 
 export const queueSettings: { [K in JobName]: QueueSettings } = {
   // One POST per attempt, so the job's attempts and the Webhooks page's are one count: 15
-  // attempts, 1-2 s after the first failure, then twice as long each time up to an hour
-  // (given up 3-4 h after the first attempt).
+  // attempts, due 1-2 s after the first failure (workers find due retries every 5 s), then
+  // twice as long each time up to an hour apart: given up 3-4 h after the first attempt.
   'webhook.deliver': { retryLimit: 14, retryDelay: 1, retryBackoff: true, retryDelayMax: 3_600, expireInSeconds: 120, concurrency: 4, notify: true, policy: 'standard' },
   // exclusive + singletonKey = connector name: one queued or running run per connector, so a
   // tick during a long run is dropped, not doubled. Transient failures retry 3 times from 30 s.

@@ -350,7 +350,8 @@ describe('dashboard pages in a browser', () => {
       await page.goto(`${api.url}${url}`);
       expect(await page.evaluate('document.documentElement.scrollWidth'), url).toBe(390);
       // Every table wider than the screen scrolls inside its own box.
-      const tables = (await page.evaluate(`[...document.querySelectorAll('main table')].map((t) => ({
+      // (A table inside another, a delivery's attempts, scrolls with the one around it.)
+      const tables = (await page.evaluate(`[...document.querySelectorAll('main table')].filter((t) => !t.parentElement.closest('table')).map((t) => ({
         wide: t.scrollWidth > t.clientWidth, overflow: getComputedStyle(t).overflowX, right: t.getBoundingClientRect().right }))`)) as { wide: boolean; overflow: string; right: number }[];
       for (const t of tables) {
         expect(t.right, url).toBeLessThanOrEqual(390.5);

@@ -143,7 +143,9 @@ describe('dashboard in a browser', () => {
     const feedPk = (put.json() as { pk: string }).pk;
     const page = await loggedIn();
     await page.goto(`${api.url}/admin/feeds/${feedPk}`);
-    await expect.poll(() => page.locator('#feed-state').textContent(), { timeout: 20_000 }).toBe('done');
+    // Done with failed items: partial on the dashboard (the API's state stays done).
+    await expect.poll(() => page.locator('#feed-state').textContent(), { timeout: 20_000 }).toBe('partial');
+    expect(await page.locator('#feed-partial').textContent()).toBe('2 of 4 items failed: see the item errors below');
     const rows = page.locator('table.errors tbody tr');
     await expect.poll(() => rows.count()).toBe(2);
     expect(await rows.nth(0).textContent()).toContain('MISSING-1');
@@ -191,8 +193,11 @@ describe('dashboard in a browser', () => {
     const row = page.locator('tr[data-delivery="msg_browser_retry"]');
     await row.waitFor();
     expect(await row.locator('.badge.delivery-state').textContent()).toBe('delivered');
-    await row.locator('summary', { hasText: 'attempts' }).click();
-    const attempts = row.locator('table.attempts tbody tr');
+    expect(await row.locator('td.num').textContent()).toBe('2 of 15');
+    // The attempts open in a full-width row under the delivery's.
+    const sub = page.locator('tr[data-attempts-of="msg_browser_retry"]');
+    await sub.locator('summary', { hasText: 'attempts' }).click();
+    const attempts = sub.locator('table.attempts tbody tr');
     await expect.poll(() => attempts.count()).toBe(2);
     // Cells: #, time, status, outcome, ms, error, answer.
     const cells = async (i: number): Promise<string[]> => (await attempts.nth(i).locator('td').allInnerTexts()).map((t) => t.trim());
@@ -261,8 +266,8 @@ describe('dashboard in a browser', () => {
   it('shows the overview of all this: figures, charts and queues, and tails the logs', async () => {
     const page = await loggedIn();
     await expect.poll(() => page.locator('figure.chart').count()).toBe(5);
-    expect(await page.locator('.stack').textContent()).toMatch(/done [4-9]/);
-    expect(await page.locator('.card.stat', { hasText: 'Connectors' }).textContent()).toContain('1/1');
+    expect(await page.locator('.stack').textContent()).toMatch(/done [3-9]partial [1-9]/);
+    expect(await page.locator('#connectors-failing').textContent()).toContain('1/1 enabled');
     await shot(page, 'overview');
     await page.goto(`${api.url}/admin/logs`);
     const before = await page.locator('#log-lines tr').count();

@@ -36,13 +36,13 @@ export function overviewFragment(o: OverviewOut, allQueues = false): Html {
   ${card({ id: 'feeds-failed', label: 'Feeds failed', value: feedStates.failed ?? 0, href: '/admin/feeds?state=failed', small: 'last 30 days', bad: (feedStates.failed ?? 0) > 0 })}
   ${card({ id: 'feeds-partial', label: 'Feeds with item errors', value: feedStates.partial ?? 0, href: '/admin/feeds?state=partial', small: 'done, some items refused', warn: (feedStates.partial ?? 0) > 0 })}
   ${c === null ? '' : card({
-    id: 'connectors-failing', label: 'Connector runs failing', value: c.failing + c.partial, href: '/admin/connectors?attention=1',
+    id: 'connectors-failing', label: 'Connector runs failing', value: c.failing + c.partial + c.skipped, href: '/admin/connectors?attention=1',
     small: c.total === 0 ? 'no connectors' : `${c.failing} failed · ${c.partial} partial${c.skipped === 0 ? '' : ` · ${c.skipped} skipped`} · ${c.enabled}/${c.total} enabled`,
     bad: c.failing > 0, warn: c.partial + c.skipped > 0,
   })}
   ${w === null ? '' : card({
     id: 'webhooks-failing', label: 'Webhook deliveries failing', value: w.failing + w.refused, href: '/admin/webhooks?state=failing',
-    small: `last ${w.hours} h${w.refused === 0 ? '' : html` · <a href="/admin/webhooks?state=refused">${plural(w.refused, 'refused')}</a>`}`, bad: w.failing + w.refused > 0,
+    small: html`${w.failing} failing${w.refused === 0 ? '' : html` · <a href="/admin/webhooks?state=refused">${w.refused} refused</a>`} · last ${w.hours} h`, bad: w.failing + w.refused > 0,
   })}
 </div>
 ${html`<h2>Feeds by state (30 days)</h2>${stackedBar(Object.entries(feedStates).map(([label, value]) => ({ label, value, color: stateColors[label] ?? '#64748b' })))}`}

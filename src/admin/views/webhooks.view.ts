@@ -63,7 +63,7 @@ ${shopPicker(names, f.shop)}
 ${f.delivery === undefined ? '' : html`<input type="hidden" name="delivery" value="${f.delivery}">`}
 <button type="submit">Filter</button>${f.delivery === undefined ? '' : html` <a href="/admin/webhooks" class="button secondary">every delivery</a>`}</form>
 <p class="muted" id="attempts-note"><small>Each attempt is one POST, and one try of the delivery's <code>webhook.deliver</code> job: the Jobs page counts the same attempts.
-A failing delivery is tried ${WEBHOOK_ATTEMPTS} times with growing waits (1-2 s after the first failure, up to an hour apart; given up after 3-4 h), then waits in
+A failing delivery is tried ${WEBHOOK_ATTEMPTS} times with growing waits (seconds at first, doubling up to an hour apart; given up 3-4 h after the first attempt), then waits in
 <a href="/admin/jobs?queue=webhook.deliver.dead">webhook.deliver.dead</a>, where it can be retried (its attempts count on); a refused one (410 Gone, an internal address) is not retried.</small></p>
 <section id="deliveries" data-live="/admin/webhooks${qs({ ...f, fragment: '1' })}" data-every="3000">${webhooksFragment(list, names)}</section>`;
 }
