@@ -145,7 +145,6 @@ for (const width of WIDTHS) {
       expect(await page.locator('table.queues tr[data-queue="prune.feeds"]').count()).toBe(0);
       expect(await page.locator('table.queues tr[data-queue="webhook.deliver"]').count()).toBe(1);
       await fitsWidth(page, width, 'overview');
-      if (width === 1440) await page.screenshot({ path: path.join(SHOTS, 'overview.png') });
       await page.click('#queue-toggle a');
       await page.waitForURL(/queues=all/);
       expect(await page.locator('table.queues tr[data-queue="prune.feeds"]').count()).toBe(1);
@@ -227,8 +226,7 @@ for (const width of WIDTHS) {
       await fitsWidth(page, width, 'webhooks, attempts open');
       const cells = (await page.locator(`tr[data-attempts-of="${id}"] table.attempts tbody tr`).evaluateAll((r) => r.map((x) => [...x.querySelectorAll('td')].map((td) => td.textContent!.trim()))));
       expect(cells.map((c) => [c[0], c[2], c[3]])).toEqual([['1', '500', 'failed'], ['2', '500', 'failed'], ['3', '410', 'refused']]);
-      if (width === 1440) await page.screenshot({ path: path.join(SHOTS, 'webhooks.png'), fullPage: true });
-      else await page.screenshot({ path: path.join(SHOTS, 'webhooks-390px.png') });
+      if (width === 1440) await page.screenshot({ path: path.join(SHOTS, 'webhooks-attempts.png'), fullPage: true });
 
       // The Jobs page counts the same attempts, and links back.
       const job = await until('the delivery\'s dead job', async () => (await api.services.admin.searchJobs({ q: id })).find((j) => j.queue === 'webhook.deliver'));

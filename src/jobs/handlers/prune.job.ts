@@ -1,5 +1,5 @@
 // prune.*: each drops one kind of record past the retention its service keeps (scheduled daily
-// by the scheduler role, src/connectors/host/scheduler.ts).
+// by the scheduler role, src/scheduler/scheduler.ts).
 import type { ConnectorService } from '../../connectors/host/connectors.service.ts';
 import type { FeedService } from '../../feeds/feeds.service.ts';
 import type { IdempotencyService } from '../../idempotency/idempotency.service.ts';
