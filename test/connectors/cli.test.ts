@@ -32,9 +32,17 @@ describe('waybill connectors', { timeout: 120_000 }, () => {
     expect(list.json<{ connectors: unknown[] }>().connectors).toEqual([expect.objectContaining({
       name: 'erp', type: 'catalog-file', shop_pk: 1, schedule: '*/5 * * * *', enabled: true, last_runs: [expect.objectContaining({ id: run.id, outcome: 'succeeded' })],
     })]);
+    // A file with a refused product: partial, exit 1, the refusals named.
+    fs.writeFileSync(path.join(inbox, 'q.csv'), 'sku,name,price,stock\nC-3,Three,3,3\nC-4,Four,-1,4\n');
+    const partial = await runCli(['connectors', 'run', 'erp'], env);
+    expect(partial.code).toBe(1);
+    const [first, second] = partial.stdout.split('\n');
+    expect(first).toMatch(/^run \d+ of erp: partial in \d+ ms; .*; feeds: \S+$/);
+    expect(first).toContain('products_invalid=1');
+    expect(second).toBe('partial: it refused some of its input (products_invalid=1); the reports say what and why');
     const text = await runCli(['connectors', 'list'], env);
     expect(text.stdout).toMatch(/name\s+type\s+shop_pk\s+schedule/);
-    expect(text.stdout).toMatch(/erp\s+catalog-file\s+1\s+\*\/5 \* \* \* \*\s+true/);
+    expect(text.stdout).toMatch(/erp\s+catalog-file\s+1\s+\*\/5 \* \* \* \*\s+true\s+-\s+\S+\s+partial/);
   });
 
   it('names an unknown connector (exit code 1) and a bad connectors file (exit code 2, a configuration error)', async () => {

@@ -1,6 +1,7 @@
 // waybill connectors list | run <name>: the configured connectors with their last runs; one
 // run now, here, under the connector's lock (works whether or not the daemon runs).
 import type { ConnectorRun } from '../../connectors/host/connectors.schemas.ts';
+import { isProblemCount } from '../../../connectors/sdk/index.ts';
 import type { CliContext } from '../context.ts';
 import { CliError, withServices } from '../context.ts';
 import { table } from '../output.ts';
@@ -8,7 +9,10 @@ import { table } from '../output.ts';
 const summary = (r: ConnectorRun): string => {
   const counts = Object.entries(r.counts).map(([k, v]) => `${k}=${v}`).join(' ') || 'no counts';
   const waits = r.throttled_until === null ? '' : `\nthrottled: no run before ${r.throttled_until}`;
-  return `run ${r.id} of ${r.connector}: ${r.outcome} in ${r.duration_ms ?? '?'} ms; ${counts}; feeds: ${r.feed_pks.join(', ') || 'none'}${r.error === null ? '' : `\nerror: ${r.error}`}${waits}`;
+  const refused = Object.entries(r.counts).filter(([k, v]) => isProblemCount(k) && v > 0).map(([k, v]) => `${k}=${v}`).join(' ');
+  const partial = r.outcome === 'partial' ? `\npartial: it refused some of its input (${refused}); the reports say what and why` : '';
+  const why = r.error === null ? '' : `\n${r.outcome === 'skipped' ? 'skipped' : 'error'}: ${r.error}`;
+  return `run ${r.id} of ${r.connector}: ${r.outcome} in ${r.duration_ms ?? '?'} ms; ${counts}; feeds: ${r.feed_pks.join(', ') || 'none'}${why}${partial}${waits}`;
 };
 
 export async function connectorsList(ctx: CliContext): Promise<number> {
@@ -30,5 +34,6 @@ export async function connectorsRun(ctx: CliContext, [name]: unknown[]): Promise
       : `connector ${String(name)} is running elsewhere (the daemon or another command); try again when it ends`, 1);
   }
   ctx.out.result({ run: result.run }, summary(result.run));
+  // Anything but a clean run is worth a script's attention: partial, skipped, failed.
   return result.run.outcome === 'succeeded' ? 0 : 1;
 }
