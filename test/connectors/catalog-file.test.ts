@@ -185,7 +185,8 @@ describe('bad input', () => {
     drop(bad, 'good.csv', 'sku,name,price,stock\nG-1,Good,1,1\n');
 
     const r = await run('bad');
-    expect(r.outcome).toBe('succeeded');
+    // The run went on, but files were refused: partial.
+    expect(r.outcome).toBe('partial');
     expect(r.counts).toMatchObject({ files_error: 10, files_done: 1 });
     expect(ls(bad)).toEqual(['.done', '.error', '.processing']);
     expect(ls(path.join(bad, '.done'))).toEqual(['good.csv', 'good.csv.report.json']);

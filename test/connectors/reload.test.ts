@@ -68,3 +68,18 @@ describe('reloading the connectors file', () => {
     expect(run).toMatchObject({ trigger: 'file', outcome: 'succeeded', counts: { files_done: 1, products_sent: 1 } });
   });
 });
+
+describe('what the dashboard shows of an entry', () => {
+  it('its options, a value under a secret-looking name redacted (a token written into headers by mistake)', async () => {
+    write([{ name: 'carrier', type: 'tracking-http', options: {
+      base_url: 'http://carrier.invalid', carriers: ['X'], url_template: '{tracking_code}', status_path: 'status', status_map: {},
+      headers: { Authorization: 'Bearer not-for-the-dashboard', Accept: 'application/json' },
+    } }]);
+    await app.inject({ method: 'POST', url: '/admin/api/connectors/reload', headers: bearer });
+    const [c] = (await app.inject({ url: '/admin/api/connectors', headers: bearer })).json<{ options: { headers: Record<string, string>; base_url: string } }[]>();
+    expect(c!.options.headers).toEqual({ Authorization: '[redacted]', Accept: 'application/json' });
+    expect(c!.options.base_url).toBe('http://carrier.invalid');
+    const page = await app.inject({ url: '/admin/connectors/carrier', headers: { ...bearer, accept: 'text/html' } });
+    expect(page.body).not.toContain('not-for-the-dashboard');
+  });
+});

@@ -76,6 +76,17 @@ const toRun = (r: RunRow): ConnectorRun => ({
 
 const messageOf = (error: unknown): string => (error instanceof Error ? error.message : String(error));
 
+/** Option names whose values must not be shown (a header or option holding a secret by mistake); `*_env` only names a variable. */
+const SECRET_OPTION = /(token|secret|password|passwd|authorization|api[-_]?key|cookie)$/i;
+
+/** The options as the admin and the CLI show them: a value under a secret-looking name is redacted, at any depth. */
+const shownOptions = (value: unknown, name = ''): unknown => {
+  if (name !== '' && !name.endsWith('_env') && SECRET_OPTION.test(name)) return '[redacted]';
+  if (Array.isArray(value)) return value.map((v) => shownOptions(v));
+  if (typeof value !== 'object' || value === null) return value;
+  return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, shownOptions(v, k)]));
+};
+
 /** How a run ended: failed (it threw), throttled, skipped, partial (a problem count above 0), else succeeded. */
 export function outcomeOf(r: { error?: unknown; throttled?: boolean; skipped?: boolean; counts: Readonly<Record<string, number>> }): Exclude<RunOutcome, 'running'> {
   if (r.error !== undefined) return 'failed';
@@ -142,7 +153,7 @@ export class ConnectorService {
       schedule: i.schedule,
       enabled: settings.get(i.name) ?? i.enabled,
       enabled_in_file: i.enabled,
-      options: i.options,
+      options: shownOptions(i.options) as Record<string, unknown>,
       watches: i.definition.watchPaths?.(i.options as never) ?? [],
       receivers: receiverPaths(i.name, Object.keys(i.definition.receivers ?? {})),
       throttled_until: throttled.get(i.name)?.toISOString() ?? null,
