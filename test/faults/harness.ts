@@ -16,6 +16,8 @@ export interface Target {
   mode: 'external' | 'embedded';
   /** A client on the target's database, for checks (opened on first use). */
   query<R extends pg.QueryResultRow>(sql: string, params?: unknown[]): Promise<R[]>;
+  /** The database's URL (embedded: its server, started when needed). */
+  connectionString(): Promise<string>;
   dataDir: string | null;
   close(): Promise<void>;
 }
@@ -47,6 +49,7 @@ export async function freshTarget(): Promise<Target> {
     env,
     mode: url === null ? 'embedded' : 'external',
     dataDir,
+    connectionString,
     async query(sql, params) {
       if (client === null) {
         client = new pg.Client({ connectionString: await connectionString() });

@@ -18,8 +18,10 @@ export const replicas: Scenario = {
   async run(): Promise<Outcome> {
     const target = await freshTarget();
     // Without DATABASE_URL the replicas share the embedded server of one data folder: it is
-    // started first, so that both join it (the database itself stays empty).
-    if (target.mode === 'embedded') await target.query('select 1');
+    // started first, and both reach it by its URL, as replicas reach an external database (a
+    // second full daemon on one data folder is refused: docs/operations.md). The database
+    // itself stays empty.
+    const dbEnv = target.mode === 'embedded' ? { DATABASE_URL: await target.connectionString() } : target.env;
     const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'waybill-replicas-'));
     const problems: string[] = [];
     const inbox = path.join(dir, 'inbox');
@@ -27,7 +29,7 @@ export const replicas: Scenario = {
     const configFile = path.join(dir, 'connectors.json');
     // The first shop of an empty database is pk 1 (made below, once both replicas run).
     await fs.writeFile(configFile, JSON.stringify({ connectors: [{ name: 'erp', type: 'catalog-file', shop_pk: 1, schedule: '* * * * *', enabled: true, options: { inbox, format: 'csv', settle_ms: 200 } }] }));
-    const env = { ...target.env, WAYBILL_CONNECTORS: configFile };
+    const env = { ...dbEnv, WAYBILL_CONNECTORS: configFile };
     // Both at once on the empty database: each migrates it at start-up.
     const started = await Promise.allSettled([spawnDaemon(env), spawnDaemon(env)]);
     const [a, b] = started.map((s) => (s.status === 'fulfilled' ? s.value : null)) as [DaemonProcess | null, DaemonProcess | null];
