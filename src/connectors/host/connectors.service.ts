@@ -8,10 +8,11 @@ import type { JobSender } from '../../jobs/job-map.ts';
 import type { Logger } from '../../logger.ts';
 import { metrics } from '../../metrics/metrics.ts';
 import { contentHash } from '../../catalog/content-hash.ts';
-import { isProblemCount, ThrottledError, userError, type AnyConnectorDefinition, type ConnectorContext, type DeltaStore, type ProcessedStore, type ReceiverContext, type ReceiverRequest, type ReceiverResponse, type RunReport } from '../../../connectors/sdk/index.ts';
+import { ThrottledError, userError, type AnyConnectorDefinition, type ConnectorContext, type DeltaStore, type ProcessedStore, type ReceiverContext, type ReceiverRequest, type ReceiverResponse, type RunReport } from '../../../connectors/sdk/index.ts';
 import type { ConnectorInstance } from './config-file.ts';
 import { ConnectorSet, type ReloadResult } from './connector-set.ts';
-import type { ConnectorRun, ConnectorSummary, RunNowResult, RunOutcome, RunTrigger } from './connectors.schemas.ts';
+import type { ConnectorRun, ConnectorSummary, RunNowResult, RunTrigger } from './connectors.schemas.ts';
+import { outcomeOf, shownOptions, toRun } from './connectors.presenter.ts';
 import { once, type ClaimStore } from '../../idempotency/claims.ts';
 import * as repo from './connectors.repository.ts';
 import type { PortFactory } from './ports.ts';
@@ -56,44 +57,7 @@ export type ExecuteResult =
 /** Days a pushed delivery's receipt is kept: Standard Webhooks senders retry for about 3 days. */
 export const RECEIPT_DAYS = 7;
 
-type RunRow = Awaited<ReturnType<typeof repo.listRuns>>[number];
-
-const toRun = (r: RunRow): ConnectorRun => ({
-  id: r.id,
-  connector: r.connector,
-  trigger: r.trigger,
-  scheduled_for: r.scheduled_for?.toISOString() ?? null,
-  attempt: r.attempt,
-  started_at: r.started_at.toISOString(),
-  finished_at: r.finished_at?.toISOString() ?? null,
-  duration_ms: r.finished_at === null ? null : r.finished_at.getTime() - r.started_at.getTime(),
-  outcome: r.outcome as ConnectorRun['outcome'],
-  counts: r.counts,
-  error: r.error,
-  feed_pks: r.feed_pks,
-  throttled_until: r.throttled_until?.toISOString() ?? null,
-});
-
 const messageOf = (error: unknown): string => (error instanceof Error ? error.message : String(error));
-
-/** Option names whose values must not be shown (a header or option holding a secret by mistake); `*_env` only names a variable. */
-const SECRET_OPTION = /(token|secret|password|passwd|authorization|api[-_]?key|cookie)$/i;
-
-/** The options as the admin and the CLI show them: a value under a secret-looking name is redacted, at any depth. */
-const shownOptions = (value: unknown, name = ''): unknown => {
-  if (name !== '' && !name.endsWith('_env') && SECRET_OPTION.test(name)) return '[redacted]';
-  if (Array.isArray(value)) return value.map((v) => shownOptions(v));
-  if (typeof value !== 'object' || value === null) return value;
-  return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, shownOptions(v, k)]));
-};
-
-/** How a run ended: failed (it threw), throttled, skipped, partial (a problem count above 0), else succeeded. */
-export function outcomeOf(r: { error?: unknown; throttled?: boolean; skipped?: boolean; counts: Readonly<Record<string, number>> }): Exclude<RunOutcome, 'running'> {
-  if (r.error !== undefined) return 'failed';
-  if (r.throttled === true) return 'throttled';
-  if (r.skipped === true) return 'skipped';
-  return Object.entries(r.counts).some(([name, n]) => isProblemCount(name) && n > 0) ? 'partial' : 'succeeded';
-}
 
 export class ConnectorService {
   readonly #deps: ConnectorServiceDeps;
