@@ -1,0 +1,1 @@
+export interface SourceRow { line: number; fields: Array<[name: string, value: string]> }
