@@ -17,6 +17,62 @@ export interface XlsxOptions {
   signal?: AbortSignal;
 }
 
+/** Bytes as text, a character split across two chunks kept whole. */
+async function* utf8Text(chunks: AsyncIterable<Buffer | string>): AsyncGenerator<string> {
+  const decoder = new TextDecoder('utf-8');
+  for await (const chunk of chunks) {
+    const text = typeof chunk === 'string' ? chunk : decoder.decode(chunk, { stream: true });
+    if (text !== '') yield text;
+  }
+  const rest = decoder.decode();
+  if (rest !== '') yield rest;
+}
+
+/**
+ * A sheet's XML with each named entity reference escaped once more (`&amp;` -> `&amp;amp;`).
+ * exceljs 4.4.0 decodes the five named entities of inline-string and formula-string cells a
+ * second time after the XML parser did (utils.xmlDecode), so a cell holding the text `&lt;b&gt;`
+ * would read as `<b>`; escaped once more, it reads as written. Shared strings and numbers
+ * are not decoded twice and carry no entity here. A reference cut by a chunk's end waits for the next.
+ */
+export async function* onceMoreEscaped(texts: AsyncIterable<string>): AsyncGenerator<string> {
+  let carry = '';
+  for await (const t of texts) {
+    const text = carry + t;
+    const amp = text.lastIndexOf('&');
+    const cut = amp >= 0 && text.length - amp < 12 && !text.includes(';', amp) ? amp : text.length;
+    carry = text.slice(cut);
+    const out = text.slice(0, cut).replace(/&([a-z]+);/g, '&amp;$1;');
+    if (out !== '') yield out;
+  }
+  if (carry !== '') yield carry.replace(/&([a-z]+);/g, '&amp;$1;');
+}
+
+type Entry = AsyncIterable<Buffer> & { setEncoding(encoding: 'utf8'): void };
+type Reader = new (input: string | Readable, options: Partial<ExcelJS.stream.xlsx.WorkbookStreamReaderOptions>) => ExcelJS.stream.xlsx.WorkbookReader;
+
+/**
+ * exceljs 4.4.0's reader decodes each chunk of the zip's XML on its own (utils/parse-sax.js), so
+ * a character whose bytes straddle two chunks becomes U+FFFD ("Gr��e"): one row in ~1,000 with
+ * non-ASCII text. Its sheet and shared-strings parts are handed over as text instead, decoded
+ * across chunks (the parser passes text through), the sheet's entities escaped once more (see
+ * onceMoreEscaped). These are the reader's own methods, pinned with the exact version.
+ */
+interface ReaderParts {
+  _parseWorksheet(iterator: AsyncIterable<Buffer | string>, sheetNo: string): unknown;
+  _parseSharedStrings(entry: Entry): unknown;
+}
+const WholeCharReader = class extends (ExcelJS.stream.xlsx.WorkbookReader as unknown as new (...args: unknown[]) => ReaderParts) {
+  override _parseWorksheet(iterator: AsyncIterable<Buffer | string>, sheetNo: string): unknown {
+    return super._parseWorksheet(onceMoreEscaped(utf8Text(iterator)), sheetNo);
+  }
+
+  override _parseSharedStrings(entry: Entry): unknown {
+    entry.setEncoding('utf8');
+    return super._parseSharedStrings(entry);
+  }
+} as unknown as Reader;
+
 /** What exceljs' streaming reader holds beyond its published typing. */
 interface SheetReader extends AsyncIterable<ExcelJS.Row> {
   name: string;
@@ -62,7 +118,7 @@ function rowTexts(row: ExcelJS.Row): string[] {
 }
 
 async function* sheetRows(source: string | Readable, wanted: string | undefined): AsyncGenerator<{ sheet: SheetReader }> {
-  const book = new ExcelJS.stream.xlsx.WorkbookReader(source, {
+  const book = new WholeCharReader(source, {
     worksheets: 'emit',
     sharedStrings: 'cache',
     styles: 'cache', // number formats: the only way to know a date from a number
