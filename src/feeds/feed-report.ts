@@ -4,10 +4,8 @@
 // upgraded when read, so rows kept from before read like new ones; an item already in the
 // current shape (it has `warnings`) is returned as it is.
 import type { ItemError, ItemSuccess, ReportWarning } from '../catalog/apply/items.ts';
+import { FEED_OPERATIONS } from '../catalog/apply/operations.ts';
 import type { FeedType } from './feeds.schemas.ts';
-
-const VARIATION_FEEDS = new Set<string>(['variation_create', 'variation_update', 'variation_delete']);
-const IMAGE_FEEDS = new Set<string>(['image_replace', 'image_delete', 'product_image_add', 'product_image_reorder', 'product_image_delete']);
 
 /** `warning` (strings) and `warnings` (structured) of an item's validation warnings. */
 export function withWarnings(item: ItemSuccess, warnings: ReportWarning[]): void {
@@ -27,11 +25,12 @@ export function upgradeSuccess(type: FeedType, raw: Stored, feedProductPk: numbe
   out.warnings = structured;
   out.warning = structured.map((w) => (w.pointer === '' ? w.message : `${w.pointer}: ${w.message}`));
   if (Array.isArray(raw.images)) out.images = raw.images.map((i) => (isObject(i) && i.url_source === undefined ? { ...i, url_source: i.url } : i));
-  if (VARIATION_FEEDS.has(type) && typeof raw.variation_pk === 'number') {
+  const report = FEED_OPERATIONS[type].report;
+  if (report === 'variation' && typeof raw.variation_pk === 'number') {
     out.product_pk = raw.variation_pk;
     out.parent_pk = raw.product_pk ?? feedProductPk;
   }
-  if (IMAGE_FEEDS.has(type) && typeof raw.url === 'string') {
+  if (report === 'image' && typeof raw.url === 'string') {
     out.url_source = raw.url;
     delete out.url;
   }
@@ -42,7 +41,8 @@ export function upgradeSuccess(type: FeedType, raw: Stored, feedProductPk: numbe
 export function upgradeError(type: FeedType, raw: Stored, feedProductPk: number | null): ItemError {
   if (raw.pk === undefined) return raw as unknown as ItemError;
   const { pk, ...out } = raw;
-  if (IMAGE_FEEDS.has(type)) return { ...out, ...(feedProductPk === null ? {} : { product_pk: feedProductPk }), image_pk: pk } as unknown as ItemError;
-  if (VARIATION_FEEDS.has(type)) return { ...out, product_pk: pk, ...(feedProductPk === null ? {} : { parent_pk: feedProductPk }) } as unknown as ItemError;
+  const report = FEED_OPERATIONS[type].report;
+  if (report === 'image') return { ...out, ...(feedProductPk === null ? {} : { product_pk: feedProductPk }), image_pk: pk } as unknown as ItemError;
+  if (report === 'variation') return { ...out, product_pk: pk, ...(feedProductPk === null ? {} : { parent_pk: feedProductPk }) } as unknown as ItemError;
   return { ...out, product_pk: pk } as unknown as ItemError;
 }

@@ -1,13 +1,14 @@
 // A feed as the API shows it (INTERFACE.md, Feeds): state plus the Wait/Complete/Error status
 // existing clients read, counts, and per-item results.
 import { Type, type Static } from 'typebox';
+import { ItemError, ItemSuccess } from '../catalog/apply/items.ts';
+import { FEED_TYPES, type FeedOperationName } from '../catalog/apply/operations.ts';
 
-export const FeedType = Type.Union([
-  Type.Literal('product_create'), Type.Literal('product_update'), Type.Literal('product_delete'),
-  Type.Literal('variation_update'), Type.Literal('variation_create'), Type.Literal('variation_delete'),
-  Type.Literal('image_replace'), Type.Literal('image_delete'),
-  Type.Literal('product_image_add'), Type.Literal('product_image_reorder'), Type.Literal('product_image_delete'),
-]);
+/**
+ * A feed's operation: a name of the table of feed operations (catalog/apply/operations.ts). A
+ * union built from a list is typed `never` by TypeBox, hence Unsafe with the names' type.
+ */
+export const FeedType = Type.Unsafe<FeedOperationName>(Type.Union(FEED_TYPES.map((name) => Type.Literal(name))));
 export type FeedType = Static<typeof FeedType>;
 
 export const FeedState = Type.Union([Type.Literal('queued'), Type.Literal('processing'), Type.Literal('done'), Type.Literal('failed')]);
@@ -16,40 +17,6 @@ export type FeedState = Static<typeof FeedState>;
 /** What clients of the seed read: Wait until finished, then Complete (done) or Error (failed). */
 export const FeedStatus = Type.Union([Type.Literal('Wait'), Type.Literal('Complete'), Type.Literal('Error')]);
 export type FeedStatus = Static<typeof FeedStatus>;
-
-const Warning = Type.Object({ pointer: Type.String(), code: Type.String(), message: Type.String() });
-const ImageOut = Type.Object({
-  image_pk: Type.Integer(),
-  url: Type.String(),
-  url_source: Type.String({ description: 'exactly the address the client sent' }),
-  position: Type.Integer({ description: '0-based' }),
-});
-
-export const FeedSuccessItem = Type.Object({
-  index: Type.Integer({ description: 'the item\'s index in the request' }),
-  sku: Type.Optional(Type.String()),
-  product_pk: Type.Optional(Type.Integer({ description: 'the product; in a variation feed the variation (its parent is parent_pk)' })),
-  parent_pk: Type.Optional(Type.Integer({ description: 'variation feeds: the variation\'s product' })),
-  variation_pk: Type.Optional(Type.Integer()),
-  variation_pks: Type.Optional(Type.Array(Type.Integer())),
-  image_pk: Type.Optional(Type.Integer({ description: 'image feeds: one item per image' })),
-  url_source: Type.Optional(Type.String()),
-  position: Type.Optional(Type.Integer()),
-  images: Type.Optional(Type.Array(ImageOut)),
-  warning: Type.Array(Type.String(), { description: '"<pointer>: <message>" of each warning; empty when there is none' }),
-  warnings: Type.Array(Warning),
-});
-
-export const FeedErrorItem = Type.Object({
-  index: Type.Integer(),
-  sku: Type.Optional(Type.String()),
-  product_pk: Type.Optional(Type.Integer()),
-  parent_pk: Type.Optional(Type.Integer()),
-  image_pk: Type.Optional(Type.Integer({ description: 'an image that was not found' })),
-  pointer: Type.String(),
-  code: Type.String(),
-  message: Type.String(),
-});
 
 /** Why a feed as a whole failed. */
 export const FeedCritical = Type.Object({ code: Type.String(), message: Type.String() });
@@ -65,8 +32,9 @@ export const FeedCounts = Type.Object({
 export type FeedCounts = Static<typeof FeedCounts>;
 
 export const FeedResult = Type.Object({
-  success: Type.Array(FeedSuccessItem),
-  errors: Type.Array(FeedErrorItem),
+  // What the apply functions report per item (catalog/apply/items.ts).
+  success: Type.Array(ItemSuccess),
+  errors: Type.Array(ItemError),
   criticals: Type.Array(FeedCritical),
 });
 export type FeedResult = Static<typeof FeedResult>;

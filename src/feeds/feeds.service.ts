@@ -9,10 +9,11 @@
 // twice). Every feed, of one item or of thousands, goes through the same queue and the same
 // apply path.
 import { randomUUID } from 'node:crypto';
-import { applyChunk, IMAGE_OPERATIONS } from '../catalog/apply/apply-engine.ts';
+import { applyChunk } from '../catalog/apply/apply-engine.ts';
 import type { ChunkOutcome, ItemSuccess, ReportWarning } from '../catalog/apply/items.ts';
+import { chunkSizeOf, FEED_OPERATIONS } from '../catalog/apply/operations.ts';
 import type { CatalogService } from '../catalog/catalog.service.ts';
-import { validateItems, type ItemKind, type ItemWarning } from '../catalog/product-validation.ts';
+import { validateItems, type ItemWarning } from '../catalog/product-validation.ts';
 import type { Config } from '../config.ts';
 import { upsertHashes } from '../connectors/host/connectors.repository.ts';
 import { configuredBaseUrl } from '../system/base-url.ts';
@@ -75,23 +76,14 @@ export interface FeedServiceDeps {
   config: Pick<Config, 'publicUrl' | 'host' | 'port' | 'maxItemsPerRequest'>;
 }
 
-const kindOf: Record<FeedType, ItemKind> = {
-  product_create: 'product', product_update: 'product_update', product_delete: 'product_ref',
-  variation_create: 'variation_create', variation_update: 'variation_update', variation_delete: 'pk_ref',
-  image_replace: 'pk_ref', image_delete: 'pk_ref',
-  product_image_add: 'image_input', product_image_reorder: 'image_position', product_image_delete: 'pk_ref',
-};
-
 /**
  * The time limit of each statement while a feed is applied (a chunk of 1,000 items), ms: long
  * work, not bound by WAYBILL_DB_TIMEOUT_MS.
  */
 export const FEED_CHUNK_TIME_LIMIT_MS = 120_000;
 
-/** Items applied per transaction. Image sets are applied whole (the set sent is the result). */
-export const CHUNK_SIZE = 1_000;
-const chunkSizeOf = (type: FeedType, total: number): number => (IMAGE_OPERATIONS.has(type) ? Math.max(total, 1) : CHUNK_SIZE);
-const isProductFeed = (type: FeedType): boolean => type === 'product_create' || type === 'product_update' || type === 'product_delete';
+/** Feeds whose skus are listed with their payload (the search by sku): those of products. */
+const listsSkus = (type: FeedType): boolean => FEED_OPERATIONS[type].report === 'product';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const iso = (d: Date | null): string | null => (d === null ? null : d.toISOString());
@@ -149,13 +141,13 @@ export class FeedService {
       throw new AppError('too_many_items', 413, `The request has ${input.items.length} items; one request takes at most ${max} (WAYBILL_MAX_ITEMS). Split it.`, { extra: { max_items: max } });
     }
     await this.#checkInput(input, input.items.length);
-    const v = validateItems(kindOf[input.type], input.items, input.single === true, { maxErrors: MAX_LISTED_ERRORS });
+    const v = validateItems(FEED_OPERATIONS[input.type].items, input.items, input.single === true, { maxErrors: MAX_LISTED_ERRORS });
     if (v.errorsTotal > 0) {
       throw badRequest(`The request body has ${v.errorsTotal} invalid field${v.errorsTotal === 1 ? '' : 's'}.`, v.errors, v.errorsTotal);
     }
     const warnings: ItemWarning[] = input.single === true ? v.warnings.map((w) => ({ ...w, pointer: `/0${w.pointer}` })) : v.warnings;
     const items = v.valid.map((x) => x.item);
-    const skus = isProductFeed(input.type) ? items.flatMap((i) => (typeof i.sku === 'string' ? [i.sku] : [])) : [];
+    const skus = listsSkus(input.type) ? items.flatMap((i) => (typeof i.sku === 'string' ? [i.sku] : [])) : [];
     return this.#record(input, items, warnings, skus, input.contentHashes === true ? items.map(contentHash) : null);
   }
 
@@ -166,7 +158,7 @@ export class FeedService {
    */
   async submitValidated(input: ValidatedSubmitInput): Promise<Feed> {
     await this.#checkInput(input, input.items.length);
-    const skus = isProductFeed(input.type) ? input.items.flatMap((i) => (i.sku === undefined ? [] : [i.sku])) : [];
+    const skus = listsSkus(input.type) ? input.items.flatMap((i) => (i.sku === undefined ? [] : [i.sku])) : [];
     const hashes = input.items.some((i) => i.hash !== undefined) ? input.items.map((i) => i.hash ?? null) : null;
     return this.#record(input, { json: input.items.map((i) => i.json) }, [], skus, hashes);
   }
@@ -174,17 +166,15 @@ export class FeedService {
   /** What a feed needs besides valid items: its product (and variation), and items. */
   async #checkInput(input: Omit<SubmitInput, 'items'>, count: number): Promise<void> {
     const { shopPk, type } = input;
-    if (type.startsWith('variation_') || type.startsWith('image_') || type.startsWith('product_image_')) {
-      if (input.productPk === undefined) throw new AppError('invalid_feed', 500, `A ${type} feed needs a product.`);
-      if (type.startsWith('image_')) {
-        if (input.variationPk === undefined) throw new AppError('invalid_feed', 500, `A ${type} feed needs a variation.`);
-        await this.#d.catalog.assertVariation(shopPk, input.productPk, input.variationPk);
-      } else {
-        await this.#d.catalog.assertProduct(shopPk, input.productPk);
-      }
+    const op = FEED_OPERATIONS[type];
+    if (op.scope !== 'shop' && input.productPk === undefined) throw new AppError('invalid_feed', 500, `A ${type} feed needs a product.`);
+    if (op.scope === 'variation') {
+      if (input.variationPk === undefined) throw new AppError('invalid_feed', 500, `A ${type} feed needs a variation.`);
+      await this.#d.catalog.assertVariation(shopPk, input.productPk!, input.variationPk);
+    } else if (op.scope === 'product') {
+      await this.#d.catalog.assertProduct(shopPk, input.productPk!);
     }
-    // image_delete with no items detaches every image; any other feed needs at least one.
-    if (count === 0 && type !== 'image_delete') {
+    if (count === 0 && op.mayBeEmpty !== true) {
       throw badRequest('Send at least one item.', [{ pointer: '', code: 'too_few', message: 'must contain at least one item' }]);
     }
   }

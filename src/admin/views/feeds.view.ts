@@ -1,5 +1,6 @@
 // Feeds across shops: filters, a table whose progress bars move while feeds run, and one feed
 // with its counts, why it failed, and its item errors (table and CSV).
+import { FEED_TYPES } from '../../catalog/apply/operations.ts';
 import type { FeedJson, FeedSummaryJson } from '../../feeds/feeds.schemas.ts';
 import { feedOutcome } from '../admin.schemas.ts';
 import { csvLine } from '../csv-writer.ts';
@@ -16,7 +17,6 @@ export interface FeedFilters {
   page: number;
 }
 
-const types = ['product_create', 'product_update', 'product_delete', 'variation_create', 'variation_update', 'variation_delete', 'image_replace', 'image_delete', 'product_image_add', 'product_image_reorder', 'product_image_delete'];
 /** Outcomes: a done feed with failed items is partial (the API says done). */
 const states = ['queued', 'processing', 'done', 'partial', 'failed'];
 
@@ -65,7 +65,7 @@ export function feedsBody(list: { count: number; results: FeedSummaryJson[] }, f
   return html`<h1>Feeds</h1>
 <form class="filters" method="get" action="/admin/feeds">
 ${shopPicker(names, f.shop)}
-<label>Type <select name="type"><option value="">any</option>${opt(types, f.type)}</select></label>
+<label>Type <select name="type"><option value="">any</option>${opt(FEED_TYPES, f.type)}</select></label>
 <label>State <select name="state"><option value="">any</option>${opt(states, f.state)}</select></label>
 <label>SKU <input name="sku" value="${f.sku ?? ''}" size="14"></label>
 <label><span>Since (<span data-zone>UTC</span>)</span> <input name="since" type="datetime-local" data-local-time value="${f.since ?? ''}"></label>

@@ -1,53 +1,54 @@
-// What applying feed items reports, and how validated items become stored rows.
+// What applying feed items reports (the schemas of a feed's result items, their types derived
+// from them), and how validated items become stored rows.
+import { Type, type Static } from 'typebox';
 import type { ImageInput } from '../catalog.schemas.ts';
 import { FIELD_CATALOG, fieldByName, READ_ONLY_FIELDS } from '../field-catalog.ts';
 
-export interface ImageOut {
-  image_pk: number;
-  url: string;
-  /** Exactly the address the client sent (clients match their images by it). */
-  url_source: string;
-  position: number;
-}
+/** An image as an item's report shows it. */
+export const ImageOut = Type.Object({
+  image_pk: Type.Integer(),
+  url: Type.String(),
+  url_source: Type.String({ description: 'exactly the address the client sent' }),
+  position: Type.Integer({ description: '0-based' }),
+});
+export type ImageOut = Static<typeof ImageOut>;
 
-export interface ReportWarning {
-  pointer: string;
-  code: string;
-  message: string;
-}
+export const ReportWarning = Type.Object({ pointer: Type.String(), code: Type.String(), message: Type.String() });
+export type ReportWarning = Static<typeof ReportWarning>;
 
 /**
  * One applied item of a feed's `result.success`. Every item has `sku` and `product_pk`; in a
  * variation feed `product_pk` is the variation's pk and `parent_pk` its product's. An image
  * feed has one item per image. `warning`/`warnings` are filled by the feed service.
  */
-export interface ItemSuccess {
-  index: number;
-  sku?: string;
-  product_pk?: number;
-  parent_pk?: number;
-  variation_pk?: number;
-  variation_pks?: number[];
-  image_pk?: number;
-  url_source?: string;
-  position?: number;
-  images?: ImageOut[];
-  /** `"<pointer>: <message>"` of each warning. */
-  warning: string[];
-  warnings: ReportWarning[];
-}
+export const ItemSuccess = Type.Object({
+  index: Type.Integer({ description: 'the item\'s index in the request' }),
+  sku: Type.Optional(Type.String()),
+  product_pk: Type.Optional(Type.Integer({ description: 'the product; in a variation feed the variation (its parent is parent_pk)' })),
+  parent_pk: Type.Optional(Type.Integer({ description: 'variation feeds: the variation\'s product' })),
+  variation_pk: Type.Optional(Type.Integer()),
+  variation_pks: Type.Optional(Type.Array(Type.Integer())),
+  image_pk: Type.Optional(Type.Integer({ description: 'image feeds: one item per image' })),
+  url_source: Type.Optional(Type.String()),
+  position: Type.Optional(Type.Integer()),
+  images: Type.Optional(Type.Array(ImageOut)),
+  warning: Type.Array(Type.String(), { description: '"<pointer>: <message>" of each warning; empty when there is none' }),
+  warnings: Type.Array(ReportWarning),
+});
+export type ItemSuccess = Static<typeof ItemSuccess>;
 
 /** One refused item of a feed's `result.errors`: `sku`, `product_pk` where known, `image_pk` for an image. */
-export interface ItemError {
-  index: number;
-  sku?: string;
-  product_pk?: number;
-  parent_pk?: number;
-  image_pk?: number;
-  pointer: string;
-  code: string;
-  message: string;
-}
+export const ItemError = Type.Object({
+  index: Type.Integer(),
+  sku: Type.Optional(Type.String()),
+  product_pk: Type.Optional(Type.Integer()),
+  parent_pk: Type.Optional(Type.Integer()),
+  image_pk: Type.Optional(Type.Integer({ description: 'an image that was not found' })),
+  pointer: Type.String(),
+  code: Type.String(),
+  message: Type.String(),
+});
+export type ItemError = Static<typeof ItemError>;
 
 export interface ChunkOutcome {
   success: ItemSuccess[];

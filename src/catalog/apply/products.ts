@@ -2,10 +2,10 @@
 import type { Executor } from '../../db/database.ts';
 import type { ProductInput, ProductRef, ProductUpdate } from '../catalog.schemas.ts';
 import { writeChildren } from './children.ts';
-import { foldAttrs, notFoundError, ok, productAttrs, type ChunkOutcome, type Indexed, type ItemError } from './items.ts';
+import { foldAttrs, notFoundError, ok, productAttrs, type ApplyTarget, type ChunkOutcome, type Indexed, type ItemError } from './items.ts';
 import * as w from './write.repository.ts';
 
-export async function applyProductCreate(db: Executor, shopPk: number, items: Indexed<ProductInput>[]): Promise<ChunkOutcome> {
+export async function applyProductCreate(db: Executor, { shopPk }: ApplyTarget, items: Indexed<ProductInput>[]): Promise<ChunkOutcome> {
   // One row per sku (the last one sent wins): a statement may not touch a row twice.
   const bySku = new Map<string, ProductInput>();
   for (const { item } of items) bySku.set(item.sku, item);
@@ -48,7 +48,7 @@ async function resolve<T extends ProductRef>(db: Executor, shopPk: number, items
   return { found, errors };
 }
 
-export async function applyProductUpdate(db: Executor, shopPk: number, items: Indexed<ProductUpdate>[]): Promise<ChunkOutcome> {
+export async function applyProductUpdate(db: Executor, { shopPk }: ApplyTarget, items: Indexed<ProductUpdate>[]): Promise<ChunkOutcome> {
   const { found, errors } = await resolve(db, shopPk, items, false);
   // Several updates of one product in a chunk fold into one, in order.
   const patches = new Map<number, Omit<w.ProductPatchRow, 'attrs' | 'drop'> & { set: Record<string, unknown>; drop: Set<string> }>();
@@ -73,7 +73,7 @@ export async function applyProductUpdate(db: Executor, shopPk: number, items: In
   };
 }
 
-export async function applyProductDelete(db: Executor, shopPk: number, items: Indexed<ProductRef>[]): Promise<ChunkOutcome> {
+export async function applyProductDelete(db: Executor, { shopPk }: ApplyTarget, items: Indexed<ProductRef>[]): Promise<ChunkOutcome> {
   const { found, errors } = await resolve(db, shopPk, items, true);
   await w.softDeleteProducts(db, [...new Set(found.filter((f) => !f.deleted).map((f) => f.pk))]);
   return { success: found.map(({ index, pk, sku }) => ok(index, { sku, product_pk: pk })), errors };
