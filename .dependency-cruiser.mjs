@@ -61,6 +61,13 @@ export default {
       to: { path: 'node_modules/(fastify|@fastify/[^/]+)/' },
     },
     {
+      name: 'feeds-below-the-connector-host',
+      severity: 'error',
+      comment: 'The connector host submits feeds; feeds never import the host. What the feed worker writes for the host (content hashes) goes through a port main.ts hands it (src/feeds/feed-ports.ts).',
+      from: { path: '^src/feeds/' },
+      to: { path: '^src/connectors/' },
+    },
+    {
       name: 'only-main-knows-connector-types',
       severity: 'error',
       comment: 'The host never imports a connector: main.ts hands it the list (connectors/index.ts). src/ imports only the SDK.',

@@ -12,6 +12,7 @@ import type { Logger } from './logger.ts';
 import { buildApp, type App, type AppServices } from './http/app.ts';
 import { ConnectorService } from './connectors/host/connectors.service.ts';
 import { connectorPorts } from './connectors/host/ports.ts';
+import { connectorHashes } from './connectors/host/content-hashes.ts';
 import { watchInboxes } from './connectors/host/inbox-watch.ts';
 import { claimDataFolder, joinLine, type DaemonClaim } from './embedded-postgres/daemon-claim.ts';
 import { startScheduler } from './scheduler/scheduler.ts';
@@ -68,7 +69,7 @@ export function buildServices({ db, jobs, config, logger, queues, logs }: Servic
   const orders = new OrderService(db, marketplaces, webhooks, { baseUrl });
   // Carrier tracking applies its actions through the same order service as the API.
   const tracking = new TrackingService(db, orders);
-  const feeds = new FeedService({ db, jobs, catalog, shops, webhooks, config });
+  const feeds = new FeedService({ db, jobs, catalog, shops, webhooks, appliedHashes: connectorHashes, config });
   const connectors = new ConnectorService({ db, jobs, config, logger, types: connectorTypes, ports: connectorPorts({ feeds, shops, tracking }), baseUrl });
   return {
     shops,

@@ -15,7 +15,6 @@ import { chunkSizeOf, FEED_OPERATIONS } from '../catalog/apply/operations.ts';
 import type { CatalogService } from '../catalog/catalog.service.ts';
 import { validateItems, type ItemWarning } from '../catalog/product-validation.ts';
 import type { Config } from '../config.ts';
-import { upsertHashes } from '../connectors/host/connectors.repository.ts';
 import { configuredBaseUrl } from '../system/base-url.ts';
 import { contentHash } from '../catalog/content-hash.ts';
 import { metrics } from '../metrics/metrics.ts';
@@ -26,6 +25,7 @@ import { AppError, badRequest, conflict, MAX_LISTED_ERRORS, notFound, unavailabl
 import type { JobSender } from '../jobs/job-map.ts';
 import type { ShopService } from '../shops/shops.service.ts';
 import type { WebhookService } from '../webhooks/webhooks.service.ts';
+import type { AppliedHashes } from './feed-ports.ts';
 import { upgradeError, upgradeSuccess, withWarnings } from './feed-report.ts';
 import { feedUrl, statusOf } from './feeds.presenter.ts';
 import * as repo from './feeds.repository.ts';
@@ -73,6 +73,8 @@ export interface FeedServiceDeps {
   catalog: CatalogService;
   shops: ShopService;
   webhooks: WebhookService;
+  /** The connector host's content hashes, recorded as a connector feed's items are applied. */
+  appliedHashes: AppliedHashes;
   config: Pick<Config, 'publicUrl' | 'host' | 'port' | 'maxItemsPerRequest'>;
 }
 
@@ -305,8 +307,8 @@ export class FeedService {
   }
 
   /**
-   * Records the content hashes of a connector feed's applied items (its delta detection) in
-   * the transaction that applied them: an item that failed, or a chunk rolled back, keeps the
+   * Hands the content hashes of a connector feed's applied items (its delta detection) to the
+   * connector host's port, in the transaction that applied them: an item that failed, or a chunk rolled back, keeps the
    * product's old hash, so the connector sends it again next time.
    */
   async #rememberApplied(trx: Trx, feed: { shop_pk: number; type: string; payload_hashes: (string | null)[] | null }, success: ItemSuccess[]): Promise<void> {
@@ -318,7 +320,7 @@ export class FeedService {
       const hash = hashes[s.index];
       if (typeof s.sku === 'string' && typeof hash === 'string') bySku.set(s.sku, hash);
     }
-    if (bySku.size > 0) await upsertHashes(trx, feed.shop_pk, [...bySku].map(([sku, hash]) => ({ sku, hash })));
+    if (bySku.size > 0) await this.#d.appliedHashes.record(trx, feed.shop_pk, [...bySku].map(([sku, hash]) => ({ sku, hash })));
   }
 
   /** Marks a feed failed after its retries (or a permanent error); `criticals` says why. */
