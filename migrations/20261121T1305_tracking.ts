@@ -1,4 +1,4 @@
-// Carrier tracking (issue 6): the tracking state of each shipment (what the carrier last said,
+// Carrier tracking: the tracking state of each shipment (what the carrier last said,
 // when it was checked, its last error) and the carrier's events per shipment, deduplicated by a
 // key of their content so a re-poll or a repeated webhook adds nothing.
 import { sql, type Kysely } from 'kysely';

@@ -1,4 +1,7 @@
-// The only reader of process.env. Everything else receives a frozen Config.
+// The one module that reads process.env: the settings (loadConfig: validated once, frozen; the
+// CLI hands them to everything else as a Config) and the connectors' secrets their config file
+// names (secretFromEnv, read when a run needs them). Child processes (embedded Postgres)
+// inherit the environment as it is.
 import { isIP } from 'node:net';
 import path from 'node:path';
 import type { ErrorObject } from 'ajv';

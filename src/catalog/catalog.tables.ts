@@ -3,7 +3,7 @@ import type { ColumnType, Generated } from 'kysely';
 type Stamp = ColumnType<Date, Date | undefined, Date | undefined>;
 type Json = ColumnType<Record<string, unknown>, string, string>;
 
-/** Products, variations and images of shops' catalogs (issue: catalog API and feeds). */
+/** Products, variations and images of shops' catalogs. */
 export interface CatalogTables {
   products: {
     pk: Generated<number>;

@@ -143,10 +143,11 @@ async function runAction(cmd: Command, action: Action, args: unknown[]): Promise
   let ctx: CliContext;
   try {
     const daemon = cmd.name() === 'start';
-    // `start --log-format` wins over LOG_FORMAT.
-    const config = loadConfig(daemon && typeof options.logFormat === 'string' ? { ...process.env, LOG_FORMAT: options.logFormat } : process.env);
-    // Commands log warnings and worse to stderr (stdout carries their result); LOG_LEVEL=debug shows more.
-    const logger = createLogger({ level: daemon ? config.logLevel : (process.env.LOG_LEVEL ?? 'warn'), format: config.logFormat, fd: daemon ? 1 : 2 });
+    // `start --log-format` wins over LOG_FORMAT. Other commands log warnings and worse to stderr
+    // (stdout carries their result) unless LOG_LEVEL says otherwise (debug shows more).
+    const env = daemon ? (typeof options.logFormat === 'string' ? { ...process.env, LOG_FORMAT: options.logFormat } : process.env) : { LOG_LEVEL: 'warn', ...process.env };
+    const config = loadConfig(env);
+    const logger = createLogger({ level: config.logLevel, format: config.logFormat, fd: daemon ? 1 : 2 });
     ctx = { config, logger, out };
   } catch (error) {
     if (error instanceof ConfigError) return fail('invalid_config', error.message, 2);

@@ -6,9 +6,9 @@ import { Type, type Static } from 'typebox';
 import { allowOnly } from '../http/plugins/methods.ts';
 import { PageOf, PageQuery, sendPage } from '../http/list-reply.ts';
 import { baseOf, ShopParams } from '../catalog/catalog-http.ts';
-import type { CatalogRoutesOptions } from '../catalog/catalog.routes.ts';
 import { FeedJson, FeedState, FeedSummaryJson, FeedType } from './feeds.schemas.ts';
 import { presentApi } from './feeds.presenter.ts';
+import type { FeedService } from './feeds.service.ts';
 
 const FEED = '/feeds/:feed/';
 const FEEDS = '/feeds/';
@@ -18,7 +18,12 @@ const ALLOW = 'GET, OPTIONS';
 const FeedQuery = Type.Object({ state: Type.Optional(FeedState), type: Type.Optional(FeedType), ...PageQuery });
 const FeedList = PageOf(FeedSummaryJson, 'The shop\'s feeds of the page, newest first (kept 30 days); results are on each feed\'s URL');
 
-export const feedRoutes: FastifyPluginAsyncTypebox<CatalogRoutesOptions> = async (app, { services, publicUrl }) => {
+export interface FeedRoutesOptions {
+  services: { feeds: Pick<FeedService, 'get' | 'list'> };
+  publicUrl: string | undefined;
+}
+
+export const feedRoutes: FastifyPluginAsyncTypebox<FeedRoutesOptions> = async (app, { services, publicUrl }) => {
   app.get(FEED, {
     config: { auth: 'shop', allow: ALLOW },
     schema: {

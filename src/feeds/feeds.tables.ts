@@ -2,7 +2,7 @@ import type { ColumnType } from 'kysely';
 
 type Json<T> = ColumnType<T, string, string>;
 
-/** Feeds: one per catalog write, processed asynchronously (issue: catalog API and feeds). */
+/** Feeds: one per catalog write, processed asynchronously. */
 export interface FeedTables {
   feeds: {
     pk: string;

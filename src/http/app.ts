@@ -230,7 +230,7 @@ export async function buildApp({ config, services, logger }: AppDeps): Promise<A
   await app.register(variationRoutes, { services: { catalog, feeds }, publicUrl });
   await app.register(imageRoutes, { services: { catalog, feeds }, publicUrl });
   await app.register(fieldRoutes);
-  await app.register(feedRoutes, { services: { catalog, feeds }, publicUrl });
+  await app.register(feedRoutes, { services: { feeds }, publicUrl });
   await app.register(shopRoutes, { services: { shops, marketplaces }, publicUrl });
   return app;
 }

@@ -5,7 +5,7 @@ type Timestamp = ColumnType<Date, Date | undefined, Date>;
 type BigintArray = ColumnType<string[], number[], number[]>;
 type Json<T> = ColumnType<T, string | undefined, string>;
 
-/** Orders, items, shipments and history (issue 4: orders and shipping; migration 20261121T1237). */
+/** Orders, items, shipments and history (migration 20261121T1237). */
 export interface OrderTables {
   /** One row per marketplace order; (shop_pk, marketplace_pk, order_pk) is unique. */
   orders: {

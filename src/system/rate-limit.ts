@@ -1,7 +1,8 @@
-// One rate limiter, a token bucket per key, for both limits waybill keeps: API writes per key
-// (WAYBILL_RATE_LIMIT a minute, that many at once allowed) and a connector's requests to a
-// carrier (no burst: capacity 1 spaces starts evenly). Tokens refill continuously from the
-// previous ACTUAL take, so after an event-loop stall requests do not burst to catch up.
+// A rate limiter: a token bucket per key. Each use builds its own: API writes per key (the auth
+// plugin: WAYBILL_RATE_LIMIT a minute, that many at once allowed) and each tracking connector's
+// requests to its carrier (no burst: capacity 1 spaces starts evenly). Tokens refill
+// continuously from the previous ACTUAL take, so after an event-loop stall requests do not
+// burst to catch up.
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 

@@ -2,7 +2,7 @@ import type { ColumnType, Generated } from 'kysely';
 
 type Timestamp = ColumnType<Date, Date | undefined, Date>;
 
-/** Carrier tracking (issue 6; migration 20261121T1305). Both tables hang off `shipments`. */
+/** Carrier tracking (migration 20261121T1305). Both tables hang off `shipments`. */
 export interface TrackingTables {
   /** One row per tracked shipment, created at its first check. */
   tracking_shipments: {

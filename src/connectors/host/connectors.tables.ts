@@ -3,7 +3,7 @@ import type { ColumnType, Generated } from 'kysely';
 type Json<T> = ColumnType<T, string | undefined, string>;
 type CreatedAt = ColumnType<Date, Date | undefined, never>;
 
-/** Connector runs, state, delta hashes, processed files and receiver replies (issue: connectors). */
+/** Connector runs, state, delta hashes, processed files and receiver replies. */
 export interface ConnectorTables {
   /** One row per run of a connector (scheduled tick, run now, CLI, or a pushed webhook). */
   connector_runs: {
