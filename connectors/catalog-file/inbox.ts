@@ -1,9 +1,13 @@
 // The inbox folder: which files are ready (settled), safe names, and moves between
 // <inbox>, .processing/, .done/ and .error/. Paths are never built from file contents, and
-// every path is checked to stay inside the inbox.
-import fs from 'node:fs/promises';
+// every path is checked to stay inside the inbox. A file is read through one handle, opened
+// without following links and checked once open (openInboxFile): what happens to its name
+// later (a link put in its place) changes nothing that is read.
+import { constants, type ReadStream } from 'node:fs';
+import fs, { type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { userError } from '../sdk/index.ts';
 
 export const PROCESSING = '.processing';
 export const DONE = '.done';
@@ -32,8 +36,74 @@ export function inside(dir: string, name: string): string {
   return full;
 }
 
+/** Creates the inbox's folders; one that is a link (to a folder elsewhere) is refused. */
 export async function ensureFolders(inbox: string): Promise<void> {
-  for (const d of [PROCESSING, DONE, ERROR]) await fs.mkdir(path.join(inbox, d), { recursive: true });
+  for (const d of [PROCESSING, DONE, ERROR]) {
+    await fs.mkdir(path.join(inbox, d), { recursive: true });
+    if (!(await fs.lstat(path.join(inbox, d))).isDirectory()) throw userError(`${path.join(inbox, d)} is not a folder (a symbolic link?); remove it, the connector creates it.`);
+  }
+}
+
+/** A file of the inbox, open for reading: its size when opened, and the only way to its bytes. */
+export interface InboxFile {
+  handle: FileHandle;
+  size: number;
+}
+
+/**
+ * Opens `dir/name` once for reading: not through a symbolic link (O_NOFOLLOW), not blocking on a
+ * FIFO (O_NONBLOCK), then checks the open file itself: a regular file with no other name (a hard
+ * link would reach a file outside), on the inbox's device, and (Linux) where the kernel says it
+ * is, inside the inbox. Returns the reason instead when the file is refused, null when it is gone.
+ */
+export async function openInboxFile(inbox: string, dir: string, name: string): Promise<InboxFile | { refused: string } | null> {
+  let handle: FileHandle;
+  try {
+    handle = await fs.open(inside(dir, name), constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+  } catch (error) {
+    const code = (error as { code?: string }).code;
+    if (code === 'ENOENT') return null;
+    if (code === 'ELOOP') return { refused: 'The file is a symbolic link; only regular files in the inbox are read.' };
+    throw error;
+  }
+  try {
+    const st = await handle.stat();
+    const reason = !st.isFile() ? 'The file is not a regular file; only regular files in the inbox are read.'
+      : st.nlink !== 1 ? 'The file has other names (hard links); only files with one name, in the inbox, are read.'
+        : st.dev !== (await fs.stat(inbox)).dev ? 'The file is on another device than the inbox; only files in the inbox are read.'
+          : !(await openedInside(handle, inbox)) ? 'The file is not inside the inbox; only files in the inbox are read.'
+            : null;
+    if (reason === null) return { handle, size: st.size };
+    await handle.close();
+    return { refused: reason };
+  } catch (error) {
+    await handle.close();
+    throw error;
+  }
+}
+
+/** Where the kernel has the open file (Linux's /proc/self/fd): inside the inbox's real path. True where that cannot be read. */
+async function openedInside(handle: FileHandle, inbox: string): Promise<boolean> {
+  const at = await fs.readlink(`/proc/self/fd/${handle.fd}`).catch(() => null);
+  if (at === null) return true;
+  return at.startsWith(`${await fs.realpath(inbox)}${path.sep}`);
+}
+
+/** The whole file, `size` bytes from its start (JSON, XML: one document each). */
+export async function readWhole(file: InboxFile): Promise<Buffer> {
+  const buffer = Buffer.alloc(file.size);
+  let at = 0;
+  while (at < file.size) {
+    const { bytesRead } = await file.handle.read(buffer, at, file.size - at, at);
+    if (bytesRead === 0) break;
+    at += bytesRead;
+  }
+  return buffer.subarray(0, at);
+}
+
+/** The file's bytes as a stream, from its start to the size it had when opened; the handle stays open. */
+export function streamOf(file: InboxFile, highWaterMark: number, signal?: AbortSignal): ReadStream {
+  return file.handle.createReadStream({ start: 0, end: Math.max(0, file.size - 1), autoClose: false, highWaterMark, signal });
 }
 
 /**

@@ -4,19 +4,39 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { defineConnector, userError, type ConnectorContext } from '../sdk/index.ts';
-import { DONE, ERROR, PROCESSING, ensureFolders, inside, moveInto, safeName, scan, settled } from './inbox.ts';
+import { DONE, ERROR, PROCESSING, ensureFolders, inside, moveInto, openInboxFile, safeName, scan, settled } from './inbox.ts';
 import { CatalogFileOptions } from './options.ts';
 import { processFile } from './process-file.ts';
 
 type Ctx = ConnectorContext<CatalogFileOptions>;
 
+/**
+ * Writes a report as a new file: whatever had its name (a link to a file elsewhere, a hard
+ * link) is removed first, never written through.
+ */
 async function writeReport(dir: string, fileName: string, report: object): Promise<void> {
-  await fs.writeFile(inside(dir, `${fileName}.report.json`), `${JSON.stringify(report, null, 2)}\n`);
+  const file = inside(dir, `${fileName}.report.json`);
+  await fs.rm(file, { force: true });
+  await fs.writeFile(file, `${JSON.stringify(report, null, 2)}\n`, { flag: 'wx' });
 }
 
-/** Processes one file of .processing/ and files it under .done/ or .error/ with its report. */
+/** A file of .processing/ refused unread (a link, not a regular file): filed under .error/ with the reason. */
+async function refuse(ctx: Ctx, inbox: string, name: string, reason: string): Promise<void> {
+  const final = await moveInto(inside(path.join(inbox, PROCESSING), name), path.join(inbox, ERROR), safeName(name));
+  await writeReport(path.join(inbox, ERROR), final, { file: final, original_name: name, connector: ctx.name, run_id: ctx.runId, outcome: 'error', reason });
+  ctx.report.count('files_error');
+  ctx.log.warn({ file: name, reason }, 'catalog file refused');
+}
+
+/**
+ * Processes one file of .processing/ and files it under .done/ or .error/ with its report. The
+ * file is opened once, here, and read only through that handle.
+ */
 async function handle(ctx: Ctx, inbox: string, name: string): Promise<void> {
-  const report = await processFile(ctx, inside(path.join(inbox, PROCESSING), name), name);
+  const opened = await openInboxFile(inbox, path.join(inbox, PROCESSING), name);
+  if (opened === null) return;
+  if ('refused' in opened) return refuse(ctx, inbox, name, opened.refused);
+  const report = await processFile(ctx, opened, name).finally(() => opened.handle.close());
   const dir = path.join(inbox, report.outcome === 'error' ? ERROR : DONE);
   const final = await moveInto(inside(path.join(inbox, PROCESSING), name), dir, name);
   report.file = final;
@@ -34,7 +54,7 @@ async function processInbox(ctx: Ctx, inbox: string): Promise<void> {
   // detection makes that idempotent: products already sent are unchanged now.
   for (const d of await fs.readdir(path.join(inbox, PROCESSING), { withFileTypes: true })) {
     if (ctx.signal.aborted) return;
-    if (d.isFile()) {
+    if (d.isFile() || d.isSymbolicLink()) {
       ctx.log.info({ file: d.name }, 'resuming a file left in .processing');
       await handle(ctx, inbox, d.name);
     }

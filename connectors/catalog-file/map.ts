@@ -2,6 +2,7 @@
 // renames (`columns`), text to numbers/integers/booleans per the API's own schema, `images`
 // split on "|", and CSV variation rows (with parent_sku) attached to their product.
 import { Product, VariationCreate } from '../sdk/index.ts';
+import { excerpt } from './utf8.ts';
 
 type Kind = 'number' | 'integer' | 'boolean' | 'string' | 'images' | 'other';
 
@@ -24,11 +25,22 @@ export const variationKinds = kindsOf(VariationCreate as unknown as { properties
 
 /** The header cell of a file -> the Product field: `columns` first (exact, then ignoring case), else the header itself. */
 export function renameHeader(header: string[], columns: Record<string, string>): string[] {
+  // Maps, not the options' object: a header `__proto__` or `constructor` is a name like any other.
+  const exact = new Map(Object.entries(columns));
   const lower = new Map(Object.entries(columns).map(([k, v]) => [k.toLowerCase(), v]));
   return header.map((raw) => {
     const h = raw.replace(/^\uFEFF/, '').trim();
-    return columns[h] ?? lower.get(h.toLowerCase()) ?? h;
+    return exact.get(h) ?? lower.get(h.toLowerCase()) ?? h;
   });
+}
+
+/**
+ * Sets a field named by a file (a header, an element) as an own property, `__proto__` too
+ * (assigning it would set the object's prototype, or be ignored): validation then sees it.
+ */
+export function setField(o: Record<string, unknown>, field: string, value: unknown): void {
+  if (field === '__proto__') Object.defineProperty(o, field, { value, enumerable: true, writable: true, configurable: true });
+  else o[field] = value;
 }
 
 const DECIMAL = /^[+-]?(\d+([.,]\d+)?|[.,]\d+)$/;
@@ -58,13 +70,13 @@ export function recordToObject(record: Record<string, unknown>, kinds: Map<strin
   for (const [field, value] of Object.entries(record)) {
     if (value === undefined || value === null) continue;
     if (typeof value !== 'string') {
-      out[field] = value;
+      setField(out, field, value);
       continue;
     }
     if (value.trim() === '') continue;
     const kind = kinds.get(field);
     if (kind === undefined && !keepUnknown) continue;
-    out[field] = kind === undefined ? value : coerce(kind, value);
+    setField(out, field, kind === undefined ? value : coerce(kind, value));
   }
   return out;
 }
@@ -94,12 +106,12 @@ function withSortedKey(o: Record<string, unknown>, key: string, value: unknown):
   let placed = false;
   for (const k of keys) {
     if (!placed && key < k) {
-      out[key] = value;
+      setField(out, key, value);
       placed = true;
     }
-    out[k] = o[k];
+    setField(out, k, o[k]);
   }
-  if (!placed) out[key] = value;
+  if (!placed) setField(out, key, value);
   return out;
 }
 
@@ -139,11 +151,11 @@ export class CsvGrouper {
       const kind = isProduct ? product : variation;
       // Product rows keep unknown columns (the API warns); variation rows keep variation fields only.
       if (kind === undefined) {
-        if (isProduct && text.trim() !== '') out[field] = text.trim();
+        if (isProduct && text.trim() !== '') setField(out, field, text.trim());
         continue;
       }
       const v = coerce(kind, text);
-      if (v !== '') out[field] = v;
+      if (v !== '') setField(out, field, v);
     }
     if (isProduct) {
       const fp: FileProduct = { product: out, at: line, variationsAt: [] };
@@ -153,7 +165,7 @@ export class CsvGrouper {
     }
     const owner = this.open.get(parent);
     if (owner === undefined) {
-      return { sku: typeof out.sku === 'string' ? out.sku : undefined, error: `parent_sku "${parent}" is not a product row above this one (variation rows must follow their product, within 1,000 products)` };
+      return { sku: typeof out.sku === 'string' ? out.sku : undefined, error: `parent_sku ${excerpt(parent)} is not a product row above this one (variation rows must follow their product, within 1,000 products)` };
     }
     if (owner.product.variations === undefined) owner.product = withSortedKey(owner.product, 'variations', []);
     (owner.product.variations as unknown[]).push(out);

@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { canonicalJson, contentHash, validateProducts, type ConnectorContext } from '../sdk/index.ts';
 import { CsvGrouper, coerce, renameHeader, type FileProduct } from './map.ts';
+import type { InboxFile } from './inbox.ts';
 import { readCsv, sniffDelimiter } from './read-csv.ts';
 import { readJson } from './read-json.ts';
 import { readXml } from './read-xml.ts';
@@ -15,10 +16,20 @@ import { submitProducts } from './submit.ts';
 
 const fixture = (name: string): string => path.join(path.dirname(fileURLToPath(import.meta.url)), 'fixtures', name);
 
+/** `read` of the file at `p`, opened as the connector opens an inbox file. */
+async function opened<T>(p: string, read: (file: InboxFile) => Promise<T>): Promise<T> {
+  const handle = await fs.promises.open(p);
+  try {
+    return await read({ handle, size: (await handle.stat()).size });
+  } finally {
+    await handle.close();
+  }
+}
+
 /** The batches of a CSV file. */
 async function csvBatches(file: string, columns: Record<string, string> = {}, size = 1_000): Promise<Batch[]> {
   const batches: Batch[] = [];
-  await readCsv(file, columns, size, async (b) => void batches.push(b));
+  await opened(file, (f) => readCsv(f, columns, size, async (b) => void batches.push(b)));
   return batches;
 }
 
@@ -38,7 +49,7 @@ const messageOf = async (p: Promise<unknown>): Promise<string> => {
   return 'no error';
 };
 
-const drain = (file: string): Promise<void> => readCsv(file, {}, 1_000, async () => undefined);
+const drain = (file: string): Promise<void> => opened(file, (f) => readCsv(f, {}, 1_000, async () => undefined));
 
 describe('CSV', () => {
   it('reads products, quoted fields over lines, images split on |, and variation rows', async () => {
@@ -58,7 +69,7 @@ describe('CSV', () => {
   });
 
   it('maps an Akeneo export (; delimiter, BOM, decimal comma) with columns renames', async () => {
-    expect(await sniffDelimiter(fixture('akeneo.csv'))).toBe(';');
+    expect(await opened(fixture('akeneo.csv'), sniffDelimiter)).toBe(';');
     const products = await csvProducts(fixture('akeneo.csv'), { 'name-en_US': 'name', 'price-EUR': 'price', 'description-en_US-ecommerce': 'description' });
     expect(products.map((p) => p.product)).toEqual([
       { sku: 'AK-1', name: 'Desk lamp', price: 49.9, stock: 3, description: 'A lamp; bright', categories: 'lighting', enabled: '1' },
@@ -96,14 +107,14 @@ describe('CSV', () => {
   it('refuses bad files with one sentence each', async () => {
     expect(await messageOf(drain(fixture('bad/empty.csv')))).toBe('The file is empty (no header row).');
     expect(await messageOf(drain(fixture('bad/header-only.csv')))).toBe('The file has a header row but no product rows.');
-    expect(await messageOf(drain(fixture('bad/wrong-delimiter.csv')))).toMatch(/^The header row is one field \("sku\tname\tprice\tstock"\): the delimiter must be , or ;/);
+    expect(await messageOf(drain(fixture('bad/wrong-delimiter.csv')))).toMatch(/^The header row is one field \("sku\\u0009name\\u0009price\\u0009stock"\): the delimiter must be , or ;/);
     expect(await messageOf(drain(fixture('bad/broken-quoting.csv')))).toMatch(/^Broken CSV quoting at line 2/);
     expect(await messageOf(drain(fixture('bad/invalid-utf8.csv')))).toMatch(/^The file is not valid UTF-8 \(bad bytes near byte \d+\); export it as UTF-8\.$/);
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wb-csv-'));
     fs.writeFileSync(path.join(dir, 'unclosed.csv'), 'sku,name,price,stock\nA,"never closed,1,1\nB,b,1,1\n');
     expect(await messageOf(drain(path.join(dir, 'unclosed.csv')))).toMatch(/^Broken CSV quoting: a quoted field is never closed/);
     fs.writeFileSync(path.join(dir, 'nosku.csv'), 'code,name\nA,b\n');
-    expect(await messageOf(drain(path.join(dir, 'nosku.csv')))).toMatch(/^The header row has no sku column \(found: code, name\)/);
+    expect(await messageOf(drain(path.join(dir, 'nosku.csv')))).toMatch(/^The header row has no sku column \(found: "code", "name"\)/);
     fs.writeFileSync(path.join(dir, 'fields.csv'), 'sku,name,price,stock\nA,b,1\n');
     expect(await messageOf(drain(path.join(dir, 'fields.csv')))).toMatch(/^The row at line 2 has a different number of fields than the header/);
   });
@@ -191,7 +202,7 @@ describe('submitting a batch', () => {
 
 describe('JSON', () => {
   it('reads the products POST body, element numbers from 1', async () => {
-    const products = await readJson(fixture('products.json'));
+    const products = await opened(fixture('products.json'), readJson);
     expect(products.map((p) => [p.at, p.product.sku])).toEqual([[1, 'J-1'], [2, 'J-2']]);
     const v = validateProducts(products.map((p) => p.product));
     expect(v.warnings).toEqual([]);
@@ -199,13 +210,13 @@ describe('JSON', () => {
   });
 
   it('refuses what is not an array or object', async () => {
-    expect(await messageOf(readJson(fixture('bad/not-array.json')))).toBe('The JSON is a number, not an array or object of products.');
+    expect(await messageOf(opened(fixture('bad/not-array.json'), readJson))).toBe('The JSON is a number, not an array or object of products.');
   });
 });
 
 describe('XML', () => {
   it('reads products with images and variations; the five standard entities only', async () => {
-    const products = await readXml(fixture('products.xml'));
+    const products = await opened(fixture('products.xml'), (f) => readXml(f));
     expect(products[0]!.product).toEqual({
       sku: 'X-1', name: 'Kettle & lid', price: 35, stock: 4, is_default: true,
       images: ['https://img.example/k1.jpg', 'https://img.example/k2.jpg'],
@@ -219,11 +230,11 @@ describe('XML', () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wb-xml-'));
     fs.writeFileSync(path.join(dir, 'de.xml'), '<products><product><Artikelnummer>A-1</Artikelnummer><Bezeichnung>Lampe</Bezeichnung><Preis>9,50</Preis><Bestand>2</Bestand>'
       + '<variations><variation><Artikelnummer>A-1-R</Artikelnummer><Farbe>rot</Farbe></variation></variations></product></products>');
-    const [p] = await readXml(path.join(dir, 'de.xml'), { Artikelnummer: 'sku', Bezeichnung: 'name', Preis: 'price', Bestand: 'stock', farbe: 'color' });
+    const [p] = await opened(path.join(dir, 'de.xml'), (f) => readXml(f, { Artikelnummer: 'sku', Bezeichnung: 'name', Preis: 'price', Bestand: 'stock', farbe: 'color' }));
     expect(p!.product).toEqual({ sku: 'A-1', name: 'Lampe', price: 9.5, stock: 2, variations: [{ sku: 'A-1-R', color: 'rot' }] });
   });
 
   it('refuses a DOCTYPE (the billion laughs never expand)', async () => {
-    expect(await messageOf(readXml(fixture('bad/xml-bomb.xml')))).toBe('The XML has a DOCTYPE or ENTITY declaration, which is refused (entity expansion is off: no XML bombs).');
+    expect(await messageOf(opened(fixture('bad/xml-bomb.xml'), (f) => readXml(f)))).toBe('The XML has a DOCTYPE or ENTITY declaration, which is refused (entity expansion is off: no XML bombs).');
   });
 });

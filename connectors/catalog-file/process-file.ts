@@ -1,8 +1,8 @@
 // One file of .processing/: size limits, the byte-identical skip, then its format's reader
 // hands over products a batch at a time and each batch's changed products become one feed.
 import { createHash } from 'node:crypto';
-import fs from 'node:fs';
 import { AppError, isTransient, userError, type ConnectorContext } from '../sdk/index.ts';
+import { streamOf, type InboxFile } from './inbox.ts';
 import type { CatalogFileOptions } from './options.ts';
 import type { FileProduct } from './map.ts';
 import { readCsv } from './read-csv.ts';
@@ -18,9 +18,9 @@ const BATCH = 1_000;
 
 const mb = (n: number): string => `${(n / 1024 / 1024).toFixed(n < 10 * 1024 * 1024 ? 1 : 0)} MB`;
 
-async function sha256Of(file: string): Promise<string> {
+async function sha256Of(file: InboxFile): Promise<string> {
   const hash = createHash('sha256');
-  for await (const chunk of fs.createReadStream(file, { highWaterMark: 1024 * 1024 })) hash.update(chunk as Buffer);
+  for await (const chunk of streamOf(file, 1024 * 1024)) hash.update(chunk as Buffer);
   return hash.digest('hex');
 }
 
@@ -54,7 +54,7 @@ async function submitBatch(ctx: Ctx, report: FileReport, where: Where, batch: Ba
  * while the reader reads the next (the database's work overlaps the parsing); the reader
  * waits for the one before, so memory holds two batches whatever the file's size.
  */
-async function readAndSubmit(ctx: Ctx, file: string, report: FileReport): Promise<void> {
+async function readAndSubmit(ctx: Ctx, file: InboxFile, report: FileReport): Promise<void> {
   const { format, columns } = ctx.options;
   const where: Where = format === 'csv' ? 'line' : 'element';
   let sending: Promise<void> = Promise.resolve();
@@ -84,12 +84,15 @@ async function readAndSubmit(ctx: Ctx, file: string, report: FileReport): Promis
   await sending;
 }
 
-/** Processes one file in .processing/; returns its report. Transient errors are thrown (the file stays for the retry). */
-export async function processFile(ctx: Ctx, file: string, name: string): Promise<FileReport> {
+/**
+ * Processes one file in .processing/, read only through its open handle; returns its report.
+ * Transient errors are thrown (the file stays for the retry).
+ */
+export async function processFile(ctx: Ctx, file: InboxFile, name: string): Promise<FileReport> {
   const o = ctx.options;
   const report = newReport(name, ctx.name, ctx.runId, o.format);
   try {
-    const size = (await fs.promises.stat(file)).size;
+    const size = file.size;
     report.bytes = size;
     if (size === 0) throw userError('The file is empty.');
     if (size > o.max_bytes) throw userError(`The file is ${mb(size)}, over this connector's limit of ${mb(o.max_bytes)} (option max_bytes).`);

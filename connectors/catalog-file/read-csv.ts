@@ -1,50 +1,69 @@
 // CSV, streamed through csv-parse: `,` or `;` (whichever the header line has more of), strict
 // UTF-8 with or without BOM, RFC 4180 quoting, every row as wide as the header. Rows become
 // products (map.ts) and are handed over in batches; the file is never held whole.
-import fs from 'node:fs';
 import { pipeline } from 'node:stream/promises';
 import { CsvError, parse, type Options } from 'csv-parse';
 import { userError } from '../sdk/index.ts';
+import { streamOf, type InboxFile } from './inbox.ts';
 import { CsvGrouper, renameHeader } from './map.ts';
 import type { Batch } from './report.ts';
-import { checkUtf8 } from './utf8.ts';
+import { checkUtf8, excerpt } from './utf8.ts';
 
 /** A record longer than this is refused (a runaway quote would otherwise swallow the file). */
 const MAX_RECORD_BYTES = 1024 * 1024;
+/** Columns a header may have: a product holds at most 500 category attributes besides its fields; room for sparse PIM exports. */
+export const MAX_COLUMNS = 2_000;
 
 /** `,` or `;`: whichever the header line (outside quotes) has more of; `,` when it has neither. */
-export async function sniffDelimiter(file: string): Promise<',' | ';'> {
-  const handle = await fs.promises.open(file, 'r');
-  try {
-    const buf = Buffer.alloc(64 * 1024);
-    const { bytesRead } = await handle.read(buf, 0, buf.length, 0);
-    let commas = 0;
-    let semis = 0;
-    let quoted = false;
-    for (const ch of buf.subarray(0, bytesRead).toString('utf8')) {
-      if (ch === '"') quoted = !quoted;
-      else if (!quoted && (ch === '\n' || ch === '\r')) break;
-      else if (!quoted && ch === ',') commas++;
-      else if (!quoted && ch === ';') semis++;
-    }
-    return semis > commas ? ';' : ',';
-  } finally {
-    await handle.close();
+export async function sniffDelimiter(file: InboxFile): Promise<',' | ';'> {
+  const buf = Buffer.alloc(Math.min(64 * 1024, file.size));
+  const { bytesRead } = await file.handle.read(buf, 0, buf.length, 0);
+  let commas = 0;
+  let semis = 0;
+  let quoted = false;
+  for (const ch of buf.subarray(0, bytesRead).toString('utf8')) {
+    if (ch === '"') quoted = !quoted;
+    else if (!quoted && (ch === '\n' || ch === '\r')) break;
+    else if (!quoted && ch === ',') commas++;
+    else if (!quoted && ch === ';') semis++;
   }
+  return semis > commas ? ';' : ',';
 }
 
-/** The header row -> the Product field of each column (after `columns` renames); it must name sku, each field once. */
+/** The first header names, escaped, in about 100 characters: what a report may quote of a header. */
+function headerExcerpt(header: string[]): string {
+  const shown: string[] = [];
+  let length = 0;
+  for (const h of header) {
+    if (shown.length === 6 || length > 100) break;
+    const e = excerpt(h, 30);
+    shown.push(e);
+    length += e.length + 2;
+  }
+  return `${shown.join(', ')}${shown.length < header.length ? `, ... (${header.length} columns)` : ''}`;
+}
+
+/**
+ * The header row -> the Product field of each column (after `columns` renames); it must name
+ * sku, each field once, in at most MAX_COLUMNS columns. Linear in the header's width.
+ */
 function headerFields(header: string[], columns: Record<string, string>): string[] {
+  if (header.length > MAX_COLUMNS) {
+    throw userError(`The header row has ${header.length} columns; a file may have at most ${MAX_COLUMNS.toLocaleString('en')} (catalog-file's column limit).`);
+  }
   const fields = renameHeader(header, columns);
   if (!fields.includes('sku')) {
     const first = header[0] ?? '';
     // One field holding tabs or pipes: a delimiter we do not read.
     throw userError(header.length === 1 && /[\t|]/.test(first)
-      ? `The header row is one field ("${first.slice(0, 80)}"): the delimiter must be , or ; (tab and | are not read).`
-      : `The header row has no sku column (found: ${header.slice(0, 12).join(', ').slice(0, 200)}); rename one with the connector's "columns" option.`);
+      ? `The header row is one field (${excerpt(first, 60)}): the delimiter must be , or ; (tab and | are not read).`
+      : `The header row has no sku column (found: ${headerExcerpt(header)}); rename one with the connector's "columns" option.`);
   }
-  const dup = fields.find((f, i) => fields.indexOf(f) !== i);
-  if (dup !== undefined) throw userError(`The header row names the field ${dup} twice (after the "columns" renames).`);
+  const seen = new Set<string>();
+  for (const f of fields) {
+    if (seen.has(f)) throw userError(`The header row names the field ${excerpt(f)} twice (after the "columns" renames).`);
+    seen.add(f);
+  }
   return fields;
 }
 
@@ -79,7 +98,7 @@ interface Row {
  * rows stay in its batch), each batch awaited by `emit` before more of the file is read.
  * Throws a user error for a file that cannot be read as a catalog.
  */
-export async function readCsv(file: string, columns: Record<string, string>, batchSize: number, emit: (batch: Batch) => Promise<void>, signal?: AbortSignal): Promise<void> {
+export async function readCsv(file: InboxFile, columns: Record<string, string>, batchSize: number, emit: (batch: Batch) => Promise<void>, signal?: AbortSignal): Promise<void> {
   const options: Options<Row, string[]> = {
     delimiter: await sniffDelimiter(file),
     bom: true,
@@ -92,7 +111,7 @@ export async function readCsv(file: string, columns: Record<string, string>, bat
   // (csv-parse's typing knows no on_record that changes the record's type without `columns`.)
   const parser = parse(options as unknown as Options);
   try {
-    await pipeline(fs.createReadStream(file, { highWaterMark: 256 * 1024, signal }), checkUtf8, parser, async (records: AsyncIterable<Row>) => {
+    await pipeline(streamOf(file, 256 * 1024, signal), checkUtf8, parser, async (records: AsyncIterable<Row>) => {
       let grouper: CsvGrouper | null = null;
       let rows = 0;
       let batch: Batch = { products: [], rows: 0, orphans: [] };

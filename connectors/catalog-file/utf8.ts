@@ -42,3 +42,21 @@ export function decodeUtf8(buffer: Buffer): string {
     throw invalid(offset);
   }
 }
+
+/** Characters that could hide or reorder text in a report or a log (controls, format characters such as zero-width and bidi ones, line separators). */
+const HIDDEN = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/gu;
+
+/**
+ * A short, escaped excerpt of file content for a report or a log: in quotes, at most `max`
+ * characters of it, control and invisible characters as \uXXXX escapes. A file's content is
+ * never quoted longer than that.
+ */
+export function excerpt(text: string, max = 40): string {
+  return `"${clip(text.replaceAll('\\', '\\\\').replaceAll('"', '\\"'), max)}"`;
+}
+
+/** A message that may quote file content (a parser's), cut at `max` characters, control and invisible characters escaped. */
+export function clip(text: string, max: number): string {
+  const cut = [...text.slice(0, max * 2)].slice(0, max).join('');
+  return `${cut.replace(HIDDEN, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)}${cut.length < text.length ? '…' : ''}`;
+}
