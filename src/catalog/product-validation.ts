@@ -8,6 +8,7 @@ import type { TSchema } from 'typebox';
 import type { FieldError } from '../errors.ts';
 import { compileRequestSchema } from '../validation/ajv.ts';
 import { oversizeArray, oversizeMessage } from '../validation/array-caps.ts';
+import { nulErrors } from '../validation/storable-text.ts';
 import { formatTimestamp, parseTimestamp, TIMESTAMP_MESSAGE, ZONED_TIMESTAMP_MESSAGE } from '../validation/timestamp.ts';
 import { ImageInput, ImagePosition, ImageRef, Product, ProductRef, ProductUpdate, VariationCreate, VariationUpdate, type ProductInput } from './catalog.schemas.ts';
 import { MAX_ATTRIBUTE_NAME, MAX_ATTRIBUTES } from './field-catalog.ts';
@@ -252,6 +253,7 @@ export function validateItems<T = Record<string, unknown>>(kind: ItemKind, items
     const errors = !valid ? toFieldErrors(validate.errors ?? [], prefix) : isObject(item) ? inUtc(item, prefix) : [];
     if (isObject(item)) errors.push(...crossFieldErrors(kind, item, prefix));
     errors.push(...unknown.errors);
+    nulErrors(item, prefix, errors);
     if (errors.length > 0) return fail(errors);
     for (const pointer of unknown.pointers) out.warnings.push({ index, pointer, code: 'unknown_field', message: 'unknown field, ignored' });
     const more = unknown.count - unknown.pointers.length;

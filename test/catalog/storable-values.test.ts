@@ -47,6 +47,12 @@ describe('numbers a column cannot hold', () => {
       .toEqual([['/0/pk', 'too_large'], ['/1/stock', 'too_large']]);
   });
 
+  it('text holding U+0000 (no text column or jsonb stores it): in a value, a variation, an attribute name; each by pointer', async () => {
+    const body = `[${good('N-0')},"name":"a\\u0000b"},${good('N-1')},"variations":[{"sku":"V\\u0000"}]},${good('N-2')},"col\\u0000r":"red"},${good('N-3')}}]`;
+    expect(await refused('POST', PRODUCTS, body)).toEqual([['/0/name', 'invalid_character'], ['/1/variations/0/sku', 'invalid_character'], ['/2/col\u0000r', 'invalid_character']]);
+    expect(await refused('PUT', PRODUCTS, '[{"sku":"N-3","description":"x\\u0000"}]')).toEqual([['/0/description', 'invalid_character']]);
+  });
+
   it('orders: a bigint order_pk and item_pk (safe integers), int4 quantity and days, finite prices', async () => {
     const item = '{"item_pk":1,"sku":"A","quantity":1,"price":1}';
     expect(await refused('POST', ORDERS, `{"order_pk":9223372036854775808,"shipping_cost":1e309,"items":[${item},`
