@@ -2,6 +2,7 @@
 // UTF-8 with or without BOM, RFC 4180 quoting, every row as wide as the header. Rows become
 // products (map.ts) and are handed over in batches; the file is never held whole.
 import { pipeline } from 'node:stream/promises';
+import { setImmediate } from 'node:timers/promises';
 import { CsvError, parse, type Options } from 'csv-parse';
 import { userError } from '../sdk/index.ts';
 import { streamOf, type InboxFile } from './inbox.ts';
@@ -13,8 +14,19 @@ import { checkUtf8, excerpt } from './utf8.ts';
 const MAX_RECORD_BYTES = 1024 * 1024;
 /** Columns a header may have: a product holds at most 500 category attributes besides its fields; room for sparse PIM exports. */
 export const MAX_COLUMNS = 2_000;
+/** Bytes parsed at a time: about 20 ms of event loop for the widest records (docs/reliability.md). */
+const CHUNK_BYTES = 64 * 1024;
+/** Longest run of rows read without yielding to the event loop, ms. */
+const SLICE_MS = 20;
 
-/** `,` or `;`: whichever the header line (outside quotes) has more of; `,` when it has neither. */
+const tooManyColumns = (n: number, more = ''): Error =>
+  userError(`The header row has ${n.toLocaleString('en')}${more} columns; a file may have at most ${MAX_COLUMNS.toLocaleString('en')} (catalog-file's column limit).`);
+
+/**
+ * `,` or `;`: whichever the header line (outside quotes) has more of; `,` when it has neither.
+ * A header with more than MAX_COLUMNS fields in its first 64 KiB is refused here, before the
+ * parser reads a record that wide.
+ */
 export async function sniffDelimiter(file: InboxFile): Promise<',' | ';'> {
   const buf = Buffer.alloc(Math.min(64 * 1024, file.size));
   const { bytesRead } = await file.handle.read(buf, 0, buf.length, 0);
@@ -27,6 +39,8 @@ export async function sniffDelimiter(file: InboxFile): Promise<',' | ';'> {
     else if (!quoted && ch === ',') commas++;
     else if (!quoted && ch === ';') semis++;
   }
+  const widest = Math.max(commas, semis) + 1;
+  if (widest > MAX_COLUMNS) throw tooManyColumns(widest, bytesRead === buf.length ? ' or more' : '');
   return semis > commas ? ';' : ',';
 }
 
@@ -48,9 +62,7 @@ function headerExcerpt(header: string[]): string {
  * sku, each field once, in at most MAX_COLUMNS columns. Linear in the header's width.
  */
 function headerFields(header: string[], columns: Record<string, string>): string[] {
-  if (header.length > MAX_COLUMNS) {
-    throw userError(`The header row has ${header.length} columns; a file may have at most ${MAX_COLUMNS.toLocaleString('en')} (catalog-file's column limit).`);
-  }
+  if (header.length > MAX_COLUMNS) throw tooManyColumns(header.length);
   const fields = renameHeader(header, columns);
   if (!fields.includes('sku')) {
     const first = header[0] ?? '';
@@ -104,6 +116,9 @@ export async function readCsv(file: InboxFile, columns: Record<string, string>, 
     bom: true,
     skip_empty_lines: true,
     max_record_size: MAX_RECORD_BYTES,
+    // Named: csv-parse finds the line end itself by allocating at every byte of the first
+    // record (over 300 ms of event loop for a 1 MB header line).
+    record_delimiter: ['\r\n', '\n', '\r'],
     // Records stay arrays (the header is read below): csv-parse's `columns` objects take about
     // twice the parsing time. Only the line is kept of the context (`info` copies it whole).
     on_record: (cells, context) => ({ line: context.lines, cells }),
@@ -111,7 +126,7 @@ export async function readCsv(file: InboxFile, columns: Record<string, string>, 
   // (csv-parse's typing knows no on_record that changes the record's type without `columns`.)
   const parser = parse(options as unknown as Options);
   try {
-    await pipeline(streamOf(file, 256 * 1024, signal), checkUtf8, parser, async (records: AsyncIterable<Row>) => {
+    await pipeline(streamOf(file, CHUNK_BYTES, signal), checkUtf8, parser, async (records: AsyncIterable<Row>) => {
       let grouper: CsvGrouper | null = null;
       let rows = 0;
       let batch: Batch = { products: [], rows: 0, orphans: [] };
@@ -120,7 +135,14 @@ export async function readCsv(file: InboxFile, columns: Record<string, string>, 
         await emit(batch);
         batch = { products: [], rows: 0, orphans: [] };
       };
+      // Records already parsed come without a turn of the event loop in between: give it one
+      // every SLICE_MS, so other requests are answered while a file is read.
+      let slice = performance.now();
       for await (const { line, cells } of records) {
+        if (performance.now() - slice > SLICE_MS) {
+          await setImmediate();
+          slice = performance.now();
+        }
         if (grouper === null) {
           grouper = new CsvGrouper(headerFields(cells, columns));
           continue;

@@ -1,6 +1,7 @@
 // A batch of a file's products into the catalog: validated with the products POST's rules,
 // compared with what was last applied (delta), and the changed ones sent as one feed through
 // the catalog port. The other files of the folder know only plain products and this result.
+import { setImmediate } from 'node:timers/promises';
 import { canonicalJson, hashOfCanonical, validateProducts, type ConnectorContext, type FieldError } from '../sdk/index.ts';
 
 export interface Submitted {
@@ -15,6 +16,9 @@ export interface Submitted {
   feed: { pk: string; url: string; items: number } | null;
 }
 
+/** Products validated and hashed in one turn of the event loop. */
+const SLICE = 100;
+
 /** "/3/variations/0/price" -> [3, "/variations/0/price"]. */
 const splitPointer = (pointer: string): [number, string] => {
   const m = /^\/(\d+)(.*)$/.exec(pointer);
@@ -28,24 +32,31 @@ const splitPointer = (pointer: string): [number, string] => {
  * never stored is sent again next time.
  */
 export async function submitProducts(ctx: ConnectorContext, products: Record<string, unknown>[]): Promise<Submitted> {
-  const v = validateProducts(products, { inPlace: true });
   const refused = new Map<number, FieldError[]>();
-  for (const e of v.errors) {
-    const [index, pointer] = splitPointer(e.pointer);
-    refused.set(index, [...(refused.get(index) ?? []), { ...e, pointer }]);
+  const warnings: Submitted['warnings'] = [];
+  const hashed: { sku: string; product: string; hash: string }[] = [];
+  // A slice at a time, the event loop served in between: a batch of wide products takes long.
+  for (let start = 0; start < products.length; start += SLICE) {
+    if (start > 0) await setImmediate();
+    const v = validateProducts(products.slice(start, start + SLICE), { inPlace: true });
+    for (const e of v.errors) {
+      const [index, pointer] = splitPointer(e.pointer);
+      refused.set(start + index, [...(refused.get(start + index) ?? []), { ...e, pointer }]);
+    }
+    for (const w of v.warnings) warnings.push({ index: start + w.index, pointer: splitPointer(w.pointer)[1], message: w.message });
+    // The text a product's hash is of is also what the feed stores: it is built once.
+    for (const { product } of v.valid) {
+      const json = canonicalJson(product);
+      hashed.push({ sku: product.sku, product: json, hash: hashOfCanonical(json) });
+    }
   }
   const out: Submitted = {
     refused: [...refused].map(([index, errors]) => ({ index, errors })),
-    warnings: v.warnings.map((w) => ({ index: w.index, pointer: splitPointer(w.pointer)[1], message: w.message })),
-    valid: v.valid.length,
+    warnings,
+    valid: hashed.length,
     unchanged: 0,
     feed: null,
   };
-  // The text a product's hash is of is also what the feed stores: it is built once.
-  const hashed = v.valid.map(({ product }) => {
-    const json = canonicalJson(product);
-    return { sku: product.sku, product: json, hash: hashOfCanonical(json) };
-  });
   const changed = await ctx.delta.changed(ctx.shopPk!, hashed);
   out.unchanged = hashed.length - changed.length;
   if (changed.length === 0) return out;

@@ -9,5 +9,6 @@ import { fuzz } from './fuzz.scenario.ts';
 import { hugeReply } from './huge-reply.scenario.ts';
 import { security } from './security.scenario.ts';
 import { fileDelta, hugeRequest, unstorableItem } from './intake.scenario.ts';
+import { inboxRace, nulRow, protoNames, wideHeader } from './catalog-file.scenario.ts';
 
-await runScenarios('waybill fault scenarios', [kill9Feed, pgRestart, duplicates, poison, hugeReply, replicas, fuzz, security, hugeRequest, unstorableItem, fileDelta]);
+await runScenarios('waybill fault scenarios', [kill9Feed, pgRestart, duplicates, poison, hugeReply, replicas, fuzz, security, hugeRequest, unstorableItem, fileDelta, inboxRace, wideHeader, nulRow, protoNames]);
