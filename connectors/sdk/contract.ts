@@ -87,6 +87,12 @@ export interface CatalogPort {
   submitProducts(body: unknown, options?: { baseUrl?: string }): Promise<SubmittedFeed>;
   /** Products validated already (by the connector with `validateProducts`): recorded as they are. */
   submitValidated(products: ValidatedProduct[]): Promise<SubmittedFeed>;
+  /**
+   * Soft-deletes the shop's products with these skus (a product_delete feed, as the products
+   * DELETE with `[{"sku"}]`). Once applied, their content hashes are forgotten, so a product
+   * created again with the same content is sent again.
+   */
+  deleteProducts(skus: string[]): Promise<SubmittedFeed>;
 }
 
 /** Carrier tracking: which shipments to check, and what the carrier said (order actions follow). */
@@ -127,6 +133,13 @@ export interface HttpGet {
   carrier?: string;
 }
 
+/** Any request (an API's token POST, a GraphQL query), under the same rules as HttpGet. */
+export interface HttpRequest extends HttpGet {
+  /** Default GET; redirects are followed for GET only. */
+  method?: 'GET' | 'POST';
+  body?: string;
+}
+
 export interface HttpAnswer {
   status: number;
   /** A header, null when absent. */
@@ -137,6 +150,7 @@ export interface HttpAnswer {
 /** Calls to the outside under waybill's outbound rules (capped answers, same-origin redirects only). */
 export interface HttpPort {
   get(url: string, request: HttpGet): Promise<HttpAnswer>;
+  request(url: string, request: HttpRequest): Promise<HttpAnswer>;
 }
 
 export interface ConnectorContext<O = unknown> {
@@ -162,6 +176,11 @@ export interface ConnectorContext<O = unknown> {
   processed: ProcessedStore;
   /** The run record's id (0 for pushed requests). */
   runId: number;
+  /**
+   * `waybill connectors run <name> --full`: read everything again, ignoring the incremental
+   * cursor in the state (a resync). False for scheduled runs and pushed requests.
+   */
+  full: boolean;
 }
 
 /** A pushed HTTP request, without Fastify: what a receiver sees. */

@@ -5,7 +5,7 @@
 export {
   defineConnector, HttpRefusedError, isProblemCount, MAX_THROTTLE_MS, throttled, ThrottledError, userError,
   type AnyConnectorDefinition, type CatalogPort, type ConnectorContext, type ConnectorDefinition, type DeltaItem, type DeltaStore,
-  type HttpAnswer, type HttpGet, type HttpPort, type HttpRefusal, type ProcessedStore, type ReceiverContext, type ReceiverRequest,
+  type HttpAnswer, type HttpGet, type HttpPort, type HttpRequest, type HttpRefusal, type ProcessedStore, type ReceiverContext, type ReceiverRequest,
   type ReceiverResponse, type RunReport, type StateStore, type SubmittedFeed, type TrackingPort, type ValidatedProduct,
 } from './contract.ts';
 
@@ -29,3 +29,10 @@ export { pollShipments, type TrackingAdapter } from './tracking/engine.ts';
 export { CarrierError, type CarrierResponse } from './tracking/http.ts';
 export { carrierTime, placeText, resultOf, textOf } from './tracking/map-util.ts';
 export { ENV_NAME, joinUrl, pollingOptions, type PollingOptions } from './tracking/options.ts';
+
+// Catalog pull from a system's API (Akeneo, WooCommerce, Shopify): common options and their
+// address rule, the API call with the outbound rules, field tables, and the cursor engine.
+export { checkBaseUrl, ON_DELETE, pullOptions, type OnDelete, type PullOptions } from './pull/options.ts';
+export { ApiError, pullApi, type Api, type ApiRequest, type ApiResponse } from './pull/api.ts';
+export { mapFields, type Conversion, type FieldRule } from './pull/fields.ts';
+export { CURSOR_KEY, outOfStock, pullCatalog, type PulledProduct, type PullSource } from './pull/engine.ts';

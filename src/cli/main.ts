@@ -125,6 +125,7 @@ HOST, PORT, PUBLIC_URL, LOG_LEVEL, LOG_FORMAT, WAYBILL_ADMIN_TOKEN, WAYBILL_CONN
   connectors.command('list').description('the connectors file\'s entries, each with its last run').addOption(json()).action(act(connectorsList));
   connectors.command('run').description('one run of a connector now, in this process; prints its summary')
     .argument('<name>', 'the connector\'s name, as connectors list shows it')
+    .option('--full', 'a catalog pull reads everything again instead of what changed since its last accepted cursor')
     .addOption(json()).action(act(connectorsRun));
 
   configureErrors(program);

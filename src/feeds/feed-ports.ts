@@ -9,4 +9,6 @@ import type { Executor } from '../db/database.ts';
  */
 export interface AppliedHashes {
   record(trx: Executor, shopPk: number, items: { sku: string; hash: string }[]): Promise<void>;
+  /** A deleted product's hash is forgotten, so the same content created again is sent. */
+  forget(trx: Executor, shopPk: number, skus: string[]): Promise<void>;
 }

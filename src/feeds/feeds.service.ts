@@ -312,6 +312,12 @@ export class FeedService {
    * product's old hash, so the connector sends it again next time.
    */
   async #rememberApplied(trx: Trx, feed: { shop_pk: number; type: string; payload_hashes: (string | null)[] | null }, success: ItemSuccess[]): Promise<void> {
+    // A deleted product's hash is the content it had: kept, the same content created again
+    // would look unchanged to a connector and never be sent.
+    if (feed.type === 'product_delete') {
+      await this.#d.appliedHashes.forget(trx, feed.shop_pk, [...new Set(success.flatMap((s) => (typeof s.sku === 'string' ? [s.sku] : [])))]);
+      return;
+    }
     const hashes = feed.payload_hashes;
     if (hashes === null || feed.type !== 'product_create') return;
     // By index: of two items of one sku, the later one is what the product now holds.

@@ -59,8 +59,8 @@ export interface CallSettings {
    * refused key): waits at the rate limiter and between retries end; a request in flight finishes.
    */
   waitSignal?: AbortSignal;
-  /** Label of the carrier-call metric (counted by the http port). */
-  carrier: string;
+  /** Label of the carrier-call metric (counted by the http port); omitted: not a carrier's call. */
+  carrier?: string;
   /** Largest answer read, bytes (max_response_bytes). */
   maxBytes: number;
 }
@@ -96,14 +96,28 @@ function parseBody(raw: Buffer): unknown {
   }
 }
 
-async function attempt(url: string, headers: Record<string, string>, s: CallSettings): Promise<CarrierResponse> {
+/** One call: GET by default; a POST's body is sent as given (content-type in headers). */
+export interface ApiRequest {
+  url: string;
+  method?: 'GET' | 'POST';
+  headers?: Record<string, string>;
+  body?: string;
+}
+
+/** A 2xx answer with its headers (paging headers such as X-WP-TotalPages). */
+export interface ApiResponse extends CarrierResponse {
+  header(name: string): string | null;
+}
+
+async function attempt(req: ApiRequest, s: CallSettings): Promise<ApiResponse> {
   await s.limiter.take(s.waitSignal ?? s.signal);
   let res: HttpAnswer;
   try {
     // The time-out covers the whole answer, body included.
-    res = await s.http.get(url, {
-      headers: { accept: 'application/json', ...headers }, signal: AbortSignal.any([s.signal, AbortSignal.timeout(s.timeoutMs)]),
-      maxBytes: s.maxBytes, maxRedirects: CARRIER_REDIRECTS, carrier: s.carrier,
+    res = await s.http.request(req.url, {
+      method: req.method ?? 'GET', ...(req.body === undefined ? {} : { body: req.body }),
+      headers: { accept: 'application/json', ...req.headers }, signal: AbortSignal.any([s.signal, AbortSignal.timeout(s.timeoutMs)]),
+      maxBytes: s.maxBytes, maxRedirects: CARRIER_REDIRECTS, ...(s.carrier === undefined ? {} : { carrier: s.carrier }),
     });
   } catch (error) {
     if (s.signal.aborted) throw error;
@@ -112,15 +126,21 @@ async function attempt(url: string, headers: Record<string, string>, s: CallSett
     throw new CarrierError(timedOut ? `no answer within ${s.timeoutMs} ms` : `network error: ${(error as Error).message}`, null, { cause: error });
   }
   const body = parseBody(res.body);
-  if (res.status >= 200 && res.status < 300) return { status: res.status, body };
+  if (res.status >= 200 && res.status < 300) return { status: res.status, body, header: (name) => res.header(name) };
   const wait = res.status === 429 || res.status === 503 ? retryAfterMs(res.header('retry-after')) : null;
   const why = problemText(body);
   throw new CarrierError(`HTTP ${res.status}${why === '' ? '' : ` (${why})`}`, res.status, { retryAfterMs: wait });
 }
 
 /** GETs a carrier URL under the connector's rules; resolves with the 2xx answer or throws CarrierError. */
-export async function carrierGet(url: string, headers: Record<string, string>, s: CallSettings): Promise<CarrierResponse> {
-  return pRetry(() => attempt(url, headers, s), {
+export const carrierGet = (url: string, headers: Record<string, string>, s: CallSettings): Promise<CarrierResponse> => apiCall({ url, headers }, s);
+
+/**
+ * One call to a remote API under these rules (any method): the 2xx answer, or CarrierError.
+ * A POST is retried like a GET: callers send only idempotent POSTs (a token, a GraphQL query).
+ */
+export async function apiCall(req: ApiRequest, s: CallSettings): Promise<ApiResponse> {
+  return pRetry(() => attempt(req, s), {
     retries: s.retries,
     factor: 2,
     minTimeout: s.retryMinMs,

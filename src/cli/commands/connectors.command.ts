@@ -25,8 +25,8 @@ export async function connectorsList(ctx: CliContext): Promise<number> {
   return 0;
 }
 
-export async function connectorsRun(ctx: CliContext, [name]: unknown[]): Promise<number> {
-  const result = await withServices(ctx, (s) => s.connectors.execute({ name: name as string, trigger: 'cli' }));
+export async function connectorsRun(ctx: CliContext, [name]: unknown[], options: { full?: boolean } = {}): Promise<number> {
+  const result = await withServices(ctx, (s) => s.connectors.execute({ name: name as string, trigger: 'cli', full: options.full === true }));
   if (result.status !== 'done') {
     const throttled = result.status === 'throttled';
     throw new CliError(throttled ? 'connector_throttled' : 'connector_busy', throttled

@@ -94,6 +94,12 @@ export const upsertHashes = async (db: Executor, shopPk: number, items: { sku: s
     on conflict (shop_pk, sku) do update set hash = excluded.hash, updated_at = excluded.updated_at`.execute(db);
 };
 
+/** Forgets the content hashes of deleted products: one created again is sent again. */
+export const forgetHashes = async (db: Executor, shopPk: number, skus: string[]): Promise<void> => {
+  if (skus.length === 0) return;
+  await db.deleteFrom('connector_product_hashes').where('shop_pk', '=', shopPk).where('sku', '=', sql<string>`any(${skus}::text[])`).execute();
+};
+
 /** A file processed before whose feeds were all applied in full (done, nothing refused). */
 export const findAppliedFile = (db: Executor, connector: string, sha256: string) =>
   db.selectFrom('connector_files as f').select(['f.file_name', 'f.done_at']).where('f.connector', '=', connector).where('f.sha256', '=', sha256)

@@ -43,6 +43,8 @@ export interface ExecuteInput {
   attempt?: number;
   signal?: AbortSignal;
   log?: Logger;
+  /** `connectors run --full`: the connector ignores its incremental cursor (ctx.full). */
+  full?: boolean;
 }
 
 export type ExecuteResult =
@@ -187,7 +189,7 @@ export class ConnectorService {
       });
       const log = (input.log ?? this.#log).child({ connector: inst.name, runId: row.id });
       const report = createReport();
-      const ctx = this.#context(inst, { runId: row.id, log, report, signal: input.signal ?? new AbortController().signal });
+      const ctx = this.#context(inst, { runId: row.id, log, report, signal: input.signal ?? new AbortController().signal, full: input.full === true });
       log.info({ trigger: input.trigger, attempt: row.attempt }, 'connector run started');
       let error: unknown;
       let skipped: string | null = null;
@@ -279,7 +281,7 @@ export class ConnectorService {
     return Number(r[0]?.numDeletedRows ?? 0);
   }
 
-  #context(inst: ConnectorInstance, run: { runId: number; log: Logger; report: RunReport; signal: AbortSignal; baseUrl?: string }): ConnectorContext {
+  #context(inst: ConnectorInstance, run: { runId: number; log: Logger; report: RunReport; signal: AbortSignal; baseUrl?: string; full?: boolean }): ConnectorContext {
     const db = this.#deps.db;
     const name = inst.name;
     const delta: DeltaStore = {
@@ -318,6 +320,7 @@ export class ConnectorService {
       delta,
       processed,
       runId: run.runId,
+      full: run.full === true,
     };
   }
 }

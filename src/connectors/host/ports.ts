@@ -50,6 +50,10 @@ function catalogPort(s: PortServices, scope: PortScope): CatalogPort {
     async submitValidated(products) {
       return submitted(await s.feeds.submitValidated({ shopPk: shopPk(), type: 'product_create', items: products, source, baseUrl: scope.baseUrl }), scope.baseUrl);
     },
+    async deleteProducts(skus) {
+      // The products DELETE's own path: [{"sku"}] items, validated and capped the same way.
+      return submitted(await s.feeds.submit({ shopPk: shopPk(), type: 'product_delete', items: skus.map((sku) => ({ sku })), source, baseUrl: scope.baseUrl }), scope.baseUrl);
+    },
   };
 }
 
@@ -60,9 +64,10 @@ const trackingPort = (s: PortServices, scope: PortScope): TrackingPort => ({
   recordError: (shipmentId, message) => s.tracking.recordError(shipmentId, scope.name, message),
 });
 
-/** Outbound GETs under the shared rules (src/outbound/outbound-http.ts), counted per carrier. */
+/** Outbound calls under the shared rules (src/outbound/outbound-http.ts), counted per carrier. */
 export const httpPort: HttpPort = {
-  async get(url, request) {
+  get: (url, request) => httpPort.request(url, { ...request, method: 'GET' }),
+  async request(url, request) {
     const { carrier, ...rest } = request;
     try {
       const res = await outboundRequest(url, rest);
