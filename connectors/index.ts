@@ -2,6 +2,7 @@
 // src/main.ts. A config entry's `type` must be one of these; adding a type = adding its folder
 // and one line here.
 import type { AnyConnectorDefinition } from './sdk/index.ts';
+import { catalogAkeneo } from './catalog-akeneo/index.ts';
 import { catalogFile } from './catalog-file/index.ts';
 import { catalogWebhook } from './catalog-webhook/index.ts';
 import { catalogWoocommerce } from './catalog-woocommerce/index.ts';
@@ -9,4 +10,4 @@ import { trackingAftership } from './tracking-aftership/index.ts';
 import { trackingDhl } from './tracking-dhl/index.ts';
 import { trackingHttp } from './tracking-http/index.ts';
 
-export const connectorTypes: readonly AnyConnectorDefinition[] = [catalogFile, catalogWebhook, catalogWoocommerce, trackingDhl, trackingAftership, trackingHttp];
+export const connectorTypes: readonly AnyConnectorDefinition[] = [catalogFile, catalogWebhook, catalogWoocommerce, catalogAkeneo, trackingDhl, trackingAftership, trackingHttp];

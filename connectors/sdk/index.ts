@@ -33,6 +33,6 @@ export { ENV_NAME, joinUrl, pollingOptions, type PollingOptions } from './tracki
 // Catalog pull from a system's API (Akeneo, WooCommerce, Shopify): common options and their
 // address rule, the API call with the outbound rules, field tables, and the cursor engine.
 export { checkBaseUrl, ON_DELETE, pullOptions, type OnDelete, type PullOptions } from './pull/options.ts';
-export { ApiError, pullApi, type Api, type ApiRequest, type ApiResponse } from './pull/api.ts';
+export { ApiError, pullApi, rawPullApi, runError, type Api, type ApiRequest, type ApiResponse } from './pull/api.ts';
 export { mapFields, type Conversion, type FieldRule } from './pull/fields.ts';
 export { CURSOR_KEY, outOfStock, pullCatalog, type PulledProduct, type PullSource } from './pull/engine.ts';

@@ -16,6 +16,14 @@ export { CarrierError as ApiError } from '../tracking/http.ts';
 export type Api = (req: ApiRequest) => Promise<ApiResponse>;
 
 export function pullApi(ctx: ConnectorContext<PullOptions>, system: string): Api {
+  const raw = rawPullApi(ctx);
+  return (req) => raw(req).catch((error: unknown) => {
+    throw runError(error, system);
+  });
+}
+
+/** As pullApi, but a failure stays an ApiError (a client that answers a 401 by renewing its token); end with runError. */
+export function rawPullApi(ctx: ConnectorContext<PullOptions>): Api {
   const o = ctx.options;
   const limiter = rateLimiter({ capacity: 1, everyMs: 1000 / o.requests_per_second });
   return async (req) => {
@@ -23,8 +31,6 @@ export function pullApi(ctx: ConnectorContext<PullOptions>, system: string): Api
     return apiCall(req, {
       http: ctx.http, limiter, timeoutMs: o.timeout_ms, retries: o.retries, retryMinMs: o.retry_min_ms, retryMaxMs: o.retry_max_ms,
       signal: ctx.signal, maxBytes: o.max_response_bytes,
-    }).catch((error: unknown) => {
-      throw runError(error, system);
     });
   };
 }
