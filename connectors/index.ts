@@ -4,10 +4,11 @@
 import type { AnyConnectorDefinition } from './sdk/index.ts';
 import { catalogAkeneo } from './catalog-akeneo/index.ts';
 import { catalogFile } from './catalog-file/index.ts';
+import { catalogShopify } from './catalog-shopify/index.ts';
 import { catalogWebhook } from './catalog-webhook/index.ts';
 import { catalogWoocommerce } from './catalog-woocommerce/index.ts';
 import { trackingAftership } from './tracking-aftership/index.ts';
 import { trackingDhl } from './tracking-dhl/index.ts';
 import { trackingHttp } from './tracking-http/index.ts';
 
-export const connectorTypes: readonly AnyConnectorDefinition[] = [catalogFile, catalogWebhook, catalogWoocommerce, catalogAkeneo, trackingDhl, trackingAftership, trackingHttp];
+export const connectorTypes: readonly AnyConnectorDefinition[] = [catalogFile, catalogWebhook, catalogWoocommerce, catalogAkeneo, catalogShopify, trackingDhl, trackingAftership, trackingHttp];

@@ -12,7 +12,7 @@ export const pullFixture = (type: string, name: string): unknown =>
 
 export interface PullShop {
   /** One run now; every feed it created applied before it resolves. */
-  run(name: string, full?: boolean): Promise<{ outcome: string; counts: Record<string, number>; error: string | null; feed_pks: string[] }>;
+  run(name: string, full?: boolean): Promise<{ outcome: string; counts: Record<string, number>; error: string | null; feed_pks: string[]; duration_ms: number | null }>;
   /** The shop's product with this sku (GET /shops/1/products/?sku=), undefined when none. */
   product(sku: string): Promise<Record<string, unknown> | undefined>;
 }
