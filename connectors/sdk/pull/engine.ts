@@ -41,7 +41,7 @@ export async function pullCatalog(ctx: ConnectorContext<PullOptions>, source: Pu
   const since = cursor === null ? null : new Date(cursor.getTime() - ctx.options.overlap_seconds * 1000);
   let latest = cursor;
   ctx.log.info({ since: since?.toISOString() ?? null, full: ctx.full }, 'catalog pull started');
-  for await (const page of source.pages(since)) {
+  for await (const page of prefetched(source.pages(since))) {
     ctx.report.count('pages_fetched');
     await acceptPage(ctx, page, ctx.options.on_delete);
     for (const p of page) {
@@ -52,6 +52,28 @@ export async function pullCatalog(ctx: ConnectorContext<PullOptions>, source: Pu
     ctx.signal.throwIfAborted();
   }
   if (latest !== null && (cursor === null || latest > cursor || ctx.full)) await ctx.state.set(CURSOR_KEY, latest.toISOString());
+}
+
+/**
+ * The pages with the next one asked for while this one is accepted: the API's latency overlaps
+ * the validation and feed of the page before (one page more held in memory; pages stay in order,
+ * and a failed fetch still surfaces before the cursor can move).
+ */
+async function* prefetched<T>(pages: AsyncIterable<T>): AsyncGenerator<T> {
+  const it = pages[Symbol.asyncIterator]();
+  let next = it.next();
+  try {
+    for (;;) {
+      const r = await next;
+      if (r.done === true) return;
+      next = it.next();
+      // Handled when awaited; a rejection meanwhile must not count as unhandled.
+      next.catch(() => undefined);
+      yield r.value;
+    }
+  } finally {
+    await it.return?.();
+  }
 }
 
 /** A page's products into the catalog: validated, compared with what was applied, the changed ones as one feed. */
