@@ -12,6 +12,7 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { benchTarget } from './bench-target.ts';
+import { mockProduct, startMockWoo } from './pull-mock.ts';
 import { listeningPort } from '../test/helpers/cli.ts';
 import { loadConfig } from '../src/config.ts';
 import { connect } from '../src/db/connect.ts';
@@ -198,14 +199,14 @@ async function viaConnector(rows: number, tag: string): Promise<Phase> {
 }
 
 /** The same products through POST /shops/{shop}/products/ in requests of 1,000 until their feeds are done, in a daemon of its own. */
-async function viaApi(rows: number, tag: string): Promise<Phase> {
+async function viaApi(rows: number, tag: string, list?: Record<string, unknown>[]): Promise<Phase> {
   const file = path.join(work, `connectors-api-${tag}.json`);
   fs.writeFileSync(file, JSON.stringify({ connectors: [] }));
   const daemon = await startDaemon(file);
   try {
     const shop = await shops.create({ name: `bench api ${tag}` });
     const { key } = await shops.createKey(shop.pk);
-    const all = [...products(rows, `A${tag}`)];
+    const all = list ?? [...products(rows, `A${tag}`)];
     const pks: string[] = [];
     await analyze();
     const cpu0 = cpuSeconds(daemon.child.pid!);
@@ -237,6 +238,56 @@ const median = (xs: number[]): number => {
 /** "median (min-max)" of a figure over the rounds. */
 const spread = (xs: number[], d = 0): string => (xs.length === 1 ? fmt(xs[0]!, d) : `${fmt(median(xs), d)} (${fmt(Math.min(...xs), d)}-${fmt(Math.max(...xs), d)})`);
 const k = (n: number): string => (n % 1000 === 0 ? `${n / 1000}k` : String(n));
+
+// The pull case: PULL_PRODUCTS (default 10,000; 0 skips it) simple products read by
+// catalog-woocommerce from a local mock of its API (100 a page, PULL_LATENCY_MS per request,
+// default 50), timed from `waybill connectors run` until every feed is done; against the same
+// products through the bulk POST.
+const PULL_PRODUCTS = Number(process.env.PULL_PRODUCTS ?? 10_000);
+const PULL_LATENCY_MS = Number(process.env.PULL_LATENCY_MS ?? 50);
+
+/** Every feed of the shop done, `expected` products applied: the feeds' pks. */
+async function waitShopFeeds(url: string, shopPk: number, key: string, expected: number): Promise<number> {
+  for (;;) {
+    const res = await fetch(`${url}/shops/${shopPk}/feeds/?page_size=1000`, { headers: { authorization: `Token ${key}` } });
+    const feeds = (await res.json()) as FeedSummary[];
+    if (feeds.some((f) => f.state === 'failed')) throw new Error('a feed failed');
+    const applied = feeds.reduce((n, f) => n + f.counts.succeeded, 0);
+    if (feeds.length > 0 && feeds.every((f) => f.state === 'done') && applied >= expected) return feeds.length;
+    await sleep(50);
+  }
+}
+
+async function viaPull(count: number, tag: string): Promise<Phase & { requests: number }> {
+  const shop = await shops.create({ name: `bench pull ${tag}` });
+  const { key } = await shops.createKey(shop.pk);
+  const api = await startMockWoo(count, `P${tag}`, PULL_LATENCY_MS);
+  // The mock's keys, for the daemon (it checks a connector's secrets at start) and the CLI.
+  Object.assign(process.env, { BENCH_WOO_KEY: 'ck_bench', BENCH_WOO_SECRET: 'cs_bench' });
+  const file = path.join(work, `connectors-pull-${tag}.json`);
+  fs.writeFileSync(file, JSON.stringify({ connectors: [{ name: 'bench-pull', type: 'catalog-woocommerce', shop_pk: shop.pk, schedule: '0 0 1 1 *', options: { base_url: api.url, consumer_key_env: 'BENCH_WOO_KEY', consumer_secret_env: 'BENCH_WOO_SECRET', requests_per_second: 1000 } }] }));
+  const daemon = await startDaemon(file);
+  try {
+    await analyze();
+    const cpu0 = cpuSeconds(daemon.child.pid!);
+    const started = performance.now();
+    // One run now, as an operator would: the CLI runs it; the daemon's worker applies the feeds.
+    const cli = spawn(process.execPath, [path.join(root, 'bin/waybill.js'), 'connectors', 'run', 'bench-pull', '--json'], {
+      cwd: root, env: { ...process.env, ...env, WAYBILL_CONNECTORS: file }, stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    let out = '';
+    cli.stdout!.on('data', (d: Buffer) => (out += d.toString()));
+    const code = await new Promise<number | null>((r) => cli.once('exit', r));
+    if (code !== 0) throw new Error(`connectors run exited ${code}: ${out}`);
+    const submitted = (performance.now() - started) / 1000;
+    const feeds = await waitShopFeeds(daemon.url, shop.pk, key, count);
+    const seconds = (performance.now() - started) / 1000;
+    return { seconds, submitted, rowsPerSecond: count / seconds, peakRssMb: daemon.peakRssMb(), cpu: cpuSeconds(daemon.child.pid!) - cpu0, feeds, requests: api.requests() };
+  } finally {
+    await daemon.stop();
+    await api.close();
+  }
+}
 
 interface Round { round: number; rows: number; connector: Phase; api: Phase; ratio: number }
 const rounds: Round[] = [];
@@ -272,7 +323,23 @@ try {
   const [first, last] = [SIZES[0]!, SIZES.at(-1)!];
   console.log(`connector peak RSS ${k(first)} -> ${k(last)} rows: ${fmt(peak(first, 'connector'))} -> ${fmt(peak(last, 'connector'))} MB (${fmt((peak(last, 'connector') / peak(first, 'connector') - 1) * 100)}%; target < 400 MB, flat); `
     + `API ${fmt(peak(first, 'api'))} -> ${fmt(peak(last, 'api'))} MB; ratio at ${k(last)}: ${fmt(median(rounds.filter((r) => r.rows === last).map((r) => r.ratio)), 2)} (target >= 0.7)`);
-  console.log(JSON.stringify({ bench: 'connectors', rounds }));
+  const pulls: { pull: Phase & { requests: number }; api: Phase }[] = [];
+  if (PULL_PRODUCTS > 0) {
+    for (let round = 1; round <= ROUNDS; round++) {
+      const tag = `pull${round}`;
+      const pull = await viaPull(PULL_PRODUCTS, tag);
+      const api = await viaApi(PULL_PRODUCTS, `${tag}api`, Array.from({ length: PULL_PRODUCTS }, (_, i) => ({
+        sku: `A${tag}-${i}`, name: `Product ${i}`, price: 10 + (i % 50), stock: 10, availability: 'in_stock', description: (mockProduct(i, '').description as string),
+        images: [`https://img.example/A${tag}-${i}/a.jpg`, `https://img.example/A${tag}-${i}/b.jpg`],
+      })));
+      pulls.push({ pull, api });
+      console.log(`pull round ${round}, ${fmt(PULL_PRODUCTS)} products from a mock WooCommerce API (100 a page, ${PULL_LATENCY_MS} ms a request): `
+        + `${fmt(pull.seconds, 2)} s (run ended at ${fmt(pull.submitted, 2)} s) = ${fmt(pull.rowsPerSecond)} products/s, ${pull.requests} requests to the API, ${pull.feeds} feeds, daemon CPU ${fmt(pull.cpu, 1)} s; `
+        + `API bulk ${fmt(api.seconds, 2)} s = ${fmt(api.rowsPerSecond)} products/s; ratio ${fmt(pull.rowsPerSecond / api.rowsPerSecond, 2)}`);
+    }
+    console.log(`pull median: ${spread(pulls.map((p) => p.pull.rowsPerSecond))} products/s, ${spread(pulls.map((p) => p.pull.requests))} requests; API bulk ${spread(pulls.map((p) => p.api.rowsPerSecond))} products/s; ratio ${spread(pulls.map((p) => p.pull.rowsPerSecond / p.api.rowsPerSecond), 2)}`);
+  }
+  console.log(JSON.stringify({ bench: 'connectors', rounds, pulls }));
 } finally {
   await connection.close();
   await target.cleanup();
