@@ -28,7 +28,8 @@ export {
 export { pollShipments, type TrackingAdapter } from './tracking/engine.ts';
 export { CarrierError, type CarrierResponse } from './tracking/http.ts';
 export { carrierTime, placeText, resultOf, textOf } from './tracking/map-util.ts';
-export { ENV_NAME, joinUrl, pollingOptions, type PollingOptions } from './tracking/options.ts';
+export { ENV_NAME, pollingOptions, type PollingOptions } from './tracking/options.ts';
+export { joinUrl, pathSegment } from './tracking/url.ts';
 
 // Catalog pull from a system's API (Akeneo, WooCommerce, Shopify): common options and their
 // address rule, the API call with the outbound rules, field tables, and the cursor engine.

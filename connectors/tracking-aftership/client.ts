@@ -4,11 +4,11 @@
 // lower-cased). Webhooks: base64 HMAC-SHA256 of the raw body with the webhook secret, in the
 // aftership-hmac-sha256 header.
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { joinUrl } from '../sdk/index.ts';
+import { joinUrl, pathSegment } from '../sdk/index.ts';
 
 export function aftershipRequest(baseUrl: string, apiKey: string, slug: string, trackingNumber: string): { url: string; headers: Record<string, string> } {
   return {
-    url: joinUrl(baseUrl, `/trackings/${encodeURIComponent(slug)}/${encodeURIComponent(trackingNumber)}`),
+    url: joinUrl(baseUrl, `/trackings/${pathSegment(slug, 'courier slug')}/${pathSegment(trackingNumber)}`),
     headers: { 'as-api-key': apiKey, 'content-type': 'application/json' },
   };
 }

@@ -68,6 +68,12 @@ describe('AfterShip requests and signatures', () => {
     expect(slugOf('UPS', {})).toBe('ups');
   });
 
+  it('a tracking number of dots never changes the path (it would call the account\'s list)', () => {
+    expect(() => aftershipRequest('https://x', 'k', 'ups', '..')).toThrow(/cannot be put in the carrier's URL/);
+    expect(() => aftershipRequest('https://x', 'k', '.', '1')).toThrow(/courier slug/);
+    expect(aftershipRequest('https://x', 'k', 'ups', '../a').url).toBe('https://x/trackings/ups/..%2Fa');
+  });
+
   it('aftership-hmac-sha256 is the base64 HMAC-SHA256 of the raw body', () => {
     const body = Buffer.from('{"event":"tracking_update"}');
     const sig = aftershipSignature('s3cret', body);

@@ -2,7 +2,8 @@
 // made-up regional carrier (the adapter exists for carriers nobody wrote an adapter for).
 import fs from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { fillTemplate, httpRequest } from './client.ts';
+import { CarrierError } from '../sdk/index.ts';
+import { fillTemplate, httpBody, httpRequest } from './client.ts';
 import { atPath, mapHttpResponse, statusOf, type HttpMapping } from './map.ts';
 
 const parcel = JSON.parse(fs.readFileSync(new URL('./fixtures/parcel.json', import.meta.url), 'utf8')) as unknown;
@@ -43,5 +44,19 @@ describe('tracking-http mapping', () => {
       .toBe('https://api.example/v1/parcels/A%20B%2F1?carrier=Colis%20Express');
     expect(httpRequest({ base_url: 'https://x', url_template: '{base_url}/{tracking_code}', auth_header: 'Authorization', auth_prefix: 'Bearer ', headers: { 'x-client': 'waybill' } }, 'k', '1', 'c'))
       .toEqual({ url: 'https://x/1', headers: { Authorization: 'Bearer k', 'x-client': 'waybill' } });
+  });
+
+  it('a value is one path segment: dot segments and empty values are refused, never sent', () => {
+    const fill = (code: string) => fillTemplate('{base_url}/parcels/{tracking_code}/info', { base_url: 'https://api.example', tracking_code: code, carrier: 'c' });
+    expect(fill('a/../b?x#y')).toBe('https://api.example/parcels/a%2F..%2Fb%3Fx%23y/info');
+    expect(fill('%2e%2e')).toBe('https://api.example/parcels/%252e%252e/info');
+    expect(fill('$&')).toBe('https://api.example/parcels/%24%26/info');
+    for (const code of ['', '.', '..']) expect(() => fill(code)).toThrow(/cannot be put in the carrier's URL/);
+  });
+
+  it('a 200 without the status at status_path is an error, not a check', () => {
+    expect(() => httpBody({ status: 200, body: { other: 1 } }, 'parcel.state.code')).toThrow('HTTP 200 answer has no status at parcel.state.code');
+    expect(() => httpBody({ status: 200, body: null }, 'parcel.state.code')).toThrow(CarrierError);
+    expect(httpBody({ status: 200, body: parcel }, 'parcel.state.code')).toBe(parcel);
   });
 });

@@ -121,9 +121,13 @@ export const CANCEL_FEEDBACK_FIELDS = ['message', 'reason', 'rating', 'fulfilled
 export const CancelBody = Type.Object({ ...ActionBody.properties, ...CancelFeedback.properties });
 export type CancelBody = Static<typeof CancelBody>;
 
+// Carrier and tracking code go into carrier API paths, where a value of only dots ("..") would
+// name another path: at least one other character.
+const NOT_ONLY_DOTS = '[^.]';
+
 export const ShippingData = Type.Object({
-  carrier: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
-  tracking_code: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
+  carrier: Type.Optional(Type.String({ minLength: 1, maxLength: 100, pattern: NOT_ONLY_DOTS, description: 'not only dots' })),
+  tracking_code: Type.Optional(Type.String({ minLength: 1, maxLength: 100, pattern: NOT_ONLY_DOTS, description: 'not only dots' })),
   /** Days for delivery. */
   delivery_time: Type.Optional(Int4()),
   comments: Type.Optional(Type.String({ maxLength: 1000 })),

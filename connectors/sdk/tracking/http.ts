@@ -21,12 +21,13 @@ export class CarrierError extends Error {
   /** The outbound rules refused the answer (too large, redirected elsewhere): not retried. */
   readonly refusedBy: HttpRefusal | null;
 
-  constructor(message: string, status: number | null, options: { retryAfterMs?: number | null; cause?: unknown; refusedBy?: HttpRefusal } = {}) {
+  /** `permanent`: the same call would fail the same way (a value that cannot be sent): not retried. */
+  constructor(message: string, status: number | null, options: { retryAfterMs?: number | null; cause?: unknown; refusedBy?: HttpRefusal; permanent?: boolean } = {}) {
     super(message, { cause: options.cause });
     this.name = 'CarrierError';
     this.status = status;
     this.refusedBy = options.refusedBy ?? null;
-    this.retryable = this.refusedBy === null && (status === null || status === 429 || status >= 500);
+    this.retryable = options.permanent !== true && this.refusedBy === null && (status === null || status === 429 || status >= 500);
     this.retryAfterMs = options.retryAfterMs ?? null;
   }
 
@@ -126,7 +127,12 @@ async function attempt(req: ApiRequest, s: CallSettings): Promise<ApiResponse> {
     throw new CarrierError(timedOut ? `no answer within ${s.timeoutMs} ms` : `network error: ${(error as Error).message}`, null, { cause: error });
   }
   const body = parseBody(res.body);
-  if (res.status >= 200 && res.status < 300) return { status: res.status, body, header: (name) => res.header(name) };
+  if (res.status >= 200 && res.status < 300) {
+    // A 2xx that is not JSON (an HTML page, a truncated answer) says nothing about the parcel:
+    // that shipment's error, not a successful check (kept against it until the next check).
+    if (typeof body === 'string') throw new CarrierError(`HTTP ${res.status} answer is not JSON (${JSON.stringify(body.slice(0, 80))})`, res.status);
+    return { status: res.status, body, header: (name) => res.header(name) };
+  }
   const wait = res.status === 429 || res.status === 503 ? retryAfterMs(res.header('retry-after')) : null;
   const why = problemText(body);
   throw new CarrierError(`HTTP ${res.status}${why === '' ? '' : ` (${why})`}`, res.status, { retryAfterMs: wait });

@@ -59,6 +59,3 @@ export interface PollingOptions {
   max_response_bytes: number;
   follow_delivered_days: number;
 }
-
-/** base_url + path, without a doubled or missing slash. */
-export const joinUrl = (base: string, path: string): string => `${base.replace(/\/+$/, '')}/${path.replace(/^\/+/, '')}`;
