@@ -3,7 +3,7 @@
 // carrier's codes mean. Polling, retries and order actions are the shared engine's.
 import { Type } from 'typebox';
 import { defineConnector, userError, TRACKING_STATUSES, pollShipments, ENV_NAME, pollingOptions } from '../sdk/index.ts';
-import { httpRequest } from './client.ts';
+import { httpBody, httpRequest } from './client.ts';
 import { mapHttpResponse } from './map.ts';
 
 export const TrackingHttpOptions = Type.Object({
@@ -46,7 +46,7 @@ export const trackingHttp = defineConnector({
     await pollShipments(ctx, {
       async track(shipment, get) {
         const req = httpRequest(o, apiKey, shipment.trackingCode, shipment.carrier);
-        return mapHttpResponse((await get(req.url, req.headers)).body, o);
+        return mapHttpResponse(httpBody(await get(req.url, req.headers), o.status_path), o);
       },
     });
   },
