@@ -251,6 +251,43 @@ export interface ShipmentData {
   comments: string | null;
 }
 
+/** A carrier + tracking code pair: one parcel. */
+export interface Parcel {
+  carrier: string;
+  tracking_code: string;
+}
+
+/**
+ * Serializes ships of the same tracking codes until the transaction ends (sorted: two
+ * transactions never wait on each other's codes in a circle), so two shops cannot both claim
+ * one parcel in the same instant.
+ */
+export async function lockTrackingCodes(db: Executor, codes: readonly string[]): Promise<void> {
+  for (const code of [...new Set(codes)].sort()) await sql`select pg_advisory_xact_lock(hashtextextended(${`tracking:${code}`}, 0))`.execute(db);
+}
+
+/**
+ * The parcels among these that are on an open shipment of another shop: one with an item still
+ * shipped, or still followed by tracking (not final) with items not cancelled. Carriers compare
+ * case-insensitively, codes exactly.
+ */
+export async function parcelsOfOtherShops(db: Executor, shopPk: number, parcels: readonly Parcel[]): Promise<Parcel[]> {
+  if (parcels.length === 0) return [];
+  const rows = await db.selectFrom('shipments as s')
+    .leftJoin('tracking_shipments as t', 't.shipment_id', 's.id')
+    .select(['s.carrier', 's.tracking_code'])
+    .where('s.shop_pk', '<>', shopPk)
+    .where('s.tracking_code', 'in', parcels.map((p) => p.tracking_code))
+    .where(sql<string>`lower(s.carrier)`, 'in', parcels.map((p) => p.carrier.toLowerCase()))
+    .where((eb) => eb.exists(eb.selectFrom('order_items as i').select(sql`1`.as('one'))
+      .whereRef('i.order_id', '=', 's.order_id')
+      .whereRef('i.shipment_id', '=', 's.id')
+      .where((w) => w.or([w('i.status', '=', 'shipped'), w.and([w('i.status', '<>', 'cancelled'), w('t.final', '=', false)])]))))
+    .execute();
+  const taken = new Set(rows.map((r) => `${r.carrier!.toLowerCase()}\u0000${r.tracking_code!}`));
+  return parcels.filter((p) => taken.has(`${p.carrier.toLowerCase()}\u0000${p.tracking_code}`));
+}
+
 /** The order's row id, or undefined when (shop, marketplace, order_pk) names none. */
 export const findOrderId = async (db: Executor, shopPk: number, marketplacePk: number, orderPk: number): Promise<number | undefined> =>
   (await db.selectFrom('orders').select('id').where('shop_pk', '=', shopPk).where('marketplace_pk', '=', marketplacePk)

@@ -81,6 +81,28 @@ const givenShipping = (s: ShippingData | undefined): Partial<repo.ShipmentData> 
   return out;
 };
 
+const parcelsOf = (write: repo.ActionWrite): repo.Parcel[] => [write.shipment, ...write.shipmentUpdates].flatMap((s) =>
+  (s !== null && s.carrier !== null && s.tracking_code !== null ? [{ carrier: s.carrier, tracking_code: s.tracking_code }] : []));
+
+/**
+ * A ship that would put another shop's parcel (carrier + tracking code on its open shipment)
+ * on this order: a 409 naming the parcel, never the other shop. One parcel's events then reach
+ * one shop only.
+ */
+async function parcelRefusal(trx: Trx, shopPk: number, write: repo.ActionWrite, earlier: readonly Plan[]): Promise<AppError | null> {
+  const parcels = parcelsOf(write);
+  if (parcels.length === 0) return null;
+  // Plans of this batch not written yet: another shop's among them claims its parcels first.
+  const key = (p: repo.Parcel) => `${p.carrier.toLowerCase()}\u0000${p.tracking_code}`;
+  const claimed = new Set(earlier.filter((e) => e.input.shopPk !== shopPk).flatMap((e) => parcelsOf(e.write).map(key)));
+  const taken = [...parcels.filter((p) => claimed.has(key(p))), ...await repo.parcelsOfOtherShops(trx, shopPk, parcels)];
+  if (taken.length === 0) return null;
+  const p = taken[0]!;
+  return new AppError('tracking_code_in_use', 409,
+    `Carrier ${JSON.stringify(p.carrier)} with tracking code ${JSON.stringify(p.tracking_code)} is already on another shop's open shipment; a parcel can be tracked for one shop only.`,
+    { extra: { carrier: p.carrier, tracking_code: p.tracking_code } });
+}
+
 export class OrderService {
   readonly #db: Db;
   readonly #marketplaces: MarketplaceService;
@@ -207,6 +229,7 @@ export class OrderService {
     const keyOf = (k: repo.OrderKey) => `${k.shopPk}/${k.marketplacePk}/${k.orderPk}`;
     const locked = new Map((await repo.lockOrders(trx, inputs)).map((o) =>
       [keyOf({ shopPk: o.shop_pk, marketplacePk: o.marketplace_pk, orderPk: o.order_pk }), o.id]));
+    await repo.lockTrackingCodes(trx, inputs.flatMap((i) => (i.action === 'ship' && i.shipping?.tracking_code !== undefined ? [i.shipping.tracking_code] : [])));
     const out: (boolean | AppError)[] = [];
     let pending = [...inputs.keys()];
     while (pending.length > 0) {
@@ -231,8 +254,14 @@ export class OrderService {
           out[i] = error;
         }
       }
-      await repo.writeActions(trx, plans.map((p) => p.write));
-      for (const plan of plans) if (plan.order.has_webhook && plan.changes.length > 0) await this.#notify(trx, plan);
+      const kept: Plan[] = [];
+      for (const plan of plans) {
+        const refusal = await parcelRefusal(trx, plan.input.shopPk, plan.write, kept);
+        if (refusal === null) kept.push(plan);
+        else out[inputs.indexOf(plan.input)] = refusal;
+      }
+      await repo.writeActions(trx, kept.map((p) => p.write));
+      for (const plan of kept) if (plan.order.has_webhook && plan.changes.length > 0) await this.#notify(trx, plan);
       pending = later;
     }
     return out;

@@ -13,6 +13,8 @@ export interface TrackedRow {
   item_pks: string[];
   items_delivered: boolean;
   last_action: string | null;
+  /** Tracking is over for it (no row yet: false). */
+  final: boolean;
 }
 
 export interface DueFilter {
@@ -44,7 +46,8 @@ function trackedBase(db: Executor, carriers: string[], shopPk: number | null) {
         .as('items'),
       (join) => join.onTrue(),
     )
-    .select(['s.id', 's.shop_pk', 's.marketplace_pk', 's.order_pk', 's.carrier', 's.tracking_code', 'items.item_pks', 'items.items_delivered', 't.last_action'])
+    .select(['s.id', 's.shop_pk', 's.marketplace_pk', 's.order_pk', 's.carrier', 's.tracking_code', 'items.item_pks', 'items.items_delivered', 't.last_action',
+      sql<boolean>`coalesce(t.final, false)`.as('final')])
     .where('s.tracking_code', 'is not', null)
     .where('items.item_pks', 'is not', null)
     .where(sql<string>`lower(s.carrier)`, 'in', lowered);

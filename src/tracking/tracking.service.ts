@@ -52,10 +52,18 @@ export class TrackingService {
     return rows.map(toShipment);
   }
 
-  /** The tracked shipments with a tracking code (pushed updates name the parcel only). */
+  /**
+   * The tracked shipments with a tracking code (pushed updates name the parcel only), of one
+   * shop: a parcel is one shop's (ship refuses another shop's open parcel). Should older data
+   * hold it on several shops' shipments, it is the shop's that claimed it first among the open
+   * ones (a copied number comes later than the parcel's own).
+   */
   async byTrackingCode(carriers: string[], shopPk: number | null, trackingCode: string): Promise<TrackedShipment[]> {
     if (carriers.length === 0) return [];
-    return (await repo.byTrackingCode(this.#db, carriers, shopPk, trackingCode)).map(toShipment);
+    const rows = await repo.byTrackingCode(this.#db, carriers, shopPk, trackingCode);
+    const open = rows.filter((r) => !r.final);
+    const owner = (open.length > 0 ? open : rows).reduce<repo.TrackedRow | null>((a, r) => (a === null || r.id < a.id ? r : a), null);
+    return rows.filter((r) => r.shop_pk === owner?.shop_pk).map(toShipment);
   }
 
   /**
