@@ -8,7 +8,8 @@ import { replicas } from './replicas.scenario.ts';
 import { fuzz } from './fuzz.scenario.ts';
 import { hugeReply } from './huge-reply.scenario.ts';
 import { security } from './security.scenario.ts';
+import { carrierSecurity } from './security/carriers.ts';
 import { fileDelta, hugeRequest, unstorableItem } from './intake.scenario.ts';
 import { inboxRace, nulRow, protoNames, wideHeader } from './catalog-file.scenario.ts';
 
-await runScenarios('waybill fault scenarios', [kill9Feed, pgRestart, duplicates, poison, hugeReply, replicas, fuzz, security, hugeRequest, unstorableItem, fileDelta, inboxRace, wideHeader, nulRow, protoNames]);
+await runScenarios('waybill fault scenarios', [kill9Feed, pgRestart, duplicates, poison, hugeReply, replicas, fuzz, security, carrierSecurity, hugeRequest, unstorableItem, fileDelta, inboxRace, wideHeader, nulRow, protoNames]);
