@@ -9,6 +9,7 @@ import { catalogWebhook } from './catalog-webhook/index.ts';
 import { catalogWoocommerce } from './catalog-woocommerce/index.ts';
 import { trackingAftership } from './tracking-aftership/index.ts';
 import { trackingDhl } from './tracking-dhl/index.ts';
+import { trackingEasypost } from './tracking-easypost/index.ts';
 import { trackingHttp } from './tracking-http/index.ts';
 
-export const connectorTypes: readonly AnyConnectorDefinition[] = [catalogFile, catalogWebhook, catalogWoocommerce, catalogAkeneo, catalogShopify, trackingDhl, trackingAftership, trackingHttp];
+export const connectorTypes: readonly AnyConnectorDefinition[] = [catalogFile, catalogWebhook, catalogWoocommerce, catalogAkeneo, catalogShopify, trackingDhl, trackingAftership, trackingHttp, trackingEasypost];

@@ -26,6 +26,7 @@ export {
   TRACKING_STATUSES, type TrackedShipment, type TrackingEvent, type TrackingResult, type TrackingStatus,
 } from '../../src/tracking/tracking.schemas.ts';
 export { pollShipments, type TrackingAdapter } from './tracking/engine.ts';
+export { applyPushed, type PushedUpdate } from './tracking/push.ts';
 export { CarrierError, type CarrierResponse } from './tracking/http.ts';
 export { carrierTime, placeText, resultOf, textOf } from './tracking/map-util.ts';
 export { ENV_NAME, pollingOptions, type PollingOptions } from './tracking/options.ts';

@@ -2,7 +2,7 @@
 // takes AfterShip's pushed updates at POST /webhooks/carriers/{name}/ (signed with the
 // aftership-hmac-sha256 header; a wrong signature is a 401; a repeated event_id is applied once).
 import { Type } from 'typebox';
-import { defineConnector, userError, AppError, notFound, pollShipments, CarrierError, ENV_NAME, pollingOptions } from '../sdk/index.ts';
+import { defineConnector, userError, AppError, notFound, pollShipments, CarrierError, ENV_NAME, pollingOptions, applyPushed } from '../sdk/index.ts';
 import { aftershipRequest, slugOf, verifyAftership } from './client.ts';
 import { mapAftershipTracking, trackingOfResponse, type AftershipTracking } from './map.ts';
 
@@ -66,23 +66,12 @@ export const trackingAftership = defineConnector({
       }
       const trackingNumber = msg.tracking_number;
       return ctx.once(`aftership:${eventId}`, async () => {
-        const tracking = ctx.tracking;
         const result = mapAftershipTracking(msg);
-        const shipments = (await tracking.byTrackingCode(o.carriers, ctx.shopPk, trackingNumber))
-          .filter((s) => msg.slug === undefined || slugOf(s.carrier, o.slugs) === msg.slug.toLowerCase());
-        const actions: string[] = [];
-        for (const s of shipments) {
-          const outcome = await tracking.record(s, result, { followDeliveredDays: o.follow_delivered_days });
-          ctx.report.count('webhook_updates');
-          if (outcome.newEvents > 0) ctx.report.count('events_new', outcome.newEvents);
-          if (outcome.applied) {
-            ctx.report.count(`action_${outcome.action}`);
-            actions.push(outcome.action!);
-          }
-          if (outcome.refused) ctx.report.count('actions_refused');
-        }
-        ctx.log.info({ eventId, trackingNumber, shipments: shipments.length, status: result.status }, 'AfterShip webhook applied');
-        return { status: 200, body: { received: true, shipments: shipments.length, status: result.status, actions } };
+        const applied = await applyPushed(ctx, {
+          trackingCode: trackingNumber, result, matches: (s) => msg.slug === undefined || slugOf(s.carrier, o.slugs) === msg.slug.toLowerCase(),
+        });
+        ctx.log.info({ eventId, trackingNumber, shipments: applied.shipments, status: result.status }, 'AfterShip webhook applied');
+        return { status: 200, body: { received: true, shipments: applied.shipments, status: result.status, actions: applied.actions } };
       });
     },
   },
