@@ -28,7 +28,7 @@ export {
 export { pollShipments, type TrackingAdapter } from './tracking/engine.ts';
 export { applyPushed, type PushedUpdate } from './tracking/push.ts';
 export { CarrierError, type CarrierResponse } from './tracking/http.ts';
-export { carrierTime, placeText, resultOf, textOf } from './tracking/map-util.ts';
+export { carrierTime, placeText, resultOf, textOf, withDelivery, type Place } from './tracking/map-util.ts';
 export { ENV_NAME, pollingOptions, type PollingOptions } from './tracking/options.ts';
 export { joinUrl, pathSegment } from './tracking/url.ts';
 

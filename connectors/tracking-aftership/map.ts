@@ -1,7 +1,7 @@
 // AfterShip tracking -> the normalized model. AfterShip's tag is the delivery status; its
 // subtag refines it (e.g. Exception_011 "returned to sender", Exception_013 "lost"). The
 // subtag table wins; a subtag not listed falls back to its tag.
-import { type TrackingEvent, type TrackingResult, type TrackingStatus, carrierTime, placeText, resultOf, textOf } from '../sdk/index.ts';
+import { type TrackingEvent, type TrackingResult, type TrackingStatus, carrierTime, placeText, resultOf, textOf, withDelivery } from '../sdk/index.ts';
 
 export const AFTERSHIP_TAGS: Record<string, TrackingStatus> = {
   Pending: 'pre_transit',
@@ -53,6 +53,8 @@ export interface AftershipTracking {
   tag?: string;
   subtag?: string;
   subtag_message?: string;
+  /** When the parcel was delivered (set with the Delivered tag; not always among the checkpoints). */
+  shipment_delivery_date?: string | null;
   checkpoints?: Checkpoint[];
 }
 
@@ -64,7 +66,9 @@ const toEvent = (c: Checkpoint): TrackingEvent | null => {
     status: mapAftershipTag(c.tag, c.subtag).status,
     carrierCode: textOf(c.subtag) ?? textOf(c.tag),
     carrierText: textOf(c.message) ?? textOf(c.subtag_message),
-    location: textOf(c.location) ?? placeText(c.city, c.state, c.zip ?? c.postal_code, c.country_region_name ?? c.country_name ?? c.country_region ?? c.country_iso3),
+    // AfterShip's own location text when it gives one; else its parts.
+    location: textOf(c.location) !== null ? placeText({ locality: c.location })
+      : placeText({ locality: c.city, region: c.state, postal: c.zip ?? c.postal_code, country: c.country_region_name ?? c.country_name ?? c.country_region ?? c.country_iso3 }),
   };
 };
 
@@ -72,7 +76,8 @@ const toEvent = (c: Checkpoint): TrackingEvent | null => {
 export function mapAftershipTracking(t: AftershipTracking): TrackingResult {
   // A garbled answer or webhook (checkpoints not a list, null entries) yields no events, not a crash.
   const checkpoints = Array.isArray(t.checkpoints) ? t.checkpoints.filter((c): c is Checkpoint => typeof c === 'object' && c !== null) : [];
-  const events = checkpoints.map(toEvent).filter((e): e is TrackingEvent => e !== null);
+  const listed = checkpoints.map(toEvent).filter((e): e is TrackingEvent => e !== null);
+  const events = withDelivery(listed, t.shipment_delivery_date, t.tag === 'Delivered' ? (textOf(t.subtag) ?? 'Delivered') : 'Delivered');
   const mapped = mapAftershipTag(t.tag, t.subtag);
   return resultOf(mapped.status, textOf(t.subtag) ?? textOf(t.tag), mapped.final, events);
 }

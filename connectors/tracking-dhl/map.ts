@@ -2,7 +2,7 @@
 // finer meaning (out for delivery, at a pickup point, a failed attempt, a return) is only in
 // the event's `status` / `description` text, so each code has a small table of text rules,
 // checked in order, first match wins.
-import { type TrackingEvent, type TrackingResult, type TrackingStatus, carrierTime, placeText, resultOf, textOf } from '../sdk/index.ts';
+import { type TrackingEvent, type TrackingResult, type TrackingStatus, carrierTime, placeText, resultOf, textOf, withDelivery } from '../sdk/index.ts';
 
 export const DHL_STATUS_CODES = ['pre-transit', 'transit', 'delivered', 'failure', 'unknown'] as const;
 
@@ -67,15 +67,15 @@ const toEvent = (e: DhlEvent): TrackingEvent | null => {
     status: mapDhlEvent(e).status,
     carrierCode: textOf(e.statusCode),
     carrierText: textOf([e.status, e.description].filter((x) => textOf(x) !== null).join(': ')),
-    location: placeText(a?.addressLocality, a?.postalCode, a?.countryCode),
+    location: placeText({ locality: a?.addressLocality, postal: a?.postalCode, country: a?.countryCode }),
   };
 };
 
 /** The answer of GET /track/shipments for one tracking number; null when it holds no shipment. */
 export function mapDhlResponse(body: unknown): TrackingResult | null {
-  const shipment = (body as { shipments?: { status?: DhlEvent; events?: DhlEvent[] }[] } | null)?.shipments?.[0];
+  const shipment = (body as { shipments?: { status?: DhlEvent; events?: DhlEvent[]; details?: { proofOfDelivery?: { timestamp?: string } } }[] } | null)?.shipments?.[0];
   if (shipment === undefined) return null;
-  const events = (shipment.events ?? []).map(toEvent).filter((e): e is TrackingEvent => e !== null);
+  const events = withDelivery((shipment.events ?? []).map(toEvent).filter((e): e is TrackingEvent => e !== null), shipment.details?.proofOfDelivery?.timestamp, 'delivered');
   const current = shipment.status ?? shipment.events?.[0];
   if (current === undefined) return resultOf('unknown', null, false, events);
   const currentEvent = toEvent(current);

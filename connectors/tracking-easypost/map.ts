@@ -54,7 +54,7 @@ const toEvent = (d: Detail): TrackingEvent | null => {
     status: mapEasypostStatus(d.status, d.status_detail).status,
     carrierCode: textOf(d.status_detail) ?? textOf(d.status),
     carrierText: textOf(d.message) ?? textOf(d.description),
-    location: placeText(l?.city, l?.state, l?.zip, l?.country),
+    location: placeText({ locality: l?.city, region: l?.state, postal: l?.zip, country: l?.country }),
   };
 };
 

@@ -64,6 +64,8 @@ export interface SelectOptions {
 
 export interface RecordOutcome {
   newEvents: number;
+  /** Events dated before an event they logically follow (kept, marked with a warning). */
+  outOfOrder: number;
   /** The order action derived from the status, if any. */
   action: string | null;
   applied: boolean;

@@ -73,10 +73,19 @@ export class TrackingService {
    */
   async record(shipment: TrackedShipment, result: TrackingResult, o: RecordOptions): Promise<RecordOutcome> {
     const source = `connector:${o.connector}` as const;
+    const late = outOfOrder(result.events);
     const events = result.events.map((e) => ({
       shipment_id: shipment.id, occurred_at: e.occurredAt, status: e.status, carrier_code: e.carrierCode, carrier_text: e.carrierText,
-      location: e.location, warning: null, source, dedupe_key: eventKey(e),
+      location: e.location, warning: late.has(e) ? OUT_OF_ORDER : null, source, dedupe_key: eventKey(e),
     }));
+    // A status without events (a parcel just announced): the status is the timeline's one
+    // event, dated when first seen, stored once per status.
+    if (events.length === 0 && result.status !== 'unknown') {
+      events.push({
+        shipment_id: shipment.id, occurred_at: new Date(), status: result.status, carrier_code: result.carrierStatus, carrier_text: null,
+        location: null, warning: null, source, dedupe_key: `status:${result.status}:${result.carrierStatus ?? ''}`,
+      });
+    }
     const final = isFinal(result.status, result.finalFailure, o.followDeliveredDays);
     const newEvents = await repo.saveCheck(this.#db, {
       shipment_id: shipment.id, connector: o.connector, status: result.status, carrier_status: result.carrierStatus,
@@ -84,7 +93,8 @@ export class TrackingService {
     }, dedupeRows(events));
     const deliveredBefore = shipment.itemsDelivered || result.events.some((e) => e.status === 'delivered');
     const action = actionFor(result, deliveredBefore);
-    if (action === null || action === shipment.lastAction) return { newEvents, action, applied: false, refused: false };
+    const outcomeBase = { newEvents, outOfOrder: late.size };
+    if (action === null || action === shipment.lastAction) return { ...outcomeBase, action, applied: false, refused: false };
     // A delivery and a return both seen in one look (items never marked delivered): the
     // delivery first, so the return is a move the state table allows.
     const steps: OrderAction[] = action === 'returned' && !shipment.itemsDelivered ? ['delivered', 'returned'] : [action];
@@ -107,7 +117,7 @@ export class TrackingService {
     // A final shipment is never polled again, so nothing can loop on it: no need to remember
     // (a pushed repeat re-applies a no-op, or a refusal whose warning is already stored).
     if (!final) await repo.setLastAction(this.#db, shipment.id, action);
-    return { newEvents, action, applied: !refused, refused };
+    return { ...outcomeBase, action, applied: !refused, refused };
   }
 
   /** A check that failed (the carrier refused it, or retries ran out): kept against the shipment. */
@@ -132,6 +142,26 @@ export class TrackingService {
       events: events.map(toStoredEvent),
     };
   }
+}
+
+/** Where a parcel's story puts a status: a later stage never happens before an earlier one. */
+const STAGE: Partial<Record<TrackingStatus, number>> = { pre_transit: 0, in_transit: 1, out_for_delivery: 1, available_for_pickup: 1, failed_attempt: 1, delivered: 2 };
+
+export const OUT_OF_ORDER = 'dated before an event it follows (the carrier\'s clock or sample data); kept as dated';
+
+/**
+ * Events dated before an event they logically follow: a delivery dated before the parcel was in
+ * transit, a transit scan before its label. Kept as the carrier dated them (lists show time
+ * order) and marked, never reordered silently. Returns, exceptions and unknowns have no stage.
+ */
+export function outOfOrder(events: readonly TrackingEvent[]): Set<TrackingEvent> {
+  const out = new Set<TrackingEvent>();
+  for (const e of events) {
+    const stage = STAGE[e.status];
+    if (stage === undefined) continue;
+    if (events.some((f) => { const s = STAGE[f.status]; return s !== undefined && s < stage && f.occurredAt > e.occurredAt; })) out.add(e);
+  }
+  return out;
 }
 
 /** A carrier listing the same event twice in one answer: one row (a multi-row insert may not hit a key twice). */

@@ -86,6 +86,10 @@ export async function pollShipments(ctx: ConnectorContext<PollingOptions>, adapt
     const outcome = await tracking.record(s, result, { followDeliveredDays: o.follow_delivered_days });
     ctx.report.count('checked');
     if (outcome.newEvents > 0) ctx.report.count('events_new', outcome.newEvents);
+    if (outcome.outOfOrder > 0) {
+      ctx.report.count('events_out_of_order', outcome.outOfOrder);
+      ctx.log.warn({ shipment: s.id, trackingCode: s.trackingCode, events: outcome.outOfOrder }, 'the carrier dated events before events they follow; kept as dated, with a warning');
+    }
     if (outcome.applied) ctx.report.count(`action_${outcome.action}`);
     if (outcome.refused) {
       ctx.report.count('actions_refused');

@@ -19,6 +19,10 @@ export async function applyPushed(ctx: ReceiverContext<{ carriers: string[]; fol
     const outcome = await ctx.tracking.record(s, u.result, { followDeliveredDays: o.follow_delivered_days });
     ctx.report.count('webhook_updates');
     if (outcome.newEvents > 0) ctx.report.count('events_new', outcome.newEvents);
+    if (outcome.outOfOrder > 0) {
+      ctx.report.count('events_out_of_order', outcome.outOfOrder);
+      ctx.log.warn({ shipment: s.id, trackingCode: u.trackingCode, events: outcome.outOfOrder }, 'the carrier dated events before events they follow; kept as dated, with a warning');
+    }
     if (outcome.applied) {
       ctx.report.count(`action_${outcome.action}`);
       actions.push(outcome.action!);
