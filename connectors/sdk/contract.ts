@@ -107,27 +107,19 @@ export interface TrackingPort {
   recordError(shipmentId: number, message: string): Promise<void>;
 }
 
-/** Why the outbound rules refused an answer (not a network error: retrying gets the same). */
-export type HttpRefusal = 'too_large' | 'redirect_refused' | 'too_many_redirects' | 'destination_refused';
-
-/** An outbound call refused by the rules. */
-export class HttpRefusedError extends Error {
-  readonly reason: HttpRefusal;
-
-  constructor(reason: HttpRefusal, message: string, options: { cause?: unknown } = {}) {
-    super(message, options);
-    this.name = 'HttpRefusedError';
-    this.reason = reason;
-  }
-}
+/**
+ * An outbound call refused by the rules (too large, a redirect elsewhere, a refused
+ * destination): the outbound client's own error, reaching connectors as it is.
+ */
+export { OutboundError, type OutboundFailure } from '../../src/outbound/outbound-http.ts';
 
 export interface HttpGet {
   headers?: Record<string, string>;
   /** Aborts the call, body included (time-out, shutdown). */
   signal: AbortSignal;
-  /** Largest body read, bytes; past it the call fails with HttpRefusedError('too_large'). */
+  /** Largest body read, bytes; past it the call fails with OutboundError('too_large'). */
   maxBytes?: number;
-  /** Same-origin redirects followed (default 0); another origin fails with HttpRefusedError. */
+  /** Same-origin redirects followed (default 0); another origin fails with OutboundError. */
   maxRedirects?: number;
   /** Counts the call in waybill_carrier_calls_total under this carrier name. */
   carrier?: string;

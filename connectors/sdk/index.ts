@@ -3,9 +3,9 @@
 // connector throws, the API's own product rules, content hashing, and the polling engine the
 // carrier connectors share. The host (src/connectors/host) implements the ports.
 export {
-  defineConnector, HttpRefusedError, isProblemCount, MAX_THROTTLE_MS, throttled, ThrottledError, userError,
+  defineConnector, OutboundError, isProblemCount, MAX_THROTTLE_MS, throttled, ThrottledError, userError,
   type AnyConnectorDefinition, type CatalogPort, type ConnectorContext, type ConnectorDefinition, type DeltaItem, type DeltaStore,
-  type HttpAnswer, type HttpGet, type HttpPort, type HttpRequest, type HttpRefusal, type ProcessedStore, type ReceiverContext, type ReceiverRequest,
+  type HttpAnswer, type HttpGet, type HttpPort, type HttpRequest, type OutboundFailure, type ProcessedStore, type ReceiverContext, type ReceiverRequest,
   type ReceiverResponse, type RunReport, type StateStore, type SubmittedFeed, type TrackingPort, type ValidatedProduct,
 } from './contract.ts';
 

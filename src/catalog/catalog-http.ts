@@ -1,8 +1,7 @@
 // Shared pieces of the catalog and feed routes.
-import type { FastifyReply, FastifyRequest, FastifySchemaCompiler } from 'fastify';
+import type { FastifyReply, FastifySchemaCompiler } from 'fastify';
 import { Type } from 'typebox';
 import { badRequest } from '../errors.ts';
-import { baseUrl } from '../system/base-url.ts';
 import { validatorCompiler } from '../http/validation.ts';
 import type { Feed } from '../feeds/feeds.schemas.ts';
 import { feedUrl, presentApi } from '../feeds/feeds.presenter.ts';
@@ -32,4 +31,3 @@ export function feedCreated(reply: FastifyReply, feed: Feed, base: string): Fast
   return reply.code(201).header('location', feedUrl(base, feed.pk)).type('application/json').send(presentApi(feed, base));
 }
 
-export const baseOf = (request: FastifyRequest, publicUrl: string | undefined): string => baseUrl(request, publicUrl);

@@ -10,7 +10,8 @@ import { PageOf, PageQuery, sendPage } from '../http/list-reply.ts';
 import { FeedJson } from '../feeds/feeds.schemas.ts';
 import type { CatalogService } from './catalog.service.ts';
 import type { FeedService } from '../feeds/feeds.service.ts';
-import { baseOf, bodyCheckedByFeeds, feedCreated, itemsOf, ProductParams, ShopParams } from './catalog-http.ts';
+import { bodyCheckedByFeeds, feedCreated, itemsOf, ProductParams, ShopParams } from './catalog-http.ts';
+import { baseUrl } from '../system/base-url.ts';
 import { sourceOf } from '../http/plugins/auth.ts';
 import { oneOrMany, Product, ProductRef, ProductUpdate, StoredProduct } from './catalog.schemas.ts';
 import type { FeedType } from '../feeds/feeds.schemas.ts';
@@ -41,7 +42,7 @@ export const catalogRoutes: FastifyPluginAsyncTypebox<CatalogRoutesOptions> = as
     schema: { tags: ['catalog'], summary, params: ShopParams, body, response: { 201: FeedJson } },
   });
   const submit = (type: FeedType) => async (request: FastifyRequest, reply: FastifyReply) => {
-    const base = baseOf(request, publicUrl);
+    const base = baseUrl(request, publicUrl);
     const { items, single } = itemsOf(request.body);
     const feed = await services.feeds.submit({ shopPk: (request.params as { shop: number }).shop, type, items, single, source: sourceOf(request), baseUrl: base });
     return feedCreated(reply, feed, base);
@@ -58,7 +59,7 @@ export const catalogRoutes: FastifyPluginAsyncTypebox<CatalogRoutesOptions> = as
   }, async (request, reply) => {
     const { page, page_size: pageSize, sku, updated_since: since } = request.query;
     const r = await services.catalog.listProducts(request.params.shop, { page, pageSize, sku, updatedSince: sinceOf(since) });
-    return sendPage(reply, request, baseOf(request, publicUrl), { page, pageSize, total: r.count }, r.results);
+    return sendPage(reply, request, baseUrl(request, publicUrl), { page, pageSize, total: r.count }, r.results);
   });
   allowOnly(app, PRODUCTS, PRODUCTS_ALLOW);
 

@@ -8,7 +8,8 @@ import { Type } from 'typebox';
 import { allowOnly } from '../http/plugins/methods.ts';
 import { PageQuery, sendPage } from '../http/list-reply.ts';
 import { FeedJson, type FeedType } from '../feeds/feeds.schemas.ts';
-import { baseOf, bodyCheckedByFeeds, feedCreated, itemsOf, ProductParams } from './catalog-http.ts';
+import { bodyCheckedByFeeds, feedCreated, itemsOf, ProductParams } from './catalog-http.ts';
+import { baseUrl } from '../system/base-url.ts';
 import { sourceOf } from '../http/plugins/auth.ts';
 import { ImageInput, ImagePosition, ImageRef, oneOrMany, StoredImage } from './catalog.schemas.ts';
 import type { CatalogRoutesOptions } from './catalog.routes.ts';
@@ -25,7 +26,7 @@ export const imageRoutes: FastifyPluginAsyncTypebox<CatalogRoutesOptions> = asyn
     schema: { tags: ['catalog'], summary, description, params: ProductParams, body, response: { 201: FeedJson } },
   });
   const submit = (type: FeedType) => async (request: FastifyRequest, reply: FastifyReply) => {
-    const base = baseOf(request, publicUrl);
+    const base = baseUrl(request, publicUrl);
     const { shop, product } = request.params as { shop: number; product: number };
     // An address alone is one image to add.
     const { items, single } = typeof request.body === 'string' && type === 'product_image_add' ? { items: [request.body], single: true } : itemsOf(request.body);
@@ -43,7 +44,7 @@ export const imageRoutes: FastifyPluginAsyncTypebox<CatalogRoutesOptions> = asyn
   }, async (request, reply) => {
     const { page, page_size: pageSize } = request.query;
     const r = await services.catalog.productImages(request.params.shop, request.params.product, page, pageSize);
-    return sendPage(reply, request, baseOf(request, publicUrl), { page, pageSize, total: r.total }, r.results);
+    return sendPage(reply, request, baseUrl(request, publicUrl), { page, pageSize, total: r.total }, r.results);
   });
   app.post(IMAGES, write('Add images to a product, after the ones it has: a feed', oneOrMany(ImageInput, '{"url"} or an address string, or an array of them'),
     `An address the product has already is reported with its image and not added twice. ${report}`), submit('product_image_add'));

@@ -6,7 +6,8 @@ import { Type } from 'typebox';
 import { allowOnly } from '../http/plugins/methods.ts';
 import { PageOf, PageQuery, sendPage } from '../http/list-reply.ts';
 import { FeedJson, type FeedType } from '../feeds/feeds.schemas.ts';
-import { baseOf, bodyCheckedByFeeds, feedCreated, itemsOf, ProductParams, VariationParams } from './catalog-http.ts';
+import { bodyCheckedByFeeds, feedCreated, itemsOf, ProductParams, VariationParams } from './catalog-http.ts';
+import { baseUrl } from '../system/base-url.ts';
 import { sourceOf } from '../http/plugins/auth.ts';
 import { ImageRef, oneOrMany, StoredImage, StoredVariation, VariationCreate, VariationUpdate } from './catalog.schemas.ts';
 import type { CatalogRoutesOptions } from './catalog.routes.ts';
@@ -30,10 +31,10 @@ export const variationRoutes: FastifyPluginAsyncTypebox<CatalogRoutesOptions> = 
   // product, and paged here like every other list.
   const pageOfAll = <T>(request: FastifyRequest, reply: FastifyReply, all: T[]) => {
     const { page, page_size: pageSize } = request.query as { page: number; page_size: number };
-    return sendPage(reply, request, baseOf(request, publicUrl), { page, pageSize, total: all.length }, all.slice((page - 1) * pageSize, page * pageSize));
+    return sendPage(reply, request, baseUrl(request, publicUrl), { page, pageSize, total: all.length }, all.slice((page - 1) * pageSize, page * pageSize));
   };
   const submit = (type: FeedType, emptyMeansAll = false) => async (request: FastifyRequest, reply: FastifyReply) => {
-    const base = baseOf(request, publicUrl);
+    const base = baseUrl(request, publicUrl);
     const { shop, product, variation } = request.params as { shop: number; product: number; variation?: number };
     let body = request.body;
     // DELETE .../images/ without a body detaches every image of the variation.

@@ -5,7 +5,8 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type, type Static } from 'typebox';
 import { allowOnly } from '../http/plugins/methods.ts';
 import { PageOf, PageQuery, sendPage } from '../http/list-reply.ts';
-import { baseOf, ShopParams } from '../catalog/catalog-http.ts';
+import { ShopParams } from '../catalog/catalog-http.ts';
+import { baseUrl } from '../system/base-url.ts';
 import { FeedJson, FeedState, FeedSummaryJson, FeedType } from './feeds.schemas.ts';
 import { presentApi } from './feeds.presenter.ts';
 import type { FeedService } from './feeds.service.ts';
@@ -32,12 +33,12 @@ export const feedRoutes: FastifyPluginAsyncTypebox<FeedRoutesOptions> = async (a
       params: Type.Object({ feed: Type.String({ maxLength: 100 }) }),
       response: { 200: FeedJson },
     },
-  }, async (request) => presentApi(await services.feeds.get(request.principal!.shopPk, request.params.feed), baseOf(request, publicUrl)));
+  }, async (request) => presentApi(await services.feeds.get(request.principal!.shopPk, request.params.feed), baseUrl(request, publicUrl)));
   allowOnly(app, FEED, ALLOW);
 
   const list = async (request: FastifyRequest, reply: FastifyReply, shopPk: number) => {
     const { state, type, page, page_size: pageSize } = request.query as Static<typeof FeedQuery>;
-    const base = baseOf(request, publicUrl);
+    const base = baseUrl(request, publicUrl);
     const r = await services.feeds.list(shopPk, { state, type, limit: pageSize, offset: (page - 1) * pageSize });
     return sendPage(reply, request, base, { page, pageSize, total: r.count }, r.results.map((f) => presentApi(f, base, true)));
   };

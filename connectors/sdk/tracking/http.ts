@@ -5,7 +5,7 @@
 // capped (max_response_bytes) and a redirect to another origin fails the call (the API key stays).
 import { setTimeout as sleep } from 'node:timers/promises';
 import pRetry from 'p-retry';
-import { HttpRefusedError, type HttpAnswer, type HttpPort, type HttpRefusal } from '../contract.ts';
+import { OutboundError, type HttpAnswer, type HttpPort, type OutboundFailure } from '../contract.ts';
 import type { RateLimiter } from '../../../src/system/rate-limit.ts';
 
 /** Same-origin redirects followed (a carrier moving a path); another origin is always refused. */
@@ -19,10 +19,10 @@ export class CarrierError extends Error {
   readonly retryAfterMs: number | null;
 
   /** The outbound rules refused the answer (too large, redirected elsewhere): not retried. */
-  readonly refusedBy: HttpRefusal | null;
+  readonly refusedBy: OutboundFailure | null;
 
   /** `permanent`: the same call would fail the same way (a value that cannot be sent): not retried. */
-  constructor(message: string, status: number | null, options: { retryAfterMs?: number | null; cause?: unknown; refusedBy?: HttpRefusal; permanent?: boolean } = {}) {
+  constructor(message: string, status: number | null, options: { retryAfterMs?: number | null; cause?: unknown; refusedBy?: OutboundFailure; permanent?: boolean } = {}) {
     super(message, { cause: options.cause });
     this.name = 'CarrierError';
     this.status = status;
@@ -122,7 +122,7 @@ async function attempt(req: ApiRequest, s: CallSettings): Promise<ApiResponse> {
     });
   } catch (error) {
     if (s.signal.aborted) throw error;
-    if (error instanceof HttpRefusedError) throw new CarrierError(error.message, null, { cause: error, refusedBy: error.reason });
+    if (error instanceof OutboundError) throw new CarrierError(error.message, null, { cause: error, refusedBy: error.reason });
     const timedOut = (error as { name?: string }).name === 'TimeoutError';
     throw new CarrierError(timedOut ? `no answer within ${s.timeoutMs} ms` : `network error: ${(error as Error).message}`, null, { cause: error });
   }

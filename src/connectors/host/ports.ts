@@ -6,10 +6,10 @@ import { feedUrl, presentApi } from '../../feeds/feeds.presenter.ts';
 import type { FeedService } from '../../feeds/feeds.service.ts';
 import type { Feed } from '../../feeds/feeds.schemas.ts';
 import { metrics } from '../../metrics/metrics.ts';
-import { OutboundError, outboundRequest } from '../../outbound/outbound-http.ts';
+import { outboundRequest } from '../../outbound/outbound-http.ts';
 import type { ShopService } from '../../shops/shops.service.ts';
 import type { TrackingService } from '../../tracking/tracking.service.ts';
-import { HttpRefusedError, userError, type CatalogPort, type ConnectorContext, type HttpPort, type SubmittedFeed, type TrackingPort } from '../../../connectors/sdk/index.ts';
+import { userError, type CatalogPort, type ConnectorContext, type HttpPort, type SubmittedFeed, type TrackingPort } from '../../../connectors/sdk/index.ts';
 
 /** The services the ports use. */
 export interface PortServices {
@@ -75,7 +75,6 @@ export const httpPort: HttpPort = {
       return res;
     } catch (error) {
       if (carrier !== undefined) metrics.carrierCall(carrier, 'error');
-      if (error instanceof OutboundError) throw new HttpRefusedError(error.reason, error.message, { cause: error });
       throw error;
     }
   },
