@@ -19,6 +19,13 @@ export default {
       to: { path: 'node_modules/typebox/build/value/' },
     },
     {
+      name: 'tracking-above-orders',
+      severity: 'error',
+      comment: 'Tracking applies order actions (through its OrderActions port); orders read tracking events. One way: tracking never imports orders.',
+      from: { path: '^src/tracking/' },
+      to: { path: '^src/orders/' },
+    },
+    {
       name: 'migrations-import-no-app-code',
       severity: 'error',
       comment: 'Migrations are frozen: they take Kysely<any> and import no app code.',

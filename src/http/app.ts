@@ -42,9 +42,8 @@ import { fieldRoutes } from '../catalog/fields.routes.ts';
 import { feedRoutes } from '../feeds/feeds.routes.ts';
 import { shopRoutes } from '../shops/shops.routes.ts';
 import { systemRoutes } from '../system/system.routes.ts';
-import { connectorReceiverRoutes, receiverRoutes } from '../connectors/host/connectors.routes.ts';
+import { receiverRoutes } from '../connectors/host/connectors.routes.ts';
 import { metricsRoutes } from '../metrics/metrics.routes.ts';
-import { carrierReceiverRoutes } from '../tracking/carrier-webhooks.routes.ts';
 import { adminApiRoutes } from '../admin/admin-api.routes.ts';
 import { adminPageRoutes } from '../admin/admin-pages.routes.ts';
 import { cookieSecret } from '../admin/admin-session.ts';
@@ -220,8 +219,7 @@ export async function buildApp({ config, services, logger }: AppDeps): Promise<A
   await app.register(idempotencyPlugin, { idempotency });
 
   await app.register(systemRoutes, { services: { health } });
-  await app.register(receiverRoutes, { services: { connectors }, publicUrl, routes: connectorReceiverRoutes });
-  await app.register(receiverRoutes, { services: { connectors }, publicUrl, routes: carrierReceiverRoutes });
+  await app.register(receiverRoutes, { services: { connectors }, publicUrl });
   await app.register(metricsRoutes);
   await app.register(adminApiRoutes, { services: { shops, admin } });
   await app.register(adminPageRoutes, { services: { shops, webhooks, orders, marketplaces, admin, adminSessions, connectors, feeds }, adminToken: config.adminToken, publicUrl });

@@ -4,9 +4,7 @@
 import { createHash } from 'node:crypto';
 import type { Db } from '../db/database.ts';
 import { AppError } from '../errors.ts';
-import type { OrderAction } from '../orders/order-state.ts';
-import type { OrderService } from '../orders/orders.service.ts';
-import { actionFor, isFinal } from './tracking-actions.ts';
+import { actionFor, isFinal, type OrderActions, type TrackingAction } from './tracking-actions.ts';
 import { toStoredEvent } from './tracking-events.ts';
 import * as repo from './tracking.repository.ts';
 import type { RecordOutcome, SelectOptions, ShipmentTracking, TrackedShipment, TrackingEvent, TrackingResult, TrackingStatus } from './tracking.schemas.ts';
@@ -36,9 +34,9 @@ export interface RecordOptions {
 export class TrackingService {
   readonly #db: Db;
   /** Applies the order actions tracking implies, with the API's rules. */
-  readonly #orders: Pick<OrderService, 'applyAction'>;
+  readonly #orders: OrderActions;
 
-  constructor(db: Db, orders: Pick<OrderService, 'applyAction'>) {
+  constructor(db: Db, orders: OrderActions) {
     this.#db = db;
     this.#orders = orders;
   }
@@ -97,7 +95,7 @@ export class TrackingService {
     if (action === null || action === shipment.lastAction) return { ...outcomeBase, action, applied: false, refused: false };
     // A delivery and a return both seen in one look (items never marked delivered): the
     // delivery first, so the return is a move the state table allows.
-    const steps: OrderAction[] = action === 'returned' && !shipment.itemsDelivered ? ['delivered', 'returned'] : [action];
+    const steps: TrackingAction[] = action === 'returned' && !shipment.itemsDelivered ? ['delivered', 'returned'] : [action];
     let refused = false;
     for (const step of steps) {
       try {

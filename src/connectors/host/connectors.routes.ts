@@ -1,7 +1,6 @@
 // HTTP receivers of push connectors: the raw body and headers go to the connector's receiver
 // (which never sees Fastify), its { status, headers, body } comes back as the reply.
-// POST /connectors/{name}/webhook here; other areas mount their own paths with the same
-// plugin (e.g. POST /webhooks/carriers/{name}/ for carrier tracking).
+// The paths are receiver-routes.ts's table.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { baseUrl } from '../../system/base-url.ts';
@@ -9,31 +8,23 @@ import { allowOnly } from '../../http/plugins/methods.ts';
 import { problemResponse } from '../../http/plugins/problem-responses.ts';
 import { jsonText } from '../../http/json-text.ts';
 import type { ConnectorService } from './connectors.service.ts';
+import { RECEIVER_ROUTES } from './receiver-routes.ts';
 
-export interface ReceiverRoute {
-  /** Fastify path with a `:name` parameter (the connector instance). */
-  url: string;
-  /** The receiver of the connector's definition that answers it. */
-  receiver: string;
-  summary: string;
-  tags?: string[];
-}
 
 export interface ReceiverRoutesOptions {
   services: { connectors: ConnectorService };
   publicUrl: string | undefined;
-  routes: ReceiverRoute[];
 }
 
 const ALLOW = 'POST, OPTIONS';
 
-export const receiverRoutes: FastifyPluginAsyncTypebox<ReceiverRoutesOptions> = async (app, { services, publicUrl, routes }) => {
+export const receiverRoutes: FastifyPluginAsyncTypebox<ReceiverRoutesOptions> = async (app, { services, publicUrl }) => {
   // Signatures are computed over the exact bytes sent: keep every body as a Buffer (this
   // plugin's scope only; the rest of the API parses JSON as usual).
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
 
-  for (const route of routes) {
+  for (const route of RECEIVER_ROUTES) {
     allowOnly(app, route.url, ALLOW);
     app.post(route.url, {
       config: { allow: ALLOW },
@@ -67,8 +58,3 @@ export const receiverRoutes: FastifyPluginAsyncTypebox<ReceiverRoutesOptions> = 
     });
   }
 };
-
-/** The catalog connectors' receivers. */
-export const connectorReceiverRoutes: ReceiverRoute[] = [
-  { url: '/connectors/:name/webhook', receiver: 'webhook', summary: 'Push to a connector (catalog-webhook: products, signed per Standard Webhooks; 202 + feed Location)' },
-];

@@ -17,7 +17,8 @@ import { once, type ClaimStore } from '../../idempotency/claims.ts';
 import * as repo from './connectors.repository.ts';
 import type { PortFactory } from './ports.ts';
 import { tickJobId } from '../../jobs/tick-id.ts';
-import { createReport, receiverPaths } from './run-context.ts';
+import { createReport } from './run-context.ts';
+import { receiverPaths } from './receiver-routes.ts';
 
 export interface ConnectorServiceDeps {
   db: Db;

@@ -1,4 +1,4 @@
-// Pieces of a connector's context and summary that hold no rules: the run report, receiver paths.
+// A piece of a connector's context that holds no rules: the run report.
 import type { RunReport } from '../../../connectors/sdk/index.ts';
 
 export function createReport(): RunReport {
@@ -15,7 +15,3 @@ export function createReport(): RunReport {
     feeds,
   };
 }
-
-/** The paths a connector's receivers answer on (POST). */
-export const receiverPaths = (name: string, receivers: string[]): string[] =>
-  receivers.map((r) => (r === 'webhook' ? `/connectors/${name}/webhook` : r === 'carrier-webhook' ? `/webhooks/carriers/${name}/` : `/connectors/${name}/${r}`));
