@@ -20,9 +20,17 @@ const IntakeShape = Type.Object({ ...OrderIntake.properties, created_at: Type.Op
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const isId = (v: unknown): v is number => Number.isInteger(v);
 
-/** 400 errors of an intake body by pointer: the schema's, then the rules it cannot say. */
-export function intakeErrors(input: unknown, shopPk: number, marketplacePk: number): FieldError[] {
+/**
+ * An intake body as the order service takes it, for the API and connectors alike: its aliases
+ * resolved (withPkAliases, once here), then the 400 errors by pointer: the schema's, then the
+ * rules it cannot say. The service stores the body returned.
+ */
+export function checkIntake(input: unknown, shopPk: number, marketplacePk: number): { body: unknown; errors: FieldError[] } {
   const body = withPkAliases(input);
+  return { body, errors: intakeErrors(body, shopPk, marketplacePk) };
+}
+
+function intakeErrors(body: unknown, shopPk: number, marketplacePk: number): FieldError[] {
   const errors = fieldErrors(validate(IntakeShape, body));
   if (!isObject(body)) return errors;
   // A rule reads only fields the schema found well-formed: no field gets a second error for the same fault.

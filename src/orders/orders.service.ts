@@ -13,9 +13,9 @@ import { byOrder, toOrder, toSummary } from './orders.mapper.ts';
 import * as repo from './orders.repository.ts';
 import * as trackingRepo from '../tracking/tracking.repository.ts';
 import { addressToStore, customerOf } from './order-view.ts';
-import { CANCEL_FEEDBACK_FIELDS, withPkAliases, type CancelFeedback, type OrderIntake, type Order, type OrderSource, type OrderSummary, type ShippingData } from './orders.schemas.ts';
+import { CANCEL_FEEDBACK_FIELDS, type CancelFeedback, type OrderIntake, type Order, type OrderSource, type OrderSummary, type ShippingData } from './orders.schemas.ts';
 import { parseTimestamp } from '../validation/timestamp.ts';
-import { intakeErrors } from './order-intake.ts';
+import { checkIntake } from './order-intake.ts';
 
 export interface ActionInput {
   shopPk: number;
@@ -129,9 +129,10 @@ export class OrderService {
    */
   async intake(shopPk: number, marketplacePk: number, input: OrderIntake, source: OrderSource, baseUrl = this.#baseUrl): Promise<{ created: boolean; order: Order }> {
     await this.#marketplaces.get(marketplacePk);
-    const errors = intakeErrors(input, shopPk, marketplacePk);
+    const checked = checkIntake(input, shopPk, marketplacePk);
+    const errors = checked.errors;
     if (errors.length > 0) throw badRequest(`The order has ${errors.length} invalid field${errors.length === 1 ? '' : 's'}.`, errors);
-    input = withPkAliases(input) as OrderIntake;
+    input = checked.body as OrderIntake;
     const orderPk = input.order_pk;
     const itemPks = input.items.map((i) => i.item_pk);
     const ffType = input.ff_type ?? 'seller';
