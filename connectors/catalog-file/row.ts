@@ -1,1 +1,12 @@
-export interface SourceRow { line: number; fields: Array<[name: string, value: string]> }
+// The one shape every catalog-file reader (CSV, XLSX, XML, JSON) hands to the mapping engine:
+// a row of the source as named text fields, in source order, in batches.
+
+/** One source row: where it starts (line of a CSV/XLSX, item number of a document, from 1) and its fields. */
+export interface SourceRow {
+  line: number;
+  /** [name, value] in source order; a name may repeat (several image columns, list elements). */
+  fields: Array<[name: string, value: string]>;
+}
+
+/** A batch of rows; the reader reads on once the consumer's promise resolves. */
+export type RowSink = (rows: SourceRow[]) => Promise<void>;
