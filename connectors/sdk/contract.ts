@@ -85,8 +85,12 @@ export interface CatalogPort {
    * hash is recorded when the feed applies it.
    */
   submitProducts(body: unknown, options?: { baseUrl?: string }): Promise<SubmittedFeed>;
-  /** Products validated already (by the connector with `validateProducts`): recorded as they are. */
-  submitValidated(products: ValidatedProduct[]): Promise<SubmittedFeed>;
+  /**
+   * Products validated already (by the connector with `validateProducts`): recorded as they are.
+   * `merge`: each json is `{"product": {...}, "defaults": {...}}` (product validated with
+   * `partial`): an existing product keeps the fields not sent, a new one takes the defaults.
+   */
+  submitValidated(products: ValidatedProduct[], options?: { merge?: boolean }): Promise<SubmittedFeed>;
   /**
    * Soft-deletes the shop's products with these skus (a product_delete feed, as the products
    * DELETE with `[{"sku"}]`). Once applied, their content hashes are forgotten, so a product

@@ -222,6 +222,8 @@ export interface ValidateOptions {
   inPlace?: boolean;
   /** Field errors kept (the first ones; errorsTotal counts them all). Default: every one. */
   maxErrors?: number;
+  /** validateProducts: partial products by sku (the PUT's rules: nothing but sku required). */
+  partial?: boolean;
 }
 
 /**
@@ -286,6 +288,6 @@ export function validateProducts(body: unknown, options: ValidateOptions = {}): 
 } {
   const { items, single, errors } = bodyItems(body);
   if (errors.length > 0) return { valid: [], errors, errorsTotal: errors.length, warnings: [] };
-  const r = validateItems<ProductInput>('product', items, single, options);
+  const r = validateItems<ProductInput>(options.partial === true ? 'product_update' : 'product', items, single, options);
   return { valid: r.valid.map(({ index, item }) => ({ index, product: item })), errors: r.errors, errorsTotal: r.errorsTotal, warnings: r.warnings };
 }

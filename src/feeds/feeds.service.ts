@@ -86,6 +86,8 @@ export const FEED_CHUNK_TIME_LIMIT_MS = 120_000;
 
 /** Feeds whose skus are listed with their payload (the search by sku): those of products. */
 const listsSkus = (type: FeedType): boolean => FEED_OPERATIONS[type].report === 'product';
+/** Feeds whose items carry a connector's content hash (delta detection). */
+const HASHED: ReadonlySet<string> = new Set(['product_create', 'product_merge']);
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const iso = (d: Date | null): string | null => (d === null ? null : d.toISOString());
@@ -142,6 +144,7 @@ export class FeedService {
     if (input.items.length > max) {
       throw new AppError('too_many_items', 413, `The request has ${input.items.length} items; one request takes at most ${max} (WAYBILL_MAX_ITEMS). Split it.`, { extra: { max_items: max } });
     }
+    if (input.type === 'product_merge') throw new AppError('invalid_feed', 500, 'A product_merge feed is built by a trusted caller (submitValidated).');
     await this.#checkInput(input, input.items.length);
     const v = validateItems(FEED_OPERATIONS[input.type].items, input.items, input.single === true, { maxErrors: MAX_LISTED_ERRORS });
     if (v.errorsTotal > 0) {
@@ -319,7 +322,7 @@ export class FeedService {
       return;
     }
     const hashes = feed.payload_hashes;
-    if (hashes === null || feed.type !== 'product_create') return;
+    if (hashes === null || !HASHED.has(feed.type)) return;
     // By index: of two items of one sku, the later one is what the product now holds.
     const bySku = new Map<string, string>();
     for (const s of [...success].sort((a, b) => a.index - b.index)) {

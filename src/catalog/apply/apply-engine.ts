@@ -10,7 +10,9 @@ import { FEED_OPERATIONS, type FeedOperationName } from './operations.ts';
 
 /** The error entry of an item the database refused. */
 function refused({ index, item }: Indexed<unknown>, error: unknown, op: FeedOperationName, target: ApplyTarget): ItemError {
-  const o = (typeof item === 'object' && item !== null ? item : {}) as { sku?: unknown; pk?: unknown };
+  const raw = (typeof item === 'object' && item !== null ? item : {}) as { sku?: unknown; pk?: unknown; product?: { sku?: unknown } };
+  // A merge item is {product, defaults}: its sku is the product's.
+  const o = op === 'product_merge' ? ((raw.product ?? {}) as { sku?: unknown; pk?: unknown }) : raw;
   const e = error as { code?: string; message?: string };
   const pk = typeof o.pk === 'number' ? o.pk : undefined;
   const report = FEED_OPERATIONS[op].report;

@@ -31,8 +31,11 @@ const push = <K, V>(m: Map<K, V[]>, k: K, v: V): void => {
   else list.push(v);
 };
 
-/** `fresh`: products created in this transaction (no images, variations or links yet). */
-export async function writeChildren(db: Executor, entries: ChildrenInput[], fresh: Set<number> = new Set()): Promise<ChildrenResult> {
+/**
+ * `fresh`: products created in this transaction (no images, variations or links yet).
+ * `merge`: variations keep what they are not sent (a merge feed).
+ */
+export async function writeChildren(db: Executor, entries: ChildrenInput[], fresh: Set<number> = new Set(), merge = false): Promise<ChildrenResult> {
   const merged = new Map<number, ChildrenInput>();
   for (const e of entries) {
     const m = merged.get(e.productPk) ?? { productPk: e.productPk };
@@ -85,7 +88,7 @@ export async function writeChildren(db: Executor, entries: ChildrenInput[], fres
       price: v.price ?? null,
       stock: v.stock ?? null,
       attrs: JSON.stringify(variationAttrs(v).set),
-    })));
+    })), merge);
     for (const r of upserted) variationPks.set(key(r.product_pk, r.sku), r.pk);
     touched.push(...upserted.map((r) => r.product_pk));
     // Unchanged variations are not returned by the upsert: read theirs.

@@ -7,7 +7,7 @@ import type { Executor } from '../../db/database.ts';
 import type { ItemKind } from '../product-validation.ts';
 import { applyImageAdd, applyImageRemove, applyImageReorder } from './images.ts';
 import type { ApplyTarget, ChunkOutcome, Indexed } from './items.ts';
-import { applyProductCreate, applyProductDelete, applyProductUpdate } from './products.ts';
+import { applyProductCreate, applyProductDelete, applyProductMerge, applyProductUpdate } from './products.ts';
 import { applyImageDelete, applyImageReplace, applyVariationCreate, applyVariationDelete, applyVariationUpdate } from './variations.ts';
 
 /** Items applied per transaction, each chunk committed with its report (resumes after the last). */
@@ -44,6 +44,8 @@ const operation = <T>(o: FeedOperation<T>): FeedOperation => o as FeedOperation;
 export const FEED_OPERATIONS = {
   product_create: operation({ scope: 'shop', items: 'product', report: 'product', chunkSize: CHUNK_SIZE, apply: applyProductCreate }),
   product_update: operation({ scope: 'shop', items: 'product_update', report: 'product', chunkSize: CHUNK_SIZE, apply: applyProductUpdate }),
+  // {product, defaults} items from a connector (submitValidated with merge); the API refuses them.
+  product_merge: operation({ scope: 'shop', items: 'product_update', report: 'product', chunkSize: CHUNK_SIZE, apply: applyProductMerge }),
   product_delete: operation({ scope: 'shop', items: 'product_ref', report: 'product', chunkSize: CHUNK_SIZE, apply: applyProductDelete }),
   variation_create: operation({ scope: 'product', items: 'variation_create', report: 'variation', chunkSize: CHUNK_SIZE, apply: applyVariationCreate }),
   variation_update: operation({ scope: 'product', items: 'variation_update', report: 'variation', chunkSize: CHUNK_SIZE, apply: applyVariationUpdate }),

@@ -5,14 +5,14 @@ import { writeChildren } from './children.ts';
 import { foldAttrs, notFoundError, ok, productAttrs, type ApplyTarget, type ChunkOutcome, type Indexed, type ItemError } from './items.ts';
 import * as w from './write.repository.ts';
 
-export async function applyProductCreate(db: Executor, { shopPk }: ApplyTarget, items: Indexed<ProductInput>[]): Promise<ChunkOutcome> {
+export async function applyProductCreate(db: Executor, { shopPk }: ApplyTarget, items: Indexed<ProductInput>[], merge = false): Promise<ChunkOutcome> {
   // One row per sku (the last one sent wins): a statement may not touch a row twice.
   const bySku = new Map<string, ProductInput>();
   for (const { item } of items) bySku.set(item.sku, item);
   const { pks, fresh } = await w.upsertProducts(db, shopPk, [...bySku.values()].map((p) => ({
     sku: p.sku, name: p.name, price: p.price, stock: p.stock, attrs: JSON.stringify(productAttrs(p).set),
   })));
-  const children = await writeChildren(db, [...bySku.values()].map((p) => ({ productPk: pks.get(p.sku)!, images: p.images, variations: p.variations })), fresh);
+  const children = await writeChildren(db, [...bySku.values()].map((p) => ({ productPk: pks.get(p.sku)!, images: p.images, variations: p.variations })), fresh, merge);
   return {
     success: items.map(({ index, item }) => {
       const pk = pks.get(item.sku)!;
@@ -48,7 +48,7 @@ async function resolve<T extends ProductRef>(db: Executor, shopPk: number, items
   return { found, errors };
 }
 
-export async function applyProductUpdate(db: Executor, { shopPk }: ApplyTarget, items: Indexed<ProductUpdate>[]): Promise<ChunkOutcome> {
+export async function applyProductUpdate(db: Executor, { shopPk }: ApplyTarget, items: Indexed<ProductUpdate>[], merge = false): Promise<ChunkOutcome> {
   const { found, errors } = await resolve(db, shopPk, items, false);
   // Several updates of one product in a chunk fold into one, in order.
   const patches = new Map<number, Omit<w.ProductPatchRow, 'attrs' | 'drop'> & { set: Record<string, unknown>; drop: Set<string> }>();
@@ -61,7 +61,7 @@ export async function applyProductUpdate(db: Executor, { shopPk }: ApplyTarget, 
     patches.set(pk, p);
   }
   await w.patchProducts(db, [...patches.values()].map(({ set, drop, ...p }) => ({ ...p, attrs: JSON.stringify(set), drop: JSON.stringify([...drop]) })));
-  const children = await writeChildren(db, found.map(({ pk, item }) => ({ productPk: pk, images: item.images, variations: item.variations })));
+  const children = await writeChildren(db, found.map(({ pk, item }) => ({ productPk: pk, images: item.images, variations: item.variations })), new Set(), merge);
   return {
     success: found.map(({ index, pk, sku, item }) => ok(index, {
       sku,
@@ -71,6 +71,41 @@ export async function applyProductUpdate(db: Executor, { shopPk }: ApplyTarget, 
     })),
     errors,
   };
+}
+
+/** A merge item: the fields a file carries, and what a new product lacking a required field takes. */
+export interface ProductMerge {
+  product: ProductUpdate & { sku: string };
+  defaults?: Partial<Pick<ProductInput, 'name' | 'price' | 'stock'>>;
+}
+
+const REQUIRED = ['name', 'price', 'stock'] as const;
+
+/**
+ * Merge (a catalog file read with a preset): an existing product takes the fields sent and keeps
+ * the others (as an update by sku); a new (or deleted) one is created from the fields sent over
+ * the defaults, and is refused when a required field is in neither.
+ */
+export async function applyProductMerge(db: Executor, target: ApplyTarget, items: Indexed<ProductMerge>[]): Promise<ChunkOutcome> {
+  const { shopPk } = target;
+  const alive = new Set((await w.findProducts(db, shopPk, [], items.map(({ item }) => item.product.sku))).filter((r) => r.deleted_at === null).map((r) => r.sku));
+  const updates: Indexed<ProductUpdate>[] = [];
+  const creates: Indexed<ProductInput>[] = [];
+  const errors: ItemError[] = [];
+  for (const { index, item } of items) {
+    if (alive.has(item.product.sku)) {
+      updates.push({ index, item: item.product });
+      continue;
+    }
+    const full = { ...item.defaults, ...item.product } as Partial<ProductInput>;
+    const missing = REQUIRED.find((f) => full[f] === undefined);
+    if (missing === undefined) creates.push({ index, item: full as ProductInput });
+    else errors.push({ index, sku: item.product.sku, pointer: `/${index}/${missing}`, code: 'required', message: `A new product needs ${missing}: the file does not carry it and the connector has no default for it.` });
+  }
+  // An update first: a sku created by this chunk is then not updated again by it.
+  const u = await applyProductUpdate(db, target, updates, true);
+  const c = await applyProductCreate(db, target, creates, true);
+  return { success: [...u.success, ...c.success].sort((a, b) => a.index - b.index), errors: [...u.errors, ...c.errors, ...errors].sort((a, b) => a.index - b.index) };
 }
 
 export async function applyProductDelete(db: Executor, { shopPk }: ApplyTarget, items: Indexed<ProductRef>[]): Promise<ChunkOutcome> {

@@ -198,16 +198,24 @@ export interface VariationRow {
 }
 
 /** Creates or updates variations by (product, sku); returns the rows created or changed. */
-export async function upsertVariations(db: Executor, rows: VariationRow[]): Promise<{ pk: number; product_pk: number; sku: string }[]> {
+/**
+ * Creates or updates variations by (product, sku). `merge`: a price or stock not sent (null)
+ * keeps the stored one and attributes are merged over the stored ones (a merge feed); otherwise
+ * the variation becomes what was sent.
+ */
+export async function upsertVariations(db: Executor, rows: VariationRow[], merge = false): Promise<{ pk: number; product_pk: number; sku: string }[]> {
   if (rows.length === 0) return [];
+  const price = merge ? sql`coalesce(excluded.price, variations.price)` : sql`excluded.price`;
+  const stock = merge ? sql`coalesce(excluded.stock, variations.stock)` : sql`excluded.stock`;
+  const attrs = merge ? sql`variations.attrs || excluded.attrs` : sql`excluded.attrs`;
   const r = await sql<{ pk: number; product_pk: number; sku: string }>`
     insert into variations (product_pk, sku, price, stock, attrs)
     select * from unnest(${rows.map((x) => x.product_pk)}::bigint[], ${rows.map((x) => x.sku)}::text[], ${rows.map((x) => x.price)}::numeric[],
                          ${rows.map((x) => x.stock)}::int[], ${rows.map((x) => x.attrs)}::jsonb[])
     on conflict (product_pk, sku) do update
-      set price = excluded.price, stock = excluded.stock, attrs = excluded.attrs, deleted_at = null, updated_at = now()
+      set price = ${price}, stock = ${stock}, attrs = ${attrs}, deleted_at = null, updated_at = now()
       where (variations.price, variations.stock, variations.attrs, variations.deleted_at)
-            is distinct from (excluded.price, excluded.stock, excluded.attrs, null)
+            is distinct from (${price}, ${stock}, ${attrs}, null)
     returning pk, product_pk, sku
   `.execute(db);
   return r.rows;

@@ -47,8 +47,9 @@ function catalogPort(s: PortServices, scope: PortScope): CatalogPort {
       // The products POST's own path: the same validation, caps and feed.
       return submitted(await s.feeds.submit({ shopPk: shopPk(), type: 'product_create', items, single, source, baseUrl, contentHashes: true }), baseUrl);
     },
-    async submitValidated(products) {
-      return submitted(await s.feeds.submitValidated({ shopPk: shopPk(), type: 'product_create', items: products, source, baseUrl: scope.baseUrl }), scope.baseUrl);
+    async submitValidated(products, options = {}) {
+      const type = options.merge === true ? 'product_merge' : 'product_create';
+      return submitted(await s.feeds.submitValidated({ shopPk: shopPk(), type, items: products, source, baseUrl: scope.baseUrl }), scope.baseUrl);
     },
     async deleteProducts(skus) {
       // The products DELETE's own path: [{"sku"}] items, validated and capped the same way.
