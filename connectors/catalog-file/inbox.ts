@@ -13,7 +13,7 @@ export const PROCESSING = '.processing';
 export const DONE = '.done';
 export const ERROR = '.error';
 
-export const EXTENSIONS: Record<'csv' | 'json' | 'xml', string[]> = { csv: ['.csv', '.txt'], json: ['.json'], xml: ['.xml'] };
+export const EXTENSIONS: Record<'csv' | 'json' | 'xml' | 'xlsx', string[]> = { csv: ['.csv', '.txt'], json: ['.json'], xml: ['.xml'], xlsx: ['.xlsx'] };
 
 /** Letters and digits of any script, then space . _ - ( ) + , @ = ; no control characters, no slashes. */
 const SAFE_NAME = /^[\p{L}\p{N}][\p{L}\p{N} ._()+,@=-]{0,199}$/u;
@@ -111,7 +111,8 @@ export function streamOf(file: InboxFile, highWaterMark: number, signal?: AbortS
  * ones (odd names, `..` names, symbolic links, wrong extension) listed apart. Hidden names
  * (".x": editors' and rsync's temporary files) are left alone, except "..x" names.
  */
-export async function scan(inbox: string, format: keyof typeof EXTENSIONS): Promise<Entry[]> {
+export async function scan(inbox: string, format: keyof typeof EXTENSIONS | undefined): Promise<Entry[]> {
+  const accepted = format === undefined ? Object.values(EXTENSIONS).flat() : EXTENSIONS[format];
   const out: Entry[] = [];
   for (const d of await fs.readdir(inbox, { withFileTypes: true })) {
     const name = d.name;
@@ -127,8 +128,8 @@ export async function scan(inbox: string, format: keyof typeof EXTENSIONS): Prom
       continue;
     }
     const ext = path.extname(name).toLowerCase();
-    if (!EXTENSIONS[format].includes(ext)) {
-      out.push({ kind: 'refused', name, reason: `The file extension "${ext}" does not match this connector's format ${format} (${EXTENSIONS[format].join(', ')}).` });
+    if (!accepted.includes(ext)) {
+      out.push({ kind: 'refused', name, reason: `The file extension "${ext}" does not match this connector's format ${format ?? '(any)'} (${accepted.join(', ')}).` });
       continue;
     }
     const st = await fs.lstat(inside(inbox, name)).catch(() => null);

@@ -1,15 +1,19 @@
 // One file of .processing/: size limits, the byte-identical skip, then its format's reader
 // hands over products a batch at a time and each batch's changed products become one feed.
 import { createHash } from 'node:crypto';
-import { AppError, isTransient, userError, type ConnectorContext } from '../sdk/index.ts';
+import path from 'node:path';
+import { AppError, canonicalJson, isTransient, userError, type ConnectorContext } from '../sdk/index.ts';
 import { streamOf, type InboxFile } from './inbox.ts';
+import { effectivePreset } from './preset.ts';
+import { readWithPreset } from './preset-file.ts';
+import { SummaryBuilder } from './summary.ts';
 import type { CatalogFileOptions } from './options.ts';
 import type { FileProduct } from './map.ts';
 import { readCsv } from './read-csv.ts';
 import { readJson } from './read-json.ts';
 import { readXml } from './read-xml.ts';
 import { addBatch, newReport, type Batch, type FileReport, type Where } from './report.ts';
-import { submitProducts } from './submit.ts';
+import { submitProducts, type MergeMode } from './submit.ts';
 
 type Ctx = ConnectorContext<CatalogFileOptions>;
 
@@ -39,9 +43,9 @@ function lastPerSku(products: FileProduct[]): { kept: FileProduct[]; repeated: {
   return { kept, repeated };
 }
 
-async function submitBatch(ctx: Ctx, report: FileReport, where: Where, batch: Batch): Promise<void> {
+async function submitBatch(ctx: Ctx, report: FileReport, where: Where, batch: Batch, merge?: MergeMode): Promise<void> {
   const { kept, repeated } = lastPerSku(batch.products);
-  const result = await submitProducts(ctx, kept.map((p) => p.product));
+  const result = await submitProducts(ctx, kept.map((p) => p.product), merge);
   addBatch(report, where, batch, kept, repeated, result);
   ctx.report.count('products_unchanged', result.unchanged);
   if (result.feed === null) return;
@@ -54,22 +58,29 @@ async function submitBatch(ctx: Ctx, report: FileReport, where: Where, batch: Ba
  * while the reader reads the next (the database's work overlaps the parsing); the reader
  * waits for the one before, so memory holds two batches whatever the file's size.
  */
-async function readAndSubmit(ctx: Ctx, file: InboxFile, report: FileReport): Promise<void> {
-  const { format, columns } = ctx.options;
-  const where: Where = format === 'csv' ? 'line' : 'element';
+async function readAndSubmit(ctx: Ctx, file: InboxFile, format: string, report: FileReport): Promise<void> {
+  const { columns, preset } = ctx.options;
+  const where: Where = format === 'csv' || preset !== undefined ? 'line' : 'element';
+  // A preset's file merges into the catalog (fields it does not carry stay as they are).
+  const summary = preset === undefined ? null : new SummaryBuilder();
+  const merge: MergeMode | undefined = summary === null ? undefined : { defaults: effectivePreset(preset!, ctx.options).defaults, lacked: (f, v) => summary.defaulted(f, v) };
   let sending: Promise<void> = Promise.resolve();
   const emit = async (batch: Batch): Promise<void> => {
     await sending;
     ctx.signal.throwIfAborted();
-    sending = submitBatch(ctx, report, where, batch);
+    sending = submitBatch(ctx, report, where, batch, merge);
     // Awaited by the next batch or at the end; a failure stops the reading there.
     sending.catch(() => undefined);
   };
   try {
-    if (format === 'csv') {
+    if (summary !== null) {
+      report.summary = summary.s;
+      await readWithPreset(file, format, { ...ctx.options, preset: preset! }, summary, emit, ctx.signal);
+    } else if (format === 'csv') {
       await readCsv(file, columns, BATCH, emit, ctx.signal);
     } else {
       // JSON and XML are one document each: read whole, then submitted in batches.
+      if (format !== 'json' && format !== 'xml') throw userError(`Files of format "${format}" are read with a preset only (option preset); send CSV, JSON or XML.`);
       const products = format === 'json' ? await readJson(file) : await readXml(file, columns);
       for (let i = 0; i < products.length; i += BATCH) {
         const slice = products.slice(i, i + BATCH);
@@ -90,27 +101,29 @@ async function readAndSubmit(ctx: Ctx, file: InboxFile, report: FileReport): Pro
  */
 export async function processFile(ctx: Ctx, file: InboxFile, name: string): Promise<FileReport> {
   const o = ctx.options;
-  const report = newReport(name, ctx.name, ctx.runId, o.format);
+  const format = o.format ?? formatOfName(name);
+  const report = newReport(name, ctx.name, ctx.runId, format);
   try {
     const size = file.size;
     report.bytes = size;
     if (size === 0) throw userError('The file is empty.');
     if (size > o.max_bytes) throw userError(`The file is ${mb(size)}, over this connector's limit of ${mb(o.max_bytes)} (option max_bytes).`);
-    if (o.format !== 'csv' && size > o.max_document_bytes) {
-      throw userError(`The file is ${mb(size)}: ${o.format.toUpperCase()} files are read whole and the limit is ${mb(o.max_document_bytes)} (option max_document_bytes); split it or send CSV.`);
+    if (format !== 'csv' && size > o.max_document_bytes) {
+      throw userError(`The file is ${mb(size)}: ${format.toUpperCase()} files are read whole and the limit is ${mb(o.max_document_bytes)} (option max_document_bytes); split it or send CSV.`);
     }
     report.sha256 = await sha256Of(file);
     // Skipped only once every feed of the earlier file was applied; until then it is read again.
-    const seen = await ctx.processed.seen(report.sha256);
+    const key = skipKey(report.sha256, o);
+    const seen = await ctx.processed.seen(key);
     if (seen !== null) {
       report.outcome = 'skipped';
       report.reason = `The file is byte-identical to ${seen.label}, done at ${seen.at}: nothing to do.`;
       return report;
     }
-    await readAndSubmit(ctx, file, report);
+    await readAndSubmit(ctx, file, format, report);
     if (report.counts.products === 0 && report.counts.invalid === 0) throw userError('The file has a header row but no product rows.');
     if (report.counts.valid === 0) throw userError(`None of the file's ${report.counts.products} products is valid; each one's errors are listed in this report.`);
-    await ctx.processed.remember(report.sha256, name, report.feeds.map((f) => f.pk));
+    await ctx.processed.remember(key, name, report.feeds.map((f) => f.pk));
   } catch (error) {
     if (isTransient(error) || ctx.signal.aborted) throw error;
     report.outcome = 'error';
@@ -124,4 +137,19 @@ export async function processFile(ctx: Ctx, file: InboxFile, name: string): Prom
     report.finished_at = new Date().toISOString();
   }
   return report;
+}
+
+/** csv, json, xml, xlsx: the file name's extension (.txt is CSV). */
+export function formatOfName(name: string): string {
+  const ext = path.extname(name).slice(1).toLowerCase();
+  return ext === 'txt' ? 'csv' : ext;
+}
+
+/**
+ * The identical-file skip key: the file's sha256 and the options that decide how it is read,
+ * so a file dropped again after a change of the connector's options is read again.
+ */
+export function skipKey(sha256: string, o: CatalogFileOptions): string {
+  const { inbox: _inbox, settle_ms: _settle, max_bytes: _max, max_document_bytes: _doc, ...reading } = o;
+  return createHash('sha256').update(sha256).update(canonicalJson(reading)).digest('hex');
 }

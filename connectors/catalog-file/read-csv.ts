@@ -11,7 +11,7 @@ import type { Batch } from './report.ts';
 import { checkUtf8, excerpt } from './utf8.ts';
 
 /** A record longer than this is refused (a runaway quote would otherwise swallow the file). */
-const MAX_RECORD_BYTES = 1024 * 1024;
+export const MAX_RECORD_BYTES = 1024 * 1024;
 /** Columns a header may have: a product holds at most 500 category attributes besides its fields; room for sparse PIM exports. */
 export const MAX_COLUMNS = 2_000;
 /** Bytes parsed at a time: about 20 ms of event loop for the widest records (docs/reliability.md). */
@@ -62,7 +62,7 @@ function headerExcerpt(header: string[]): string {
  * sku, each field once, in at most MAX_COLUMNS columns. Linear in the header's width.
  */
 function headerFields(header: string[], columns: Record<string, string>): string[] {
-  if (header.length > MAX_COLUMNS) throw tooManyColumns(header.length);
+  checkWidth(header);
   const fields = renameHeader(header, columns);
   if (!fields.includes('sku')) {
     const first = header[0] ?? '';
@@ -80,7 +80,7 @@ function headerFields(header: string[], columns: Record<string, string>): string
 }
 
 /** A csv-parse error as one sentence for the file's report. */
-function explain(error: CsvError): string {
+export function explainCsvError(error: CsvError): string {
   const line = (error as { lines?: number }).lines;
   const at = line === undefined ? '' : ` at line ${line}`;
   switch (error.code) {
@@ -100,17 +100,17 @@ function explain(error: CsvError): string {
 }
 
 /** A row as csv-parse hands it over: the line of the file where it ends, and its cells. */
-interface Row {
+export interface Row {
   line: number;
   cells: string[];
 }
 
 /**
- * Reads a CSV file: the header row, then products of about `batchSize` (a product's variation
- * rows stay in its batch), each batch awaited by `emit` before more of the file is read.
- * Throws a user error for a file that cannot be read as a catalog.
+ * The one CSV parse of a catalog file: the file's records (line and cells), read through its
+ * open handle a slice at a time, the event loop given a turn every SLICE_MS. Both readers (the
+ * plain one below, and the preset engine's source rows) consume these records.
  */
-export async function readCsv(file: InboxFile, columns: Record<string, string>, batchSize: number, emit: (batch: Batch) => Promise<void>, signal?: AbortSignal): Promise<void> {
+export async function parseCsv(file: InboxFile, consume: (records: AsyncIterable<Row>) => Promise<void>, signal?: AbortSignal): Promise<void> {
   const options: Options<Row, string[]> = {
     delimiter: await sniffDelimiter(file),
     bom: true,
@@ -125,41 +125,60 @@ export async function readCsv(file: InboxFile, columns: Record<string, string>, 
   };
   // (csv-parse's typing knows no on_record that changes the record's type without `columns`.)
   const parser = parse(options as unknown as Options);
-  try {
-    await pipeline(streamOf(file, CHUNK_BYTES, signal), checkUtf8, parser, async (records: AsyncIterable<Row>) => {
-      let grouper: CsvGrouper | null = null;
-      let rows = 0;
-      let batch: Batch = { products: [], rows: 0, orphans: [] };
-      const flush = async (g: CsvGrouper): Promise<void> => {
-        batch.products = g.take();
-        await emit(batch);
-        batch = { products: [], rows: 0, orphans: [] };
-      };
-      // Records already parsed come without a turn of the event loop in between: give it one
-      // every SLICE_MS, so other requests are answered while a file is read.
-      let slice = performance.now();
-      for await (const { line, cells } of records) {
-        if (performance.now() - slice > SLICE_MS) {
-          await setImmediate();
-          slice = performance.now();
-        }
-        if (grouper === null) {
-          grouper = new CsvGrouper(headerFields(cells, columns));
-          continue;
-        }
-        // A batch ends only before a product row, so a product's variation rows stay with it.
-        if (grouper.order.length >= batchSize && grouper.startsProduct(cells)) await flush(grouper);
-        rows++;
-        batch.rows++;
-        const r = grouper.add(cells, line);
-        if (r.error !== undefined) batch.orphans.push({ line, sku: r.sku ?? null, errors: [{ pointer: '/parent_sku', code: 'not_found', message: r.error }] });
+  // Records already parsed come without a turn of the event loop in between: give it one
+  // every SLICE_MS, so other requests are answered while a file is read.
+  async function* sliced(records: AsyncIterable<Row>): AsyncGenerator<Row> {
+    let slice = performance.now();
+    for await (const record of records) {
+      if (performance.now() - slice > SLICE_MS) {
+        await setImmediate();
+        slice = performance.now();
       }
-      if (grouper === null) throw userError('The file is empty (no header row).');
-      if (rows === 0) throw userError('The file has a header row but no product rows.');
-      await flush(grouper);
-    });
+      yield record;
+    }
+  }
+  try {
+    await pipeline(streamOf(file, CHUNK_BYTES, signal), checkUtf8, parser, (records: AsyncIterable<Row>) => consume(sliced(records)));
   } catch (error) {
-    if (error instanceof CsvError) throw userError(explain(error), { cause: error });
+    if (error instanceof CsvError) throw userError(explainCsvError(error), { cause: error });
     throw error;
   }
+}
+
+/** A header of more than MAX_COLUMNS names is refused, naming the limit. */
+export function checkWidth(header: string[]): void {
+  if (header.length > MAX_COLUMNS) throw tooManyColumns(header.length);
+}
+
+/**
+ * Reads a CSV file: the header row, then products of about `batchSize` (a product's variation
+ * rows stay in its batch), each batch awaited by `emit` before more of the file is read.
+ * Throws a user error for a file that cannot be read as a catalog.
+ */
+export async function readCsv(file: InboxFile, columns: Record<string, string>, batchSize: number, emit: (batch: Batch) => Promise<void>, signal?: AbortSignal): Promise<void> {
+  await parseCsv(file, async (records) => {
+    let grouper: CsvGrouper | null = null;
+    let rows = 0;
+    let batch: Batch = { products: [], rows: 0, orphans: [] };
+    const flush = async (g: CsvGrouper): Promise<void> => {
+      batch.products = g.take();
+      await emit(batch);
+      batch = { products: [], rows: 0, orphans: [] };
+    };
+    for await (const { line, cells } of records) {
+      if (grouper === null) {
+        grouper = new CsvGrouper(headerFields(cells, columns));
+        continue;
+      }
+      // A batch ends only before a product row, so a product's variation rows stay with it.
+      if (grouper.order.length >= batchSize && grouper.startsProduct(cells)) await flush(grouper);
+      rows++;
+      batch.rows++;
+      const r = grouper.add(cells, line);
+      if (r.error !== undefined) batch.orphans.push({ line, sku: r.sku ?? null, errors: [{ pointer: '/parent_sku', code: 'not_found', message: r.error }] });
+    }
+    if (grouper === null) throw userError('The file is empty (no header row).');
+    if (rows === 0) throw userError('The file has a header row but no product rows.');
+    await flush(grouper);
+  }, signal);
 }

@@ -54,11 +54,14 @@ function* drain(sink: Sink, opts: DocumentOptions, size: number, all: boolean): 
   while (sink.rows.length >= size || (all && sink.rows.length > 0)) yield sink.rows.splice(0, size);
 }
 
-function stream(file: string, signal?: AbortSignal): AsyncIterable<Buffer> {
-  return checkUtf8(fs.createReadStream(file, { highWaterMark: 256 * 1024, signal }));
+/** A path, or a stream of the file's bytes (an inbox file's open handle). */
+export type DocumentSource = string | Readable;
+
+function stream(file: DocumentSource, signal?: AbortSignal): AsyncIterable<Buffer> {
+  return checkUtf8(typeof file === 'string' ? fs.createReadStream(file, { highWaterMark: 256 * 1024, signal }) : file);
 }
 
-async function* readXml(file: string, opts: DocumentOptions, size: number): AsyncGenerator<SourceRow[]> {
+async function* readXml(file: DocumentSource, opts: DocumentOptions, size: number): AsyncGenerator<SourceRow[]> {
   const items = new XmlItems({ item_path: opts.item_path, namespaces: opts.namespaces, max_item_bytes: opts.max_item_bytes ?? MiB });
   const decoder = new TextDecoder('utf-8', { ignoreBOM: false });
   let failure: unknown = null;
@@ -77,7 +80,7 @@ async function* readXml(file: string, opts: DocumentOptions, size: number): Asyn
   if (failure !== null) throw failure;
 }
 
-async function* readJson(file: string, opts: DocumentOptions, size: number): AsyncGenerator<SourceRow[]> {
+async function* readJson(file: DocumentSource, opts: DocumentOptions, size: number): AsyncGenerator<SourceRow[]> {
   const items = new JsonItems({ item_path: opts.item_path, locale: opts.locale ?? 'en_US', scope: opts.scope ?? 'ecommerce', max_item_bytes: opts.max_item_bytes ?? MiB });
   let failure: unknown = null;
   try {
@@ -94,7 +97,7 @@ async function* readJson(file: string, opts: DocumentOptions, size: number): Asy
 }
 
 /** JSON Lines: one item per line; an empty line is skipped, a line that is not JSON is that item's error. */
-async function* readJsonLines(file: string, opts: DocumentOptions, size: number): AsyncGenerator<SourceRow[]> {
+async function* readJsonLines(file: DocumentSource, opts: DocumentOptions, size: number): AsyncGenerator<SourceRow[]> {
   const want = { locale: opts.locale ?? 'en_US', scope: opts.scope ?? 'ecommerce' };
   const max = opts.max_item_bytes ?? MiB;
   const sink: Sink = { rows: [], errors: [] };
@@ -122,7 +125,7 @@ async function* readJsonLines(file: string, opts: DocumentOptions, size: number)
  * starts), in batches of `batch_size`. Throws a user error for a file that cannot be read on
  * (not UTF-8, not well-formed outside the items), after handing over the items before it.
  */
-export async function* readDocumentRows(file: string, opts: DocumentOptions): AsyncGenerator<SourceRow[]> {
+export async function* readDocumentRows(file: DocumentSource, opts: DocumentOptions): AsyncGenerator<SourceRow[]> {
   const size = opts.batch_size ?? 500;
   let found = 0;
   const counted: DocumentOptions = opts.onItemError === undefined ? opts : {

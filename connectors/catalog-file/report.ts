@@ -2,6 +2,7 @@
 import { lineOf, type FileProduct } from './map.ts';
 import type { FieldError } from '../sdk/index.ts';
 import type { Submitted } from './submit.ts';
+import type { FileSummary } from './summary.ts';
 
 /** Entries kept in a report's errors and warnings; the counts stay exact. */
 export const MAX_LISTED = 10_000;
@@ -49,6 +50,8 @@ export interface FileReport {
   feeds: { pk: string; url: string; items: number }[];
   errors: ReportEntry[];
   warnings: WarningEntry[];
+  /** Files read with a preset: what was read, made, defaulted, converted, warned about and skipped. */
+  summary?: FileSummary;
 }
 
 export function newReport(file: string, connector: string, runId: number, format: string): FileReport {

@@ -31,14 +31,26 @@ const splitPointer = (pointer: string): [number, string] => {
  * carries its content hash: the feed worker records it when it applies the item, so a product
  * never stored is sent again next time.
  */
-export async function submitProducts(ctx: ConnectorContext, products: Record<string, unknown>[]): Promise<Submitted> {
+/**
+ * Merge (a preset's file): products are partial (nothing but sku required); an existing product
+ * keeps what the file does not carry, a new one lacking a required field takes `defaults`.
+ * `lacked` hears of each product lacking a defaulted field.
+ */
+export interface MergeMode {
+  defaults: Record<string, unknown>;
+  lacked(field: string, value: unknown): void;
+}
+
+const REQUIRED = ['name', 'price', 'stock'];
+
+export async function submitProducts(ctx: ConnectorContext, products: Record<string, unknown>[], merge?: MergeMode): Promise<Submitted> {
   const refused = new Map<number, FieldError[]>();
   const warnings: Submitted['warnings'] = [];
   const hashed: { sku: string; product: string; hash: string }[] = [];
   // A slice at a time, the event loop served in between: a batch of wide products takes long.
   for (let start = 0; start < products.length; start += SLICE) {
     if (start > 0) await setImmediate();
-    const v = validateProducts(products.slice(start, start + SLICE), { inPlace: true });
+    const v = validateProducts(products.slice(start, start + SLICE), { inPlace: true, partial: merge !== undefined });
     for (const e of v.errors) {
       const [index, pointer] = splitPointer(e.pointer);
       refused.set(start + index, [...(refused.get(start + index) ?? []), { ...e, pointer }]);
@@ -46,7 +58,7 @@ export async function submitProducts(ctx: ConnectorContext, products: Record<str
     for (const w of v.warnings) warnings.push({ index: start + w.index, pointer: splitPointer(w.pointer)[1], message: w.message });
     // The text a product's hash is of is also what the feed stores: it is built once.
     for (const { product } of v.valid) {
-      const json = canonicalJson(product);
+      const json = canonicalJson(merge === undefined ? product : mergeItem(product as Record<string, unknown>, merge));
       hashed.push({ sku: product.sku, product: json, hash: hashOfCanonical(json) });
     }
   }
@@ -60,7 +72,18 @@ export async function submitProducts(ctx: ConnectorContext, products: Record<str
   const changed = await ctx.delta.changed(ctx.shopPk!, hashed);
   out.unchanged = hashed.length - changed.length;
   if (changed.length === 0) return out;
-  const feed = await ctx.catalog.submitValidated(changed.map(({ sku, product, hash }) => ({ sku, json: product, hash })));
+  const feed = await ctx.catalog.submitValidated(changed.map(({ sku, product, hash }) => ({ sku, json: product, hash })), { merge: merge !== undefined });
   out.feed = { pk: feed.pk, url: feed.url, items: feed.total };
   return out;
+}
+
+/** A merge feed's item: the product, and the defaults of the required fields it lacks. */
+function mergeItem(product: Record<string, unknown>, merge: MergeMode): { product: Record<string, unknown>; defaults?: Record<string, unknown> } {
+  const defaults: Record<string, unknown> = {};
+  for (const f of REQUIRED) {
+    if (product[f] !== undefined || merge.defaults[f] === undefined) continue;
+    defaults[f] = merge.defaults[f];
+    merge.lacked(f, merge.defaults[f]);
+  }
+  return Object.keys(defaults).length === 0 ? { product } : { product, defaults };
 }

@@ -1,0 +1,112 @@
+// The presets on fixture files written after each system's published export format: rows in
+// any order grouped into products and variations, units, sale prices, images, skipped rows.
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import fs from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import type { FileProduct } from './map.ts';
+import type { PresetOptions } from './preset-file.ts';
+import { readWithPreset } from './preset-file.ts';
+import type { ReportEntry } from './report.ts';
+import { SummaryBuilder } from './summary.ts';
+
+const fixture = (name: string): string => path.join(path.dirname(fileURLToPath(import.meta.url)), 'fixtures', 'presets', name);
+
+async function read(name: string, o: PresetOptions) {
+  const file = fixture(name);
+  const summary = new SummaryBuilder();
+  const products: FileProduct[] = [];
+  const refused: ReportEntry[] = [];
+  const handle = await fs.promises.open(file);
+  try {
+    await readWithPreset({ handle, size: fs.statSync(file).size }, o.format ?? path.extname(file).slice(1), o, summary, async (b) => {
+      products.push(...b.products);
+      refused.push(...b.orphans);
+    });
+  } finally {
+    await handle.close();
+  }
+  const bySku = new Map(products.map((p) => [p.product.sku as string, p.product]));
+  return { bySku, summary: summary.s, refused };
+}
+
+describe('woocommerce', () => {
+  it('variations listed before their parent (by id:44 and by sku) join it; units, sale dates, images', async () => {
+    const { bySku, summary, refused } = await read('woocommerce.csv', { preset: 'woocommerce' });
+    expect(refused).toEqual([]);
+    expect([...bySku.keys()].sort()).toEqual(['WOO-CAP', 'WOO-HOODIE']);
+    const hoodie = bySku.get('WOO-HOODIE')!;
+    expect(hoodie).toMatchObject({
+      name: 'Hoodie', description: '<p>A warm hoodie.</p>', brand: 'Acme', categories: 'Clothing > Hoodies',
+      weight: 1.5, weight_unit: 'lb', depth: 10, width: 8, height: 2, dimensions_unit: 'in',
+      // No price or stock of its own: the lowest variation price, the sum of their stock.
+      price: 42, stock: 13,
+      images: ['https://shop.example/wp-content/uploads/hoodie.jpg', 'https://shop.example/wp-content/uploads/hoodie-back.jpg'],
+    });
+    expect(hoodie.variations).toEqual([
+      expect.objectContaining({ sku: 'WOO-HOODIE-BLUE-S', price: 45, stock: 10, color: 'Blue', size: 'S', images: ['https://shop.example/wp-content/uploads/hoodie-blue.jpg'] }),
+      expect.objectContaining({ sku: 'WOO-HOODIE-RED-M', price: 42, stock: 3, color: 'Red', size: 'M' }),
+    ]);
+    expect(bySku.get('WOO-CAP')).toMatchObject({
+      price: 20, discount: 20, discount_from: '2024-05-01T00:00:00', discount_to: '2024-05-31T00:00:00', stock: 7,
+      images: ['https://shop.example/wp-content/uploads/cap.jpg'],
+    });
+    expect(summary).toMatchObject({ rows: 4, products: 2, variations: 2, images: 5 });
+    expect(summary.conversions).toMatchObject({ integer_from_decimal: 1, sale_price_to_discount: 1, parent_price_from_variations: 1, parent_stock_from_variations: 1 });
+    expect(summary.warnings.image_relative).toEqual({ count: 1, examples: ['line 5: not an address (set the option image_base_url)'] });
+    expect(summary.dropped_columns).toEqual(['Type', 'Published', 'Is featured?']);
+  });
+
+  it('a variation whose parent is not in the file is refused with its reason', async () => {
+    const { bySku, refused } = await read('woocommerce-orphan.csv', { preset: 'woocommerce' });
+    expect([...bySku.keys()]).toEqual(['WOO-SOCK']);
+    expect(refused).toEqual([{ line: 3, sku: 'WOO-GONE-1', errors: [{ pointer: '', code: 'not_found', message: 'its parent id:99 is not in the file' }] }]);
+  });
+});
+
+describe('shopify', () => {
+  it('rows of a Handle are one product: variants with options named on the first row, image rows, grams as kg, compare-at as discount', async () => {
+    const { bySku, summary } = await read('shopify.csv', { preset: 'shopify' });
+    expect([...bySku.keys()].sort()).toEqual(['MUG-1', 'shirt']);
+    const shirt = bySku.get('shirt')!;
+    expect(shirt).toMatchObject({ name: 'Linen Shirt', brand: 'Acme', price: 32, stock: 9 });
+    expect(shirt.images).toEqual(['https://cdn.shopify.example/shirt-1.jpg', 'https://cdn.shopify.example/shirt-2.jpg', 'https://cdn.shopify.example/shirt-3.jpg']);
+    expect(shirt.variations).toEqual([
+      { sku: 'SHIRT-W-S', price: 40, discount: 25, stock: 5, color: 'White', size: 'S', images: ['https://cdn.shopify.example/shirt-white.jpg'] },
+      { sku: 'SHIRT-W-M', price: 40, discount: 25, stock: 4, color: 'White', size: 'M' },
+      { sku: 'SHIRT-B-S', price: 32, stock: 0, color: 'Blue', size: 'S', images: ['https://cdn.shopify.example/shirt-blue.jpg'] },
+    ]);
+    // Variant Grams: on the variation rows as kg; a "Default Title" product is a simple product of its variant's sku.
+    expect(bySku.get('MUG-1')).toMatchObject({ name: 'Coffee Mug', price: 9.5, stock: 12, weight: 0.35, weight_unit: 'kg', images: ['https://cdn.shopify.example/mug.jpg'] });
+    expect(bySku.get('MUG-1')!.variations).toBeUndefined();
+    expect(summary.conversions['unit:Variant Grams']).toBe(4);
+  });
+});
+
+describe('magento2', () => {
+  it('children listed before their configurable join it; store-view rows skipped; qty 10.0000; relative images on image_base_url', async () => {
+    const { bySku, summary, refused } = await read('magento2.csv', { preset: 'magento2', image_base_url: 'https://shop.example/media/catalog/product' });
+    expect(refused).toEqual([]);
+    expect([...bySku.keys()].sort()).toEqual(['MB01', 'MB02']);
+    const bag = bySku.get('MB01')!;
+    expect(bag).toMatchObject({ name: 'Joust Duffle Bag', price: 34, discount: 15, discount_from: '2024-05-01T00:00:00', discount_to: '2024-05-31T00:00:00', stock: 0, brand: 'Joust', activity: 'Gym' });
+    expect(bag.images).toEqual([
+      'https://shop.example/media/catalog/product/m/b/mb01-blue-0.jpg',
+      'https://shop.example/media/catalog/product/m/b/mb01-back.jpg',
+      'https://shop.example/media/catalog/product/m/b/mb01-side.jpg',
+    ]);
+    expect(bag.variations).toEqual([
+      expect.objectContaining({ sku: 'MB01-Blue-S', price: 34, stock: 10, color: 'Blue', size: 'S' }),
+      expect.objectContaining({ sku: 'MB01-Red-S', price: 36, stock: 4, color: 'Red', size: 'S' }),
+    ]);
+    expect(bySku.get('MB02')).toMatchObject({ stock: 25, price: 32 });
+    expect(summary.skipped['store-view row (translations are not imported)']).toEqual({ count: 1, examples: ['line 5'] });
+    expect(summary.conversions.integer_from_decimal).toBe(4);
+    expect(summary.dropped_columns).toContain('created_at');
+  });
+
+  it('a price in another currency than the currency option refuses its row', async () => {
+    const { refused } = await read('magento2-usd.csv', { preset: 'magento2', currency: 'EUR' });
+    expect(refused).toEqual([{ line: 2, sku: null, errors: [{ pointer: '', code: 'refused', message: 'price is in USD, not in EUR (option currency)' }] }]);
+  });
+});
