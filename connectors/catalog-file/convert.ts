@@ -93,7 +93,8 @@ export function imageAddress(raw: string, base: string | undefined, line: number
   }
   try {
     const u = new URL(url);
-    if (u.protocol === 'http:' || u.protocol === 'https:') return url;
+    // As written when the API takes it so (clients match images by it), else percent-encoded.
+    if (u.protocol === 'http:' || u.protocol === 'https:') return /^\S+$/.test(url) ? url : u.href;
   } catch {
     // fall through: warned below
   }

@@ -1,0 +1,90 @@
+// catalog-file with a preset, end to end: a PIM export without stock merges into existing
+// products (their stock stays), new products take the defaults (counted once), and the same
+// file dropped again after an options change is read again.
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { useTestDaemon } from '../helpers/daemon.ts';
+import { connectorsFile, tempDir } from '../helpers/connectors-file.ts';
+import { until } from '../helpers/until.ts';
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- reports and products are checked field by field below
+type Json = Record<string, any>;
+
+const fixtures = path.resolve('connectors/catalog-file/fixtures/presets');
+const inboxes = { akeneo: tempDir(), woo: tempDir() };
+const entry = (name: string, inbox: string, options: Record<string, unknown>) =>
+  ({ name, type: 'catalog-file', shop_pk: 1, enabled: false, options: { inbox, settle_ms: 0, ...options } });
+const daemon = await useTestDaemon({
+  env: {
+    WAYBILL_CONNECTORS: connectorsFile([
+      entry('pim', inboxes.akeneo, { preset: 'akeneo' }),
+      entry('woo', inboxes.woo, { preset: 'woocommerce' }),
+    ]),
+  },
+});
+const { auth } = await daemon.shopWithKey();
+const app = daemon.app!;
+const connectors = daemon.services.connectors;
+
+const run = async (name: string) => {
+  const r = await connectors.execute({ name, trigger: 'cli' });
+  if (r.status !== 'done') throw new Error(`run of ${name}: ${r.status}`);
+  if (r.error !== undefined) throw r.error;
+  return r.run;
+};
+const feedDone = (pk: string) => until(`feed ${pk}`, async () => {
+  const res = await app.inject({ url: `/feeds/${pk}/`, headers: auth });
+  const feed = res.json() as Json;
+  return feed.state === 'done' || feed.state === 'failed' ? feed : undefined;
+}, 20_000);
+const product = async (sku: string): Promise<Json | undefined> => {
+  const res = await app.inject({ url: `/shops/1/products/?sku=${encodeURIComponent(sku)}`, headers: auth });
+  return (res.json() as Json[])[0];
+};
+const report = (inbox: string, file: string) => JSON.parse(fs.readFileSync(path.join(inbox, '.done', `${file}.report.json`), 'utf8')) as Json;
+
+describe('preset files merge into the catalog', () => {
+  it('an Akeneo export without stock keeps existing stock; new products take stock 0, counted once', async () => {
+    const put = await app.inject({ method: 'POST', url: '/shops/1/products/', headers: auth, payload: { sku: 'AK-MUG', name: 'Old mug', price: 7, stock: 5, brand: 'Kept' } });
+    expect(put.statusCode).toBe(201);
+    await feedDone((put.json() as Json).pk);
+
+    fs.copyFileSync(path.join(fixtures, 'akeneo.csv'), path.join(inboxes.akeneo, 'akeneo.csv'));
+    const r = await run('pim');
+    expect(r).toMatchObject({ outcome: 'succeeded', counts: { files_done: 1, products_sent: 2 } });
+    for (const pk of r.feed_pks) expect(await feedDone(pk)).toMatchObject({ state: 'done', type: 'product_merge', counts: { failed: 0 } });
+
+    expect(await product('AK-MUG')).toMatchObject({ name: 'Akeneo Mug', price: 8, stock: 5, brand: 'Kept', description: '<p>A mug.</p>' });
+    const tee = await product('ak-tee');
+    expect(tee).toMatchObject({ name: 'Akeneo Tee', price: 19.9, stock: 0 });
+    expect(tee!.variations.map((v: Json) => [v.sku, v.color, v.size])).toEqual([['AK-TEE-BLUE-M', 'blue', 'm'], ['AK-TEE-RED-M', 'red', 'm']]);
+
+    const rep = report(inboxes.akeneo, 'akeneo.csv');
+    expect(rep.summary).toMatchObject({ rows: 3, products: 2, variations: 2, images: 1, defaults: { stock: { value: 0, products: 2 } } });
+  });
+
+  it('the same file dropped again after an options change is read again', async () => {
+    const csv = fs.readFileSync(path.join(fixtures, 'woocommerce.csv'));
+    fs.writeFileSync(path.join(inboxes.woo, 'woo.csv'), csv);
+    const first = await run('woo');
+    expect(first).toMatchObject({ counts: { files_done: 1, products_sent: 2 } });
+    for (const pk of first.feed_pks) await feedDone(pk);
+    expect(await product('WOO-HOODIE')).toMatchObject({ price: 42, stock: 13, weight_unit: 'lb' });
+
+    fs.writeFileSync(path.join(inboxes.woo, 'woo.csv'), csv);
+    expect(await run('woo')).toMatchObject({ counts: { files_skipped: 1 } });
+
+    const config = JSON.parse(fs.readFileSync(connectors.file, 'utf8')) as { connectors: Json[] };
+    config.connectors.find((c) => c.name === 'woo')!.options.image_base_url = 'https://shop.example/';
+    fs.writeFileSync(connectors.file, JSON.stringify(config));
+    connectors.reload();
+    fs.writeFileSync(path.join(inboxes.woo, 'woo.csv'), csv);
+    const again = await run('woo');
+    expect(again.counts.files_skipped).toBeUndefined();
+    expect(again.counts).toMatchObject({ files_done: 1 });
+    // Read with the new options: the cap's relative image is now an address.
+    for (const pk of again.feed_pks) await feedDone(pk);
+    expect((await product('WOO-CAP'))!.images.map((i: Json) => i.url)).toEqual(['https://shop.example/wp-content/uploads/cap.jpg', 'https://shop.example/not%20an%20address']);
+  });
+});
