@@ -7,6 +7,7 @@ import { defineConnector, userError, type ConnectorContext } from '../sdk/index.
 import { DONE, ERROR, PROCESSING, ensureFolders, inside, moveInto, openInboxFile, safeName, scan, settled } from './inbox.ts';
 import { CatalogFileOptions } from './options.ts';
 import { processFile } from './process-file.ts';
+import { previewFile } from './preview.ts';
 
 type Ctx = ConnectorContext<CatalogFileOptions>;
 
@@ -87,11 +88,12 @@ async function processInbox(ctx: Ctx, inbox: string): Promise<void> {
 
 export const catalogFile = defineConnector({
   type: 'catalog-file',
-  description: 'Catalog export files (CSV, JSON, XML) dropped into an inbox folder become product feeds.',
+  description: 'Catalog export files (CSV, JSON, XML; shop systems\' exports with a preset) dropped into an inbox folder become product feeds.',
   options: CatalogFileOptions,
   needsShop: true,
   // A file dropped in the inbox starts a run now; the schedule stays the floor.
   watchPaths: (options) => [path.resolve(options.inbox)],
+  preview: (options, file, limit) => previewFile(options, file, limit),
   async run(ctx) {
     const inbox = path.resolve(ctx.options.inbox);
     const st = await fs.stat(inbox).catch(() => null);

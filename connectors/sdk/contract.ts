@@ -223,6 +223,11 @@ export interface ConnectorDefinition<S extends TSchema = TSchema> {
    * for speed: a missed event is picked up by the next scheduled run.
    */
   watchPaths?(options: Static<S>): string[];
+  /**
+   * What the connector would make of one input file, writing nothing (`waybill connectors
+   * preview`): its first `limit` products as they would be sent, and the file's summary.
+   */
+  preview?(options: Static<S>, file: string, limit: number): Promise<{ products: unknown[]; summary: unknown }>;
   /** Push receivers, by name; "webhook" is mounted at POST /connectors/{name}/webhook. */
   receivers?: Record<string, (request: ReceiverRequest, ctx: ReceiverContext<Static<S>>) => Promise<ReceiverResponse>>;
 }

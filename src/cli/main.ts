@@ -6,7 +6,7 @@ import { ConfigError, loadConfig } from '../config.ts';
 import { AppError } from '../errors.ts';
 import { createLogger } from '../logger.ts';
 import { roles } from '../main.ts';
-import { connectorsList, connectorsRun } from './commands/connectors.command.ts';
+import { connectorsList, connectorsPreview, connectorsRun } from './commands/connectors.command.ts';
 import { initCommand } from './commands/init.command.ts';
 import { keysCreate, keysList, keysRevoke } from './commands/keys.command.ts';
 import { marketplacesCreate, marketplacesList } from './commands/marketplaces.command.ts';
@@ -127,6 +127,11 @@ HOST, PORT, PUBLIC_URL, LOG_LEVEL, LOG_FORMAT, WAYBILL_ADMIN_TOKEN, WAYBILL_CONN
     .argument('<name>', 'the connector\'s name, as connectors list shows it')
     .option('--full', 'a catalog pull reads everything again instead of what changed since its last accepted cursor')
     .addOption(json()).action(act(connectorsRun));
+  connectors.command('preview').description('what a file connector would make of a file: its first products as they would be sent (JSON) and the file\'s summary; writes nothing')
+    .argument('<name>', 'the connector\'s name, as connectors list shows it')
+    .argument('<file>', 'the file to read (it stays where it is)')
+    .option('--limit <n>', 'products shown (default 5)', positiveInt('--limit'))
+    .addOption(json()).action(act(connectorsPreview));
 
   configureErrors(program);
   return program;

@@ -1,5 +1,6 @@
 // waybill connectors list | run <name>: the configured connectors with their last runs; one
 // run now, here, under the connector's lock (works whether or not the daemon runs).
+import path from 'node:path';
 import type { ConnectorRun } from '../../connectors/host/connectors.schemas.ts';
 import { isProblemCount } from '../../../connectors/sdk/index.ts';
 import type { CliContext } from '../context.ts';
@@ -36,4 +37,12 @@ export async function connectorsRun(ctx: CliContext, [name]: unknown[], options:
   ctx.out.result({ run: result.run }, summary(result.run));
   // Anything but a clean run is worth a script's attention: partial, skipped, failed.
   return result.run.outcome === 'succeeded' ? 0 : 1;
+}
+
+/** waybill connectors preview <name> <file>: the first products as they would be sent, and the file's summary; writes nothing. */
+export async function connectorsPreview(ctx: CliContext, [name, file]: unknown[], options: { limit?: number }): Promise<number> {
+  const limit = options.limit ?? 5;
+  const preview = await withServices(ctx, (s) => s.connectors.preview(name as string, path.resolve(file as string), limit));
+  ctx.out.result(preview, JSON.stringify(preview, null, 2));
+  return 0;
 }

@@ -226,6 +226,13 @@ export class ConnectorService {
     return locked.locked ? locked.value : { status: 'busy' };
   }
 
+  /** What connector `name` would make of `file` (its first `limit` products and summary), writing nothing. */
+  async preview(name: string, file: string, limit: number): Promise<{ products: unknown[]; summary: unknown }> {
+    const inst = this.#instance(name);
+    if (inst.definition.preview === undefined) throw new AppError('connector_no_preview', 400, `Connectors of type ${inst.type} read no files: there is nothing to preview.`);
+    return inst.definition.preview(inst.options as never, file, limit);
+  }
+
   /** A pushed request for one of a connector's receivers (POST /connectors/{name}/webhook...). */
   async receive(name: string, receiver: string, request: ReceiverRequest): Promise<ReceiverResponse> {
     const inst = this.#instance(name);
