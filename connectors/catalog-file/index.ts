@@ -3,7 +3,7 @@
 // .done/ or .error/ beside <file>.report.json. Polling only: correctness never waits on events.
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { defineConnector, userError, type ConnectorContext } from '../sdk/index.ts';
+import { defineConnector, LAST_INPUT_KEY, userError, type ConnectorContext } from '../sdk/index.ts';
 import { DONE, ERROR, PROCESSING, ensureFolders, inside, moveInto, openInboxFile, safeName, scan, settled } from './inbox.ts';
 import { CatalogFileOptions } from './options.ts';
 import { processFile } from './process-file.ts';
@@ -43,6 +43,8 @@ async function handle(ctx: Ctx, inbox: string, name: string): Promise<void> {
   report.file = final;
   await writeReport(dir, final, report);
   ctx.report.count(`files_${report.outcome}`);
+  // The dashboard's connector page shows the last file's summary.
+  await ctx.state.set(LAST_INPUT_KEY, { file: final, outcome: report.outcome, reason: report.reason, finished_at: report.finished_at, counts: report.counts, summary: report.summary ?? null });
   ctx.report.count('products_invalid', report.counts.invalid);
   const log = { file: final, outcome: report.outcome, counts: report.counts, feeds: report.feeds.length };
   if (report.outcome === 'error') ctx.log.warn({ ...log, reason: report.reason }, 'catalog file refused');

@@ -7,6 +7,12 @@ import { AppError } from '../../src/errors.ts';
 import type { Logger } from '../../src/logger.ts';
 import type { RecordOutcome, SelectOptions, TrackedShipment, TrackingResult } from '../../src/tracking/tracking.schemas.ts';
 
+/**
+ * The state key a connector keeps its last input's summary under (a file connector: the last
+ * file's counts and summary); the dashboard's connector page shows it.
+ */
+export const LAST_INPUT_KEY = 'last_input';
+
 /** Small persistent JSON per connector (cursors, last-seen markers); not for large sets. */
 export interface StateStore {
   get<T>(key: string): Promise<T | undefined>;

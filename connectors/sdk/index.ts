@@ -3,7 +3,7 @@
 // connector throws, the API's own product rules, content hashing, and the polling engine the
 // carrier connectors share. The host (src/connectors/host) implements the ports.
 export {
-  defineConnector, OutboundError, isProblemCount, MAX_THROTTLE_MS, throttled, ThrottledError, userError,
+  defineConnector, OutboundError, isProblemCount, LAST_INPUT_KEY, MAX_THROTTLE_MS, throttled, ThrottledError, userError,
   type AnyConnectorDefinition, type CatalogPort, type ConnectorContext, type ConnectorDefinition, type DeltaItem, type DeltaStore,
   type HttpAnswer, type HttpGet, type HttpPort, type HttpRequest, type OutboundFailure, type ProcessedStore, type ReceiverContext, type ReceiverRequest,
   type ReceiverResponse, type RunReport, type StateStore, type SubmittedFeed, type TrackingPort, type ValidatedProduct,

@@ -77,8 +77,8 @@ export const connectorsAdmin: FastifyPluginAsyncTypebox<{ services: { connectors
   });
 
   app.get('/admin/connectors/:name', { config: pageConfig, schema: { hide: true, params: Name, querystring: Fragment } }, async (request, reply) => {
-    const [c, runs, names] = await Promise.all([connectors.get(request.params.name), connectors.runs(request.params.name, { limit: 100 }), shopNames(services)]);
-    const view = { c, runs, names, file: connectors.file };
+    const [c, runs, names, lastInput] = await Promise.all([connectors.get(request.params.name), connectors.runs(request.params.name, { limit: 100 }), shopNames(services), connectors.lastInput(request.params.name)]);
+    const view = { c, runs, names, file: connectors.file, lastInput };
     return sendHtml(reply, request.query.fragment === '1' ? connectorFragment(view) : page(`Connector ${c.name}`, 'connectors', nav, connectorBody(view)));
   });
 };

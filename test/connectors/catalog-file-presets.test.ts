@@ -15,8 +15,10 @@ const fixtures = path.resolve('connectors/catalog-file/fixtures/presets');
 const inboxes = { akeneo: tempDir(), woo: tempDir() };
 const entry = (name: string, inbox: string, options: Record<string, unknown>) =>
   ({ name, type: 'catalog-file', shop_pk: 1, enabled: false, options: { inbox, settle_ms: 0, ...options } });
+const TOKEN = 'admin-token-presets-0123456789abcdef';
 const daemon = await useTestDaemon({
   env: {
+    WAYBILL_ADMIN_TOKEN: TOKEN,
     WAYBILL_CONNECTORS: connectorsFile([
       entry('pim', inboxes.akeneo, { preset: 'akeneo' }),
       entry('woo', inboxes.woo, { preset: 'woocommerce' }),
@@ -62,6 +64,14 @@ describe('preset files merge into the catalog', () => {
 
     const rep = report(inboxes.akeneo, 'akeneo.csv');
     expect(rep.summary).toMatchObject({ rows: 3, products: 2, variations: 2, images: 1, defaults: { stock: { value: 0, products: 2 } } });
+
+    // The dashboard's connector page shows the last file's summary.
+    const page = await app.inject({ url: '/admin/connectors/pim', headers: { authorization: `Bearer ${TOKEN}` } });
+    expect(page.statusCode).toBe(200);
+    const card = /<div class="card" id="last-input">[\s\S]*?<\/div>/.exec(page.body)?.[0] ?? '';
+    expect(card).toContain('akeneo.csv');
+    expect(card).toContain('3 rows: 2 products, 2 variations, 1 images');
+    expect(card).toContain('<code>stock</code>=0 for 2 products lacking it');
   });
 
   it('the same file dropped again after an options change is read again', async () => {

@@ -120,9 +120,33 @@ export interface ConnectorView {
   runs: ConnectorRun[];
   names: ShopNames;
   file: string;
+  /** The connector's last input's summary (a file connector's last file), null when none. */
+  lastInput?: Record<string, unknown> | null;
 }
 
-export function connectorFragment({ c, runs, names, file }: ConnectorView): Html {
+type Kinds = Record<string, { count: number; examples: string[] }>;
+
+const kindList = (title: string, kinds: Kinds | undefined): Html => {
+  const entries = Object.entries(kinds ?? {});
+  return entries.length === 0 ? html`` : html`<dt>${title}</dt><dd><ul>${entries.map(([k, v]) => html`<li><b>${k}</b>: ${v.count}<br><small class="muted">${v.examples.join(' · ')}</small></li>`)}</ul></dd>`;
+};
+
+/** The last file: its outcome and, read with a preset, what was read, made, defaulted, converted, warned about and skipped. */
+function lastInputCard(last: Record<string, unknown>): Html {
+  const s = (last.summary ?? null) as { rows: number; products: number; variations: number; images: number; defaults: Record<string, { value: unknown; products: number }>; conversions: Record<string, number>; warnings: Kinds; skipped: Kinds; dropped_columns: string[] } | null;
+  const counts = (last.counts ?? {}) as Record<string, number>;
+  return html`<div class="card" id="last-input"><h2>Last file</h2><dl class="facts">
+<dt>File</dt><dd><code>${String(last.file)}</code> <span class="badge ${String(last.outcome)}">${String(last.outcome)}</span>${last.reason === null ? '' : html`<br><small>${String(last.reason)}</small>`}</dd>
+<dt>Counts</dt><dd>${Object.entries(counts).map(([k, v]) => `${k}=${v}`).join(' ')}</dd>
+${s === null ? '' : html`<dt>Read</dt><dd>${s.rows} rows: ${s.products} products, ${s.variations} variations, ${s.images} images</dd>
+${Object.keys(s.defaults).length === 0 ? '' : html`<dt>Defaults</dt><dd>${Object.entries(s.defaults).map(([f, d]) => html`<code>${f}</code>=${JSON.stringify(d.value)} for ${d.products} products lacking it (new ones only) `)}</dd>`}
+${Object.keys(s.conversions).length === 0 ? '' : html`<dt>Conversions</dt><dd>${Object.entries(s.conversions).map(([k, v]) => `${k}=${v}`).join(' ')}</dd>`}
+${kindList('Warnings', s.warnings)}${kindList('Skipped', s.skipped)}
+${s.dropped_columns.length === 0 ? '' : html`<dt>Dropped columns</dt><dd><small>${s.dropped_columns.join(', ')}</small></dd>`}`}
+</dl></div>`;
+}
+
+export function connectorFragment({ c, runs, names, file, lastInput }: ConnectorView): Html {
   return html`<div class="card connector-head"><p class="actions-bar">${controls(c)}</p>
 <div class="runs-now">${runStrip(c.last_runs)}</div>
 <dl class="facts"><dt>Type</dt><dd>${c.type}</dd><dt>Shop</dt><dd>${shopName(names, c.shop_pk)}</dd>
@@ -132,6 +156,7 @@ ${c.watches.length === 0 ? '' : html`<dt>Watches</dt><dd id="watches">${c.watche
 ${c.receivers.length === 0 ? '' : html`<dt>Receives</dt><dd>${c.receivers.map((r) => html`<code>POST ${r}</code> `)}</dd>`}
 <dt>Options</dt><dd><dl class="facts options" id="options">${Object.entries(c.options).map(([k, v]) => html`<dt>${k}</dt><dd>${optionValue(v)}</dd>`)}</dl></dd>
 <dt>From</dt><dd><code>${file}</code> <small class="muted">read at start; after an edit, Reload on the <a href="/admin/connectors">Connectors</a> page or SIGHUP</small></dd></dl></div>
+${lastInput === undefined || lastInput === null ? '' : lastInputCard(lastInput)}
 <h2>Runs</h2>
 ${runs.length === 0 ? html`<p class="muted">No runs yet.</p>` : html`<ol class="timeline" id="runs">${timeline(runs).map((item) => ('run' in item ? runItem(item.run) : quietItem(item.quiet)))}</ol>`}`;
 }

@@ -8,7 +8,7 @@ import type { JobSender } from '../../jobs/job-map.ts';
 import type { Logger } from '../../logger.ts';
 import { metrics } from '../../metrics/metrics.ts';
 import { contentHash } from '../../catalog/content-hash.ts';
-import { ThrottledError, userError, type AnyConnectorDefinition, type ConnectorContext, type DeltaStore, type ProcessedStore, type ReceiverContext, type ReceiverRequest, type ReceiverResponse, type RunReport } from '../../../connectors/sdk/index.ts';
+import { LAST_INPUT_KEY, ThrottledError, userError, type AnyConnectorDefinition, type ConnectorContext, type DeltaStore, type ProcessedStore, type ReceiverContext, type ReceiverRequest, type ReceiverResponse, type RunReport } from '../../../connectors/sdk/index.ts';
 import type { ConnectorInstance } from './config-file.ts';
 import { ConnectorSet, type ReloadResult } from './connector-set.ts';
 import type { ConnectorRun, ConnectorSummary, RunNowResult, RunTrigger } from './connectors.schemas.ts';
@@ -126,6 +126,12 @@ export class ConnectorService {
       throttled_until: throttled.get(i.name)?.toISOString() ?? null,
       last_runs: runs.filter((r) => r.connector === i.name).map(toRun),
     }));
+  }
+
+  /** The summary a connector kept of its last input (LAST_INPUT_KEY: a file connector's last file); null: none yet. */
+  async lastInput(name: string): Promise<Record<string, unknown> | null> {
+    this.#instance(name);
+    return ((await repo.getState(this.#deps.db, name, LAST_INPUT_KEY))?.value as Record<string, unknown> | undefined) ?? null;
   }
 
   async get(name: string): Promise<ConnectorSummary> {
