@@ -110,3 +110,18 @@ describe('magento2', () => {
     expect(refused).toEqual([{ line: 2, sku: null, errors: [{ pointer: '', code: 'refused', message: 'price is in USD, not in EUR (option currency)' }] }]);
   });
 });
+
+describe('odoo', () => {
+  it('continuation lines (empty id) add to their product; description and description_sale both read, the first wins', async () => {
+    const { bySku, summary } = await read('odoo.csv', { preset: 'odoo' });
+    expect([...bySku.keys()].sort()).toEqual(['FURN-0007', 'FURN-0009']);
+    expect(bySku.get('FURN-0007')).toEqual({
+      sku: 'FURN-0007', name: 'Office Chair', price: 120, stock: 8, description: 'Ergonomic chair.', categories: 'All / Saleable / Office Furniture',
+      weight: 12.5, weight_unit: 'kg', color: 'Black,White', legs: 'Steel',
+    });
+    // No stock in the file: left to the merge (existing products keep theirs, new ones take the default).
+    expect(bySku.get('FURN-0009')).toEqual({ sku: 'FURN-0009', name: 'Desk Lamp', price: 35.5, weight: 0.8, weight_unit: 'kg', categories: 'All / Saleable' });
+    expect(summary).toMatchObject({ rows: 3, products: 2 });
+    expect(summary.warnings.column_not_used).toMatchObject({ count: 1 });
+  });
+});
