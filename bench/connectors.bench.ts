@@ -66,6 +66,45 @@ function writeCsv(file: string, rows: number, prefix: string): void {
   fs.closeSync(fd);
 }
 
+/**
+ * The same products as a shop system exports them (PRESETS, default woocommerce,magento2), the
+ * variation rows of each 1,000 products written before their parents' rows: the preset engine
+ * has to group them wherever they are.
+ */
+const PRESETS = (process.env.PRESETS ?? 'woocommerce,magento2').split(',').filter((p) => p !== '');
+function writePresetCsv(file: string, rows: number, prefix: string, preset: string): void {
+  const woo = preset === 'woocommerce';
+  const fd = fs.openSync(file, 'w');
+  fs.writeSync(fd, woo
+    ? 'ID,Type,SKU,Name,Description,Regular price,Stock,Images,Parent,Attribute 1 name,Attribute 1 value(s),Brands\n'
+    : 'sku,store_view_code,product_type,name,description,price,qty,base_image,additional_images,additional_attributes,configurable_variations\n');
+  let children = '';
+  let parents = '';
+  let n = 0;
+  const flush = (): void => {
+    fs.writeSync(fd, children + parents);
+    children = '';
+    parents = '';
+  };
+  for (const p of products(rows, prefix)) {
+    const id = ++n * 10;
+    const vs = (p.variations ?? []) as Record<string, unknown>[];
+    const images = p.images as string[];
+    vs.forEach((v, j) => {
+      children += woo
+        ? `${csvLine([id + j + 1, 'variation', v.sku, '', '', v.price, v.stock, '', `id:${id}`, 'Size', v.size, ''])}\n`
+        : `${csvLine([v.sku, '', 'simple', `${String(p.name)} ${String(v.size)}`, '', `${String(v.price)}.0000`, `${String(v.stock)}.0000`, '', '', `size=${String(v.size)}`, ''])}\n`;
+    });
+    parents += woo
+      ? `${csvLine([id, vs.length > 0 ? 'variable' : 'simple', p.sku, p.name, p.description, p.price, p.stock, images.join(', '), '', '', '', p.brand])}\n`
+      : `${csvLine([p.sku, '', vs.length > 0 ? 'configurable' : 'simple', p.name, p.description, `${String(p.price)}.0000`, `${String(p.stock)}.0000`, images[0], images.slice(1).join(','), `manufacturer=${String(p.brand)}`,
+        vs.map((v) => `sku=${String(v.sku)},size=${String(v.size)}`).join('|')])}\n`;
+    if (n % 1000 === 0) flush();
+  }
+  flush();
+  fs.closeSync(fd);
+}
+
 interface Daemon { child: ChildProcess; url: string; peakRssMb(): number; stop(): Promise<void> }
 
 async function startDaemon(connectorsFile: string): Promise<Daemon> {
@@ -156,18 +195,19 @@ interface Phase {
   feeds: number;
 }
 
-/** Drop -> all feeds done through the connector, in a daemon of its own. */
-async function viaConnector(rows: number, tag: string): Promise<Phase> {
+/** Drop -> all feeds done through the connector (with `preset`: a file of that system's format), in a daemon of its own. */
+async function viaConnector(rows: number, tag: string, preset?: string): Promise<Phase> {
   const shop = await shops.create({ name: `bench connector ${tag}` });
   const { key } = await shops.createKey(shop.pk);
   const inbox = path.join(work, `inbox-${tag}`);
   fs.mkdirSync(inbox);
   const file = path.join(work, `connectors-${tag}.json`);
-  fs.writeFileSync(file, JSON.stringify({ connectors: [{ name: 'bench', type: 'catalog-file', shop_pk: shop.pk, schedule: '* * * * * *', options: { inbox, format: 'csv', settle_ms: 200 } }] }));
+  fs.writeFileSync(file, JSON.stringify({ connectors: [{ name: 'bench', type: 'catalog-file', shop_pk: shop.pk, schedule: '* * * * * *', options: { inbox, settle_ms: 200, ...(preset === undefined ? { format: 'csv' } : { preset }) } }] }));
   const daemon = await startDaemon(file);
   try {
     const staged = path.join(work, `products-${tag}.csv`);
-    writeCsv(staged, rows, `C${tag}`);
+    if (preset === undefined) writeCsv(staged, rows, `C${tag}`);
+    else writePresetCsv(staged, rows, `P${tag}`, preset);
     await analyze();
     const cpu0 = cpuSeconds(daemon.child.pid!);
     const started = performance.now();
@@ -289,7 +329,7 @@ async function viaPull(count: number, tag: string): Promise<Phase & { requests: 
   }
 }
 
-interface Round { round: number; rows: number; connector: Phase; api: Phase; ratio: number }
+interface Round { round: number; rows: number; connector: Phase; api: Phase; ratio: number; presets: Record<string, Phase & { ratio: number }> }
 const rounds: Round[] = [];
 console.log(`connectors: sizes ${SIZES.map(k).join(', ')} rows, ${ROUNDS} rounds, a fresh daemon per phase (connector and API alternate which goes first), database ${target.env.DATABASE_URL === undefined ? 'embedded' : 'DATABASE_URL'}, ${os.cpus().length} CPUs, load average ${os.loadavg()[0]!.toFixed(1)}`);
 try {
@@ -306,7 +346,13 @@ try {
         api = await viaApi(rows, tag);
         connector = await viaConnector(rows, tag);
       }
-      const r: Round = { round, rows, connector, api, ratio: connector.rowsPerSecond / api.rowsPerSecond };
+      const presets: Round['presets'] = {};
+      for (const preset of PRESETS) {
+        const phase = await viaConnector(rows, `${tag}-${preset}`, preset);
+        presets[preset] = { ...phase, ratio: phase.rowsPerSecond / api.rowsPerSecond };
+        console.log(`round ${round}, ${fmt(rows)} rows, preset ${preset} (variations before their parents): ${fmt(phase.seconds, 2)} s = ${fmt(phase.rowsPerSecond)} rows/s, daemon CPU ${fmt(phase.cpu, 1)} s, peak RSS ${fmt(phase.peakRssMb)} MB; ratio to the API ${fmt(presets[preset].ratio, 2)}`);
+      }
+      const r: Round = { round, rows, connector, api, ratio: connector.rowsPerSecond / api.rowsPerSecond, presets };
       rounds.push(r);
       console.log(`round ${round}, ${fmt(rows)} rows (${fmt(Math.ceil(rows / 3))} products + variations, ${connector.feeds} feeds): `
         + `connector ${fmt(connector.seconds, 2)} s (all feeds submitted at ${fmt(connector.submitted, 2)} s) = ${fmt(connector.rowsPerSecond)} rows/s, daemon CPU ${fmt(connector.cpu, 1)} s, peak RSS ${fmt(connector.peakRssMb)} MB; `
@@ -323,6 +369,12 @@ try {
   const [first, last] = [SIZES[0]!, SIZES.at(-1)!];
   console.log(`connector peak RSS ${k(first)} -> ${k(last)} rows: ${fmt(peak(first, 'connector'))} -> ${fmt(peak(last, 'connector'))} MB (${fmt((peak(last, 'connector') / peak(first, 'connector') - 1) * 100)}%; target < 400 MB, flat); `
     + `API ${fmt(peak(first, 'api'))} -> ${fmt(peak(last, 'api'))} MB; ratio at ${k(last)}: ${fmt(median(rounds.filter((r) => r.rows === last).map((r) => r.ratio)), 2)} (target >= 0.7)`);
+  for (const preset of PRESETS) {
+    for (const rows of SIZES) {
+      const of = rounds.filter((r) => r.rows === rows).map((r) => r.presets[preset]!);
+      console.log(`preset ${preset}, ${k(rows)} rows: ${spread(of.map((p) => p.rowsPerSecond))} rows/s, peak RSS ${spread(of.map((p) => p.peakRssMb))} MB (target < 400 MB); ratio to the API ${spread(of.map((p) => p.ratio), 2)} (target >= 0.7)`);
+    }
+  }
   const pulls: { pull: Phase & { requests: number }; api: Phase }[] = [];
   if (PULL_PRODUCTS > 0) {
     for (let round = 1; round <= ROUNDS; round++) {

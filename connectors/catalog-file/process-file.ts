@@ -76,6 +76,7 @@ async function readAndSubmit(ctx: Ctx, file: InboxFile, format: string, report: 
     if (summary !== null) {
       report.summary = summary.s;
       await readWithPreset(file, format, { ...ctx.options, preset: preset! }, summary, emit, ctx.signal);
+      report.counts.rows = summary.s.rows;
     } else if (format === 'csv') {
       await readCsv(file, columns, BATCH, emit, ctx.signal);
     } else {
