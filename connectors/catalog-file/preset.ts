@@ -5,7 +5,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { Type, type Static } from 'typebox';
-import { Value } from 'typebox/value';
+import { validate } from '../sdk/index.ts';
 
 /**
  * What a source column becomes. `to`: a Product field (`name`), one forced to a level
@@ -71,13 +71,11 @@ const cache = new Map<string, Preset>();
 export function loadPreset(name: PresetName): Preset {
   let p = cache.get(name);
   if (p === undefined) {
-    const raw: unknown = JSON.parse(fs.readFileSync(path.join(import.meta.dirname, 'presets', `${name}.json`), 'utf8'));
-    const withDefaults = Value.Default(Preset, raw);
-    if (!Value.Check(Preset, withDefaults)) {
-      const first = [...Value.Errors(Preset, withDefaults)][0];
-      throw new Error(`preset ${name} is invalid at ${first?.instancePath ?? '?'}: ${first?.message ?? '?'}`);
-    }
-    p = withDefaults;
+    const raw = JSON.parse(fs.readFileSync(path.join(import.meta.dirname, 'presets', `${name}.json`), 'utf8')) as Preset;
+    // Defaults are filled into raw.
+    const first = validate(Preset, raw)[0];
+    if (first !== undefined) throw new Error(`preset ${name} is invalid at ${first.instancePath}: ${first.message ?? '?'}`);
+    p = raw;
     cache.set(name, p);
   }
   return p;

@@ -9,6 +9,7 @@ import type { PresetOptions } from './preset-file.ts';
 import { readWithPreset } from './preset-file.ts';
 import type { ReportEntry } from './report.ts';
 import { SummaryBuilder } from './summary.ts';
+import { loadPreset, PRESET_NAMES } from './preset.ts';
 
 const fixture = (name: string): string => path.join(path.dirname(fileURLToPath(import.meta.url)), 'fixtures', 'presets', name);
 
@@ -123,5 +124,11 @@ describe('odoo', () => {
     expect(bySku.get('FURN-0009')).toEqual({ sku: 'FURN-0009', name: 'Desk Lamp', price: 35.5, weight: 0.8, weight_unit: 'kg', categories: 'All / Saleable' });
     expect(summary).toMatchObject({ rows: 3, products: 2 });
     expect(summary.warnings.column_not_used).toMatchObject({ count: 1 });
+  });
+});
+
+describe('preset files', () => {
+  it.each(PRESET_NAMES)('%s is a valid preset, with a default stock for new products', (name) => {
+    expect(loadPreset(name)).toMatchObject({ name, defaults: { stock: 0 } });
   });
 });

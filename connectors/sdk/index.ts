@@ -17,6 +17,8 @@ export { AppError, badRequest, isTransient, notFound, type FieldError } from '..
 export { Product, VariationCreate } from '../../src/catalog/catalog.schemas.ts';
 export { validateProducts } from '../../src/catalog/product-validation.ts';
 export { canonicalJson, contentHash, hashOfCanonical } from '../../src/catalog/content-hash.ts';
+// The one validator (Ajv, shared rules; defaults filled in), for a connector's own data files.
+export { validate } from '../../src/validation/ajv.ts';
 
 // Standard Webhooks signatures (webhook-id, webhook-timestamp, webhook-signature).
 export { verify as verifyStandardWebhook } from '../../src/webhooks/signature.ts';
