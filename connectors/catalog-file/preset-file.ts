@@ -32,7 +32,14 @@ const ROW_BATCH = 1_000;
 export const PRODUCT_BATCH = 1_000;
 
 type Staged = MappedRow & { group?: string };
-type Alias = { alias: string; to: string; options: [string, string][] };
+
+/** A staged row as mapped (stage.ts leaves empty fields out). */
+const hydrate = (r: Partial<Staged>): Staged => ({
+  child: false, needsParent: false, continues: false, sku: null, fields: {}, productFields: {}, variationFields: {},
+  images: [], productImages: [], variationImages: [], options: [], optionNames: {}, aliases: [], ...r,
+} as Staged);
+// options: left out when empty (stage.ts).
+type Alias = { alias: string; to: string; options?: [string, string][] };
 
 type RowReader = (file: InboxFile, batchSize: number, sink: RowSink, signal?: AbortSignal) => Promise<void>;
 
@@ -83,7 +90,7 @@ export async function readWithPreset(file: InboxFile, format: string, o: PresetO
         if ('skip' in m) summary.skip(m.skip, `line ${row.line}`);
         else if ('refuse' in m) refuse(row.line, m.sku, m.refuse);
         else {
-          await a.write(m.row.ref, m.row);
+          await a.write(m.row.ref, m.row as unknown as Record<string, unknown>);
           for (const al of m.row.aliases) if (m.row.sku !== null) await a.write(al.name, { alias: al.name, to: m.row.sku, options: al.options } satisfies Alias);
         }
       }
@@ -94,7 +101,7 @@ export async function readWithPreset(file: InboxFile, format: string, o: PresetO
     // Stage A: a row named by an alias belongs to the alias's product.
     const b = new Stage(dir, 'b', buckets);
     for (const f of a.files) {
-      const records = await Stage.read<Staged | Alias>(f);
+      const records = (await Stage.read<Partial<Staged> | Alias>(f)).map((r) => ('alias' in r ? r : hydrate(r)));
       const aliases = new Map<string, Alias>();
       for (const r of records) if ('alias' in r) aliases.set(r.alias, r);
       for (const r of records) {
@@ -105,11 +112,11 @@ export async function readWithPreset(file: InboxFile, format: string, o: PresetO
           group = al.to;
           if (!r.child) {
             r.child = true;
-            r.options = [...al.options, ...r.options];
+            r.options = [...(al.options ?? []), ...r.options];
           }
         }
         r.group = group;
-        await b.write(group, r);
+        await b.write(group, r as unknown as Record<string, unknown>);
       }
     }
     await b.close();
@@ -128,7 +135,7 @@ export async function readWithPreset(file: InboxFile, format: string, o: PresetO
     };
     for (const f of b.files) {
       const groups = new Map<string, Staged[]>();
-      for (const r of await Stage.read<Staged>(f)) (groups.get(r.group!) ?? groups.set(r.group!, []).get(r.group!)!).push(r);
+      for (const r of (await Stage.read<Partial<Staged>>(f)).map(hydrate)) (groups.get(r.group!) ?? groups.set(r.group!, []).get(r.group!)!).push(r);
       for (const [key, rows] of groups) {
         rows.sort((x, y) => x.line - y.line);
         const g = groupRows(key, rows, mapper, summary, preset.parent_row_required);

@@ -8,8 +8,12 @@ import os from 'node:os';
 import path from 'node:path';
 import { once } from 'node:events';
 
-/** Staged bytes aimed at per bucket: its rows are held in memory together when read back. */
-export const BUCKET_BYTES = 16 * 1024 * 1024;
+/**
+ * Source bytes per bucket: a bucket's rows are held in memory together when read back (as
+ * objects, about 10 times their bytes), so this bounds the memory a file's grouping takes.
+ */
+export const BUCKET_BYTES = 2 * 1024 * 1024;
+/** Open files while staging: one per bucket (a 1 GiB file: 512 buckets of 2 MiB). */
 const MAX_BUCKETS = 512;
 
 /** FNV-1a of the key: its bucket. */
@@ -20,7 +24,7 @@ function bucketOf(key: string, n: number): number {
 }
 
 /** Buckets for a source of `bytes` (staged rows are about as large as the source). */
-export const bucketsFor = (bytes: number): number => Math.max(1, Math.min(MAX_BUCKETS, Math.ceil((bytes * 1.5) / BUCKET_BYTES)));
+export const bucketsFor = (bytes: number): number => Math.max(1, Math.min(MAX_BUCKETS, Math.ceil(bytes / BUCKET_BYTES)));
 
 /** One stage: NDJSON bucket files under a temp folder. */
 export class Stage {
@@ -32,16 +36,26 @@ export class Stage {
   constructor(dir: string, name: string, buckets: number) {
     this.buckets = buckets;
     this.files = Array.from({ length: buckets }, (_, i) => path.join(dir, `${name}-${i}.ndjson`));
+    this.#pending = this.files.map(() => '');
     this.#streams = this.files.map((f) => fs.createWriteStream(f, { flags: 'wx', highWaterMark: 256 * 1024 }));
   }
 
-  /** Stages a record under `key`; waits when that bucket's stream is full. */
-  async write(key: string, record: unknown): Promise<void> {
-    const s = this.#streams[bucketOf(key, this.buckets)]!;
-    if (!s.write(`${JSON.stringify(record)}\n`)) await once(s, 'drain');
+  readonly #pending: string[];
+
+  /** Stages a record under `key` (its empty fields left out); a bucket's text is written 64 KiB at a time. */
+  async write(key: string, record: Record<string, unknown>): Promise<void> {
+    const i = bucketOf(key, this.buckets);
+    const text = (this.#pending[i] ?? '') + JSON.stringify(compact(record)) + '\n';
+    if (text.length < 64 * 1024) {
+      this.#pending[i] = text;
+      return;
+    }
+    this.#pending[i] = '';
+    if (!this.#streams[i]!.write(text)) await once(this.#streams[i]!, 'drain');
   }
 
   async close(): Promise<void> {
+    this.#pending.forEach((text, i) => text !== '' && this.#streams[i]!.write(text));
     await Promise.all(this.#streams.map((s) => new Promise<void>((resolve, reject) => s.end((e?: Error | null) => (e ? reject(e) : resolve())))));
   }
 
@@ -57,6 +71,18 @@ export class Stage {
     await fs.promises.rm(file);
     return out;
   }
+}
+
+/** The record without its empty lists, empty objects, false and null (about half a row's staged size). */
+function compact(record: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const k in record) {
+    const v = record[k];
+    if (v === false || v === null || v === undefined) continue;
+    if (Array.isArray(v) ? v.length === 0 : typeof v === 'object' && Object.keys(v).length === 0) continue;
+    out[k] = v;
+  }
+  return out;
 }
 
 /** A temp folder for a file's stages, removed when fn ends. */
