@@ -18,8 +18,8 @@ export const CatalogFileOptions = Type.Object({
   /** Documents (XML, JSON) with a preset: the path of the items, over the preset's. */
   item_path: Type.Optional(Type.String({ minLength: 1 })),
   /** Akeneo values: the locale and channel read (default en_US, ecommerce). */
-  locale: Type.String({ minLength: 1, default: 'en_US' }),
-  scope: Type.String({ minLength: 1, default: 'ecommerce' }),
+  locale: Type.Optional(Type.String({ minLength: 1 })),
+  scope: Type.Optional(Type.String({ minLength: 1 })),
   /** Header (or XML element) name -> Product field, e.g. {"price-EUR": "price", "Artikelnummer": "sku"}. */
   columns: Type.Record(Type.String(), Type.String({ minLength: 1 }), { default: {} }),
   /** A file is picked up once its size and mtime stay unchanged this long, ms. */

@@ -41,7 +41,7 @@ describe('connectors file validation', () => {
     expect(problems.some((p) => p.startsWith('connectors.json: connectors[0] "erp-main": options.format:'))).toBe(true);
     expect(problems).toContain('connectors.json: connectors[0] "erp-main": options.settle_ms: must be >= 0');
     // One line per field: a union says its branches at once.
-    expect(problems.filter((p) => p.includes('options.format:'))).toEqual(['connectors.json: connectors[0] "erp-main": options.format: must be one of csv, json, xml']);
+    expect(problems.filter((p) => p.includes('options.format:'))).toEqual(['connectors.json: connectors[0] "erp-main": options.format: must be one of csv, json, xml, xlsx']);
     expect(problemsOf({ connectors: [fileEntry({ shop_pk: 0 })] })).toEqual(['connectors.json: connectors[0] "erp-main": shop_pk: must be >= 1 or null']);
   });
 
@@ -136,7 +136,7 @@ describe('every problem at once, with "did you mean"', () => {
       'connectors.json: connectors[0] "Erp Main": name: must be lower-case letters, digits, - and _ (used in URLs and job keys)',
       expect.stringMatching(/^connectors\.json: connectors\[0\] "Erp Main": schedule: "61 \* \* \* \*" is not a valid cron expression/),
       'connectors.json: connectors[0] "Erp Main": options.colums: is not a known option (did you mean columns?)',
-      'connectors.json: connectors[0] "Erp Main": options.format: must be one of csv, json, xml',
+      'connectors.json: connectors[0] "Erp Main": options.format: must be one of csv, json, xml, xlsx',
     ]);
   });
 
