@@ -3,6 +3,7 @@
 // products it would refuse, and why).
 import fs from 'node:fs/promises';
 import { userError, validateProducts } from '../sdk/index.ts';
+import type { InboxFile } from './inbox.ts';
 import type { CatalogFileOptions } from './options.ts';
 import { readWithPreset } from './preset-file.ts';
 import { formatOfName } from './process-file.ts';
@@ -16,9 +17,21 @@ import { SummaryBuilder } from './summary.ts';
 const EXAMPLES = 5;
 
 export async function previewFile(o: CatalogFileOptions, file: string, limit: number): Promise<{ products: unknown[]; summary: unknown }> {
-  const st = await fs.stat(file).catch(() => null);
-  if (st === null || !st.isFile()) throw userError(`${file} is not a file.`);
-  const format = o.format ?? formatOfName(file);
+  const handle = await fs.open(file, 'r').catch(() => null);
+  const st = handle === null ? null : await handle.stat();
+  if (handle === null || st === null || !st.isFile()) {
+    await handle?.close();
+    throw userError(`${file} is not a file.`);
+  }
+  try {
+    return await previewOpen(o, { handle, size: st.size }, formatOfName(file), limit);
+  } finally {
+    await handle.close();
+  }
+}
+
+async function previewOpen(o: CatalogFileOptions, file: InboxFile, named: string, limit: number): Promise<{ products: unknown[]; summary: unknown }> {
+  const format = o.format ?? named;
   const products: unknown[] = [];
   const summary = new SummaryBuilder();
   const refused: { at: number; sku: unknown; errors: string[] }[] = [];
@@ -36,7 +49,7 @@ export async function previewFile(o: CatalogFileOptions, file: string, limit: nu
     for (const { product } of v.valid) if (products.length < limit) products.push(product);
   };
   if (o.preset !== undefined) {
-    await readWithPreset(file, st.size, { ...o, preset: o.preset, format }, summary, take);
+    await readWithPreset(file, format, { ...o, preset: o.preset }, summary, take);
     return { products, summary: { ...summary.s, invalid_products: { count: invalid, examples: refused } } };
   }
   let rows = 0;
