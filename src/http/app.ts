@@ -32,6 +32,7 @@ import { addProblemResponses } from './plugins/problem-responses.ts';
 import { clientErrorReply, errorHandler, sendNotFound, sendProblem } from './problem.ts';
 import type { AppError } from '../errors.ts';
 import { jsonText } from './json-text.ts';
+import { mayHoldInexact, parseJsonExact } from '../validation/exact-numbers.ts';
 import { timestampFormats } from '../validation/timestamp.ts';
 import './route-config.ts';
 import { orderRoutes } from '../orders/orders.routes.ts';
@@ -131,7 +132,9 @@ export async function buildApp({ config, services, logger }: AppDeps): Promise<A
     } catch (error) {
       return done(error as AppError, undefined);
     }
-    return parseJson(request, text, done);
+    // Numbers parsing would change (1e400, 9007199254740993) stay InexactNumber: validation refuses them by pointer.
+    if (!mayHoldInexact(text)) return parseJson(request, text, done);
+    return parseJson(request, text, (error, value) => (error ? done(error, undefined) : done(null, value === undefined ? value : parseJsonExact(text))));
   });
   app.setValidatorCompiler(validatorCompiler);
   app.setErrorHandler(errorHandler);

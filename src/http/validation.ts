@@ -7,6 +7,7 @@ import type { ErrorObject } from 'ajv';
 import type { FastifySchemaCompiler } from 'fastify';
 import { compileRequestSchema } from '../validation/ajv.ts';
 import { oversizeArray, oversizeMessage } from '../validation/array-caps.ts';
+import { withInexactErrors } from '../validation/exact-numbers.ts';
 
 interface TextSchema {
   type?: string | string[];
@@ -78,8 +79,9 @@ export const validatorCompiler: FastifySchemaCompiler<unknown> = ({ schema, http
       convertText(schema as TextSchema, data);
     }
     const valid = validate(data, context as never);
-    check.errors = validate.errors;
-    return valid;
+    // A number parsing would have changed is its field's one error (not "must be number").
+    check.errors = httpPart === 'body' ? (withInexactErrors(data, validate.errors) as ErrorObject[] | null | undefined) : validate.errors;
+    return valid && check.errors === validate.errors;
   }, { errors: null as ErrorObject[] | null | undefined, schemaEnv: validate.schemaEnv });
   return check;
 };

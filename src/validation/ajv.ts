@@ -9,6 +9,7 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import { timestampFormats } from './timestamp.ts';
+import { withInexactErrors } from './exact-numbers.ts';
 
 // ajv-formats is CommonJS; its default export arrives wrapped under ESM.
 const addFormats = ((addFormatsModule as unknown as { default?: typeof addFormatsModule }).default ?? addFormatsModule) as unknown as (ajv: Ajv) => Ajv;
@@ -50,5 +51,6 @@ export function validate(schema: object, value: unknown): ErrorObject[] {
     check = compileRequestSchema(schema);
     validators.set(schema, check);
   }
-  return check(value) ? [] : [...(check.errors ?? [])];
+  // A number parsing would have changed (1e400) is its field's one error.
+  return [...((withInexactErrors(value, check(value) ? [] : check.errors) ?? []) as ErrorObject[])];
 }

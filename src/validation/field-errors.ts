@@ -14,7 +14,7 @@ const codeOfKeyword: Record<string, string> = {
   type: 'invalid_type', required: 'required', enum: 'invalid_value', const: 'invalid_value', anyOf: 'invalid_value',
   minLength: 'too_short', maxLength: 'too_long', minimum: 'too_small', maximum: 'too_large', exclusiveMinimum: 'too_small',
   minItems: 'too_few', maxItems: 'too_many', pattern: 'invalid_format', format: 'invalid_format', multipleOf: 'invalid_value',
-  additionalProperties: 'unknown_field', oneOf: 'invalid_value',
+  additionalProperties: 'unknown_field', oneOf: 'invalid_value', inexactNumber: 'inexact_number',
 };
 
 /** Ajv errors as problem `errors`, one per field, pointing at the field itself (required included). */
