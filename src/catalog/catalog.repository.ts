@@ -26,13 +26,18 @@ const products = (db: Executor, shopPk: number, f: Omit<ProductFilter, 'limit' |
  * page of a large catalog cost as much as reading the catalog), and a plain `ORDER BY pk LIMIT`
  * could walk the primary key through other shops' rows.
  */
-export const listProducts = (db: Executor, shopPk: number, f: ProductFilter) => {
+/** The pks of a page of products, in order. */
+export const pagePks = async (db: Executor, shopPk: number, f: ProductFilter): Promise<number[]> => {
   const fromEnd = f.total !== undefined && f.offset + f.limit / 2 > f.total / 2;
-  const pks = fromEnd
-    ? products(db, shopPk, f).select('pk').orderBy('pk', 'desc').offset(Math.max(0, f.total! - f.offset - f.limit)).limit(Math.max(0, Math.min(f.limit, f.total! - f.offset)))
-    : products(db, shopPk, f).select('pk').orderBy('pk').offset(f.offset).limit(f.limit);
-  return db.selectFrom('products').selectAll().where('pk', 'in', pks).orderBy('pk').execute();
+  const rows = fromEnd
+    ? await products(db, shopPk, f).select('pk').orderBy('pk', 'desc').offset(Math.max(0, f.total! - f.offset - f.limit)).limit(Math.max(0, Math.min(f.limit, f.total! - f.offset))).execute()
+    : await products(db, shopPk, f).select('pk').orderBy('pk').offset(f.offset).limit(f.limit).execute();
+  return rows.map((r) => r.pk).sort((a, b) => a - b);
 };
+
+/** Products by pk (of a page), in pk order. */
+export const productsByPk = (db: Executor, pks: number[]) =>
+  pks.length === 0 ? Promise.resolve([]) : db.selectFrom('products').selectAll().where('pk', 'in', pks).orderBy('pk').execute();
 
 /** Live products of a shop, as the catalog writer counts them (migration 20261124T0030). */
 export const liveProductCount = async (db: Executor, shopPk: number): Promise<number> => {

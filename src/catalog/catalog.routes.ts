@@ -6,7 +6,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { parseTimestamp } from '../validation/timestamp.ts';
 import { allowOnly } from '../http/plugins/methods.ts';
-import { PageOf, PageQuery, sendPage } from '../http/list-reply.ts';
+import { PageOf, PageQuery, streamPage } from '../http/list-reply.ts';
 import { FeedJson } from '../feeds/feeds.schemas.ts';
 import type { CatalogService } from './catalog.service.ts';
 import type { FeedService } from '../feeds/feeds.service.ts';
@@ -59,7 +59,7 @@ export const catalogRoutes: FastifyPluginAsyncTypebox<CatalogRoutesOptions> = as
   }, async (request, reply) => {
     const { page, page_size: pageSize, sku, updated_since: since } = request.query;
     const r = await services.catalog.listProducts(request.params.shop, { page, pageSize, sku, updatedSince: sinceOf(since) });
-    return sendPage(reply, request, baseUrl(request, publicUrl), { page, pageSize, total: r.count }, r.results);
+    return streamPage(reply, request, baseUrl(request, publicUrl), { page, pageSize, total: r.count }, r.batches, StoredProduct);
   });
   allowOnly(app, PRODUCTS, PRODUCTS_ALLOW);
 

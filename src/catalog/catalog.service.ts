@@ -12,26 +12,42 @@ export interface ProductQuery {
   pageSize: number;
 }
 
+/**
+ * Products read and serialized at a time by a list (a product's category attributes take at most
+ * 256 KiB): a page of 1,000 large products is never in memory at once.
+ */
+export const LIST_BATCH = 25;
+
 export class CatalogService {
   readonly #db: Db;
   constructor(db: Db) {
     this.#db = db;
   }
 
-  async listProducts(shopPk: number, q: ProductQuery): Promise<{ count: number; results: StoredProduct[] }> {
+  /**
+   * A page of products: how many match, and the page read in batches of LIST_BATCH products, so
+   * a reply being sent holds one batch at a time whatever the products' size.
+   */
+  async listProducts(shopPk: number, q: ProductQuery): Promise<{ count: number; batches: AsyncIterable<StoredProduct[]> }> {
     const filter = { sku: q.sku, updatedSince: q.updatedSince };
     const page = { limit: q.pageSize, offset: (q.page - 1) * q.pageSize };
+    let count: number;
+    let pks: number[];
     if (q.sku === undefined && q.updatedSince === undefined && page.offset > 0) {
       // The count the writer keeps (not a scan of every product on each page); knowing it, a
       // page in the later half is sought from the end. Page 1 needs no count to be found.
-      const count = await repo.liveProductCount(this.#db, shopPk);
-      return { count, results: await this.#hydrate(await repo.listProducts(this.#db, shopPk, { ...page, total: count })) };
+      count = await repo.liveProductCount(this.#db, shopPk);
+      pks = await repo.pagePks(this.#db, shopPk, { ...page, total: count });
+    } else {
+      [pks, count] = await Promise.all([
+        repo.pagePks(this.#db, shopPk, { ...filter, ...page }),
+        q.sku === undefined && q.updatedSince === undefined ? repo.liveProductCount(this.#db, shopPk) : repo.countProducts(this.#db, shopPk, filter),
+      ]);
     }
-    const [rows, count] = await Promise.all([
-      repo.listProducts(this.#db, shopPk, { ...filter, ...page }),
-      q.sku === undefined && q.updatedSince === undefined ? repo.liveProductCount(this.#db, shopPk) : repo.countProducts(this.#db, shopPk, filter),
-    ]);
-    return { count, results: await this.#hydrate(rows) };
+    const batches = async function* (this: CatalogService): AsyncGenerator<StoredProduct[]> {
+      for (let i = 0; i < pks.length; i += LIST_BATCH) yield this.#hydrate(await repo.productsByPk(this.#db, pks.slice(i, i + LIST_BATCH)));
+    };
+    return { count, batches: batches.call(this) };
   }
 
   async getProduct(shopPk: number, productPk: number): Promise<StoredProduct> {

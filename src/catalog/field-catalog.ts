@@ -88,6 +88,14 @@ export const READ_ONLY_FIELDS: readonly string[] = ['pk', 'shop_pk', 'product_pk
 /** At most this many category attributes per product or variation; a name has 1-255 characters. */
 export const MAX_ATTRIBUTES = 500;
 export const MAX_ATTRIBUTE_NAME = 255;
+/**
+ * Size bounds of category attributes, in bytes of their JSON text (UTF-8): one value (a long
+ * `description_html` is some 20 KB), and all of one item's together (a product with its
+ * variations' attributes, or a variation). Unbounded, 500 attributes of 100 KB made one product
+ * 50 MB, and a list page of such products took the daemon out of memory.
+ */
+export const MAX_ATTRIBUTE_BYTES = 65_536;
+export const MAX_ATTRIBUTES_BYTES = 262_144;
 
 export const fieldByName = new Map(FIELD_CATALOG.map((x) => [x.name, x]));
 

@@ -11,7 +11,9 @@ import { oversizeArray, oversizeMessage } from '../validation/array-caps.ts';
 import { nulErrors } from '../validation/storable-text.ts';
 import { formatTimestamp, parseTimestamp, TIMESTAMP_MESSAGE, ZONED_TIMESTAMP_MESSAGE } from '../validation/timestamp.ts';
 import { ImageInput, ImagePosition, ImageRef, Product, ProductRef, ProductUpdate, VariationCreate, VariationUpdate, type ProductInput } from './catalog.schemas.ts';
-import { MAX_ATTRIBUTE_NAME, MAX_ATTRIBUTES } from './field-catalog.ts';
+import { editDistance } from '../validation/near-miss.ts';
+import { InexactNumber, INEXACT_NUMBER_CODE, inexactMessage, inexactNumbers } from '../validation/exact-numbers.ts';
+import { MAX_ATTRIBUTE_BYTES, MAX_ATTRIBUTE_NAME, MAX_ATTRIBUTES, MAX_ATTRIBUTES_BYTES } from './field-catalog.ts';
 
 export interface ItemWarning {
   index: number;
@@ -94,6 +96,7 @@ const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'obj
  */
 function copyJson(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(copyJson);
+  if (value instanceof InexactNumber) return value;
   if (!isObject(value)) return value;
   const out: Record<string, unknown> = {};
   for (const key of Object.keys(value)) {
@@ -109,8 +112,25 @@ export const MAX_ITEM_WARNINGS = 100;
 interface Unknown {
   pointers: string[];
   count: number;
-  /** Category attributes refused (too many, a bad name). */
+  /** Category attributes refused (too many, a bad name, too large). */
   errors: FieldError[];
+  /** Bytes of the JSON text of the item's category attributes, its variations' included. */
+  attributeBytes: number;
+  /** Attributes one edit away from a documented field (`colour`, `stok`): pointer and the field. */
+  nearMisses: { pointer: string; name: string; field: string }[];
+}
+
+const bytes = (n: number): string => n.toLocaleString('en-US');
+
+/**
+ * The documented field `name` was probably meant to be: one edit away (or another case), for
+ * names of 4 characters or more; none when two fields are as near.
+ */
+function probableField(name: string, fields: string[]): string | undefined {
+  if (name.length < 4) return undefined;
+  const given = name.toLowerCase();
+  const near = fields.filter((f) => editDistance(given, f.toLowerCase(), 1) <= 1);
+  return near.length === 1 ? near[0] : undefined;
 }
 
 const escape = (key: string): string => key.replaceAll('~', '~0').replaceAll('/', '~1');
@@ -138,9 +158,17 @@ function strip(schema: TSchema, value: unknown, pointer: string, found: Unknown,
       if (child === undefined) {
         if (keepsAttributes && key !== '__proto__') {
           attributes++;
+          const at = `${pointer}/${escape(key)}`;
           if (key.length === 0 || key.length > MAX_ATTRIBUTE_NAME) {
-            (badNames ??= []).push({ pointer: `${pointer}/${escape(key)}`, code: 'invalid_attribute', message: `an attribute name has 1-${MAX_ATTRIBUTE_NAME} characters` });
+            (badNames ??= []).push({ pointer: at, code: 'invalid_attribute', message: `an attribute name has 1-${MAX_ATTRIBUTE_NAME} characters` });
           }
+          const size = Buffer.byteLength(JSON.stringify(value[key]) ?? '');
+          found.attributeBytes += size;
+          if (size > MAX_ATTRIBUTE_BYTES) {
+            (badNames ??= []).push({ pointer: at, code: 'too_large', message: `is ${bytes(size)} bytes as JSON; a category attribute's value takes at most ${bytes(MAX_ATTRIBUTE_BYTES)}` });
+          }
+          const field = probableField(key, Object.keys(s.properties));
+          if (field !== undefined && value[field] === undefined) found.nearMisses.push({ pointer: at, name: key, field });
           continue;
         }
         if (!silent && ++found.count <= MAX_ITEM_WARNINGS) found.pointers.push(`${pointer}/${escape(key)}`);
@@ -161,6 +189,14 @@ function strip(schema: TSchema, value: unknown, pointer: string, found: Unknown,
       if (typeof v === 'object' && v !== null) strip(s.items, v, `${pointer}/${i}`, found);
     }
   }
+}
+
+/** A missing field's error names an attribute sent beside it that was probably meant to be it. */
+function withNearMiss(e: FieldError, nearMisses: Unknown['nearMisses']): FieldError {
+  if (e.code !== 'required') return e;
+  const parent = e.pointer.slice(0, e.pointer.lastIndexOf('/'));
+  const miss = nearMisses.find((m) => m.field === e.pointer.slice(parent.length + 1) && m.pointer.slice(0, m.pointer.lastIndexOf('/')) === parent);
+  return miss === undefined ? e : { ...e, message: `${e.message} (did you mean ${miss.field}? ${JSON.stringify(miss.name)} was sent)` };
 }
 
 const TS = /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2})$/;
@@ -248,15 +284,26 @@ export function validateItems<T = Record<string, unknown>>(kind: ItemKind, items
     // elements are copied or checked.
     const over = oversizeArray(schemas[kind], raw);
     if (over !== undefined) return fail([{ pointer: prefix + over.pointer, code: 'too_many', message: oversizeMessage(over) }]);
+    // Numbers parsing would have changed (1e400, 9007199254740993): each its field's one error.
+    const inexact = inexactNumbers(raw, prefix);
     const item = (inPlace ? raw : copyJson(raw)) as Record<string, unknown>;
-    const unknown: Unknown = { pointers: [], count: 0, errors: [] };
+    const unknown: Unknown = { pointers: [], count: 0, errors: [], attributeBytes: 0, nearMisses: [] };
     strip(schemas[kind], item, prefix, unknown, REFERENCES.has(kind));
     const valid = validate(item);
-    const errors = !valid ? toFieldErrors(validate.errors ?? [], prefix) : isObject(item) ? inUtc(item, prefix) : [];
+    const errors: FieldError[] = inexact.map(({ pointer, number }) => ({ pointer, code: INEXACT_NUMBER_CODE, message: inexactMessage(number) }));
+    const inexactAt = new Set(errors.map((e) => e.pointer));
+    const checked = !valid ? toFieldErrors(validate.errors ?? [], prefix) : isObject(item) ? inUtc(item, prefix) : [];
+    errors.push(...checked.filter((e) => !inexactAt.has(e.pointer)).map((e) => withNearMiss(e, unknown.nearMisses)));
     if (isObject(item)) errors.push(...crossFieldErrors(kind, item, prefix));
     errors.push(...unknown.errors);
     nulErrors(item, prefix, errors);
+    if (unknown.attributeBytes > MAX_ATTRIBUTES_BYTES) {
+      errors.push({ pointer: prefix, code: 'attributes_too_large', message: `its category attributes take ${bytes(unknown.attributeBytes)} bytes as JSON (its variations' included); an item's take at most ${bytes(MAX_ATTRIBUTES_BYTES)}` });
+    }
     if (errors.length > 0) return fail(errors);
+    for (const m of unknown.nearMisses) {
+      out.warnings.push({ index, pointer: m.pointer, code: 'probable_typo', message: `stored as the category attribute ${JSON.stringify(m.name)}; did you mean ${m.field}?` });
+    }
     for (const pointer of unknown.pointers) out.warnings.push({ index, pointer, code: 'unknown_field', message: 'unknown field, ignored' });
     const more = unknown.count - unknown.pointers.length;
     if (more > 0) out.warnings.push({ index, pointer: prefix, code: 'unknown_field', message: `${more} more unknown field${more === 1 ? '' : 's'}, ignored` });

@@ -2,6 +2,7 @@
 // body) and carry their paging in headers: `Link` (RFC 8288: first, prev, next, last) and
 // `X-Total-Count`. Every list route answers through sendPage, so they all page alike.
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { Readable } from 'node:stream';
 import { Type, type TSchema } from 'typebox';
 
 export interface PageWindow {
@@ -52,4 +53,28 @@ export function sendPage<T>(reply: FastifyReply, request: FastifyRequest, base: 
     .header('x-total-count', String(window.total))
     .type('application/json')
     .send(items);
+}
+
+/**
+ * sendPage for a page read in batches (large items, such as products with their attributes):
+ * the array is streamed as each batch is serialized (with `item`, the route's item schema), so
+ * the reply holds one batch at a time, not the page.
+ */
+export function streamPage<T>(reply: FastifyReply, request: FastifyRequest, base: string, window: PageWindow, batches: AsyncIterable<T[]>, item: TSchema): FastifyReply {
+  const serialize = reply.compileSerializationSchema(item as unknown as Record<string, unknown>) as (x: unknown) => string;
+  async function* body(): AsyncGenerator<string> {
+    let first = true;
+    yield '[';
+    for await (const batch of batches) {
+      if (batch.length === 0) continue;
+      yield (first ? '' : ',') + batch.map((x) => serialize(x)).join(',');
+      first = false;
+    }
+    yield ']';
+  }
+  return reply
+    .header('link', linkHeader(request, base, window))
+    .header('x-total-count', String(window.total))
+    .type('application/json')
+    .send(Readable.from(body(), { objectMode: false }));
 }
