@@ -3,7 +3,6 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import formbody from '@fastify/formbody';
-import rateLimit from '@fastify/rate-limit';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
@@ -27,19 +26,17 @@ import { overviewBody, overviewFragment } from './views/overview.view.ts';
 import { shopsBody, shopsFragment } from './views/shops.view.ts';
 import { qs } from './views/html.ts';
 import { areaPages } from './area-pages.routes.ts';
+import type { AdminLoginThrottle } from './login-throttle.ts';
 import { Fragment, isApiPath, navOf, PAGE_HEADERS, pageConfig, sendHtml, wantsPage } from './admin-http.ts';
 
-/** Failed logins allowed per client address within LOGIN_WINDOW_SECONDS; the next gets 429. */
-export const LOGIN_ATTEMPTS = 10;
-/** The login throttle's window, seconds (15 minutes, from the first failure). */
-export const LOGIN_WINDOW_SECONDS = 15 * 60;
+export { LOGIN_ATTEMPTS, LOGIN_WINDOW_SECONDS } from './login-throttle.ts';
 
 const assets: Record<string, { type: string; body: string }> = {
   'admin.css': { type: 'text/css; charset=utf-8', body: readFileSync(new URL('./assets/admin.css', import.meta.url), 'utf8') },
   'admin.js': { type: 'text/javascript; charset=utf-8', body: readFileSync(new URL('./assets/admin.js', import.meta.url), 'utf8') },
 };
 
-export const adminPageRoutes: FastifyPluginAsyncTypebox<{ services: { shops: ShopService; webhooks: WebhookService; orders: OrderService; marketplaces: MarketplaceService; admin: AdminService; adminSessions: AdminSessionService; connectors: ConnectorService; feeds: FeedService }; adminToken: string | undefined; publicUrl?: string }> = async (app, { services, adminToken, publicUrl }) => {
+export const adminPageRoutes: FastifyPluginAsyncTypebox<{ services: { shops: ShopService; webhooks: WebhookService; orders: OrderService; marketplaces: MarketplaceService; admin: AdminService; adminSessions: AdminSessionService; connectors: ConnectorService; feeds: FeedService }; adminToken: string | undefined; publicUrl?: string; throttle: AdminLoginThrottle }> = async (app, { services, adminToken, publicUrl, throttle }) => {
   const nav = navOf(services);
   const a = services.admin;
 
@@ -78,29 +75,23 @@ export const adminPageRoutes: FastifyPluginAsyncTypebox<{ services: { shops: Sho
     schema: { hide: true, querystring: Type.Object({ next: Type.Optional(Type.String({ maxLength: 2000 })) }) },
   }, async (request, reply) => sendHtml(reply, loginPage(null, safeNext(request.query.next))));
 
-  // Failed logins per client address (request.ip: the proxy's client only when
-  // WAYBILL_TRUST_PROXY trusts it), in this process's memory. The check and the count run
-  // without I/O between them, so parallel guesses cannot slip past the limit.
-  await app.register(rateLimit, { global: false });
-  const failedLogins = app.createRateLimit({ max: LOGIN_ATTEMPTS, timeWindow: LOGIN_WINDOW_SECONDS * 1000 });
-
   app.post(LOGIN_PATH, {
     config: { html: true },
     schema: { hide: true, body: Type.Object({ token: Type.String({ maxLength: 1000 }), next: Type.Optional(Type.String({ maxLength: 2000 })) }) },
   }, async (request, reply) => {
     const next = safeNext(request.body.next);
     if (adminToken === undefined) return sendHtml(reply, loginPage('The admin interface is off: set WAYBILL_ADMIN_TOKEN and restart.', next), 401);
-    const seen = await failedLogins(request, { increment: false });
-    if (!seen.isAllowed && seen.remaining === 0) {
-      const wait = Math.max(1, seen.ttlInSeconds);
-      request.log.warn({ retryAfter: wait }, 'admin login throttled');
+    // Per client address (request.ip: the proxy's client only when WAYBILL_TRUST_PROXY trusts it).
+    const wait = throttle.waitSeconds(request.ip);
+    if (wait > 0) {
+      request.log.warn({ retryAfter: wait, via: 'login form' }, 'admin login throttled');
       reply.header('retry-after', String(wait));
       return sendHtml(reply, loginPage(`Too many login attempts from your address; try again in ${Math.ceil(wait / 60)} min.`, next), 429);
     }
     const digest = (s: string): Buffer => createHash('sha256').update(s).digest();
     if (!timingSafeEqual(digest(request.body.token), digest(adminToken))) {
-      await failedLogins(request);
-      request.log.warn('admin login refused: wrong token');
+      throttle.fail(request.ip);
+      request.log.warn({ via: 'login form' }, 'admin login refused: wrong token');
       return sendHtml(reply, loginPage('That token is not the admin token.', next), 401);
     }
     request.log.info('admin logged in');

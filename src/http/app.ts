@@ -47,6 +47,7 @@ import { receiverRoutes } from '../connectors/host/connectors.routes.ts';
 import { metricsRoutes } from '../metrics/metrics.routes.ts';
 import { adminApiRoutes } from '../admin/admin-api.routes.ts';
 import { adminPageRoutes } from '../admin/admin-pages.routes.ts';
+import { AdminLoginThrottle } from '../admin/login-throttle.ts';
 import { cookieSecret } from '../admin/admin-session.ts';
 import { validatorCompiler } from './validation.ts';
 import { RequestLines } from './request-lines.ts';
@@ -217,7 +218,9 @@ export async function buildApp({ config, services, logger }: AppDeps): Promise<A
   await app.register(sameOriginPlugin, { publicUrl: config.publicUrl });
   const { shops, marketplaces, idempotency, health, webhooks, orders, moduleIntegrations, labels, admin, adminSessions, connectors, catalog, feeds } = services;
   const { publicUrl } = config;
-  await app.register(authPlugin, { shops, adminToken: config.adminToken, sessions: adminSessions, rateLimitPerMinute: config.rateLimitPerMinute });
+  // One throttle of wrong admin tokens, however they are presented (login form, Bearer, cookie).
+  const throttle = new AdminLoginThrottle();
+  await app.register(authPlugin, { shops, adminToken: config.adminToken, sessions: adminSessions, rateLimitPerMinute: config.rateLimitPerMinute, throttle });
   await app.register(methodsPlugin);
   await app.register(idempotencyPlugin, { idempotency });
 
@@ -225,7 +228,7 @@ export async function buildApp({ config, services, logger }: AppDeps): Promise<A
   await app.register(receiverRoutes, { services: { connectors }, publicUrl });
   await app.register(metricsRoutes);
   await app.register(adminApiRoutes, { services: { shops, admin } });
-  await app.register(adminPageRoutes, { services: { shops, webhooks, orders, marketplaces, admin, adminSessions, connectors, feeds }, adminToken: config.adminToken, publicUrl });
+  await app.register(adminPageRoutes, { services: { shops, webhooks, orders, marketplaces, admin, adminSessions, connectors, feeds }, adminToken: config.adminToken, publicUrl, throttle });
   await app.register(orderRoutes, { services: { orders, moduleIntegrations, labels }, publicUrl });
   await app.register(catalogRoutes, { services: { catalog, feeds }, publicUrl });
   await app.register(variationRoutes, { services: { catalog, feeds }, publicUrl });

@@ -151,4 +151,33 @@ describe('login throttling', () => {
     // Another address is not affected.
     expect((await attempt('192.0.2.11', TOKEN)).statusCode).toBe(303);
   });
+
+  const bearer = (remoteAddress: string, token: string) =>
+    app.inject({ url: '/admin/api/shops', remoteAddress, headers: { authorization: `Bearer ${token}` } });
+
+  it('one throttle for every way the token comes: Bearer failures lock out the login form, and the reverse', async () => {
+    const address = '192.0.2.20';
+    for (let i = 0; i < 10; i++) expect((await bearer(address, `wrong-${i}`)).statusCode, `attempt ${i + 1}`).toBe(401);
+    const blocked = await bearer(address, 'wrong-10');
+    expect(blocked.statusCode).toBe(429);
+    expect(blocked.headers['content-type']).toMatch(/^application\/problem\+json/);
+    expect(Number(blocked.headers['retry-after'])).toBeGreaterThan(0);
+    expect(blocked.json()).toMatchObject({ code: 'too_many_attempts' });
+    // The right token waits too, by Bearer and by the form.
+    expect((await bearer(address, TOKEN)).statusCode).toBe(429);
+    expect((await attempt(address, TOKEN)).statusCode).toBe(429);
+    // Failures at the form lock out the Bearer token of that address.
+    const other = '192.0.2.21';
+    for (let i = 0; i < 10; i++) expect((await attempt(other, `wrong-${i}`)).statusCode).toBe(401);
+    expect((await bearer(other, TOKEN)).statusCode).toBe(429);
+    // A cookie this daemon did not sign counts as a wrong token.
+    const third = '192.0.2.22';
+    for (let i = 0; i < 10; i++) {
+      const res = await app.inject({ url: '/admin/api/shops', remoteAddress: third, headers: { cookie: `waybill_admin=forged${i}.abc` } });
+      expect(res.statusCode).toBe(401);
+    }
+    expect((await bearer(third, TOKEN)).statusCode).toBe(429);
+    // Another address is not affected.
+    expect((await bearer('192.0.2.23', TOKEN)).statusCode).toBe(200);
+  });
 });

@@ -7,7 +7,8 @@ import type { ShopService } from '../../shops/shops.service.ts';
 import { sendProblem } from '../problem.ts';
 import { rateLimiter } from '../../system/rate-limit.ts';
 import type { AdminSessionService } from '../../admin-sessions/admin-sessions.service.ts';
-import { loginRedirect, sessionIdOf } from '../../admin/admin-session.ts';
+import { loginRedirect, SESSION_COOKIE, sessionIdOf } from '../../admin/admin-session.ts';
+import type { AdminLoginThrottle } from '../../admin/login-throttle.ts';
 
 export interface AuthOptions {
   shops: ShopService;
@@ -16,6 +17,8 @@ export interface AuthOptions {
   sessions: AdminSessionService;
   /** Writes per key per minute; 0 = unlimited. */
   rateLimitPerMinute: number;
+  /** Wrong admin tokens per client address, shared with the login form. */
+  throttle: AdminLoginThrottle;
 }
 
 const WRITES = new Set(['POST', 'PUT', 'DELETE', 'PATCH']);
@@ -44,7 +47,7 @@ export async function isAdmin(request: FastifyRequest, adminToken: string | unde
     && (given !== undefined ? sameSecret(given, adminToken) : session !== undefined && await sessions.check(session));
 }
 
-export const authPlugin = fp(async (app: FastifyInstance, { shops, adminToken, sessions, rateLimitPerMinute }: AuthOptions) => {
+export const authPlugin = fp(async (app: FastifyInstance, { shops, adminToken, sessions, rateLimitPerMinute, throttle }: AuthOptions) => {
   app.decorateRequest('principal', null);
   // A minute's writes may come at once; then one every 60/N s.
   const limit = rateLimitPerMinute > 0 ? rateLimiter({ capacity: rateLimitPerMinute, everyMs: 60_000 / rateLimitPerMinute, now: Date.now }) : null;
@@ -70,7 +73,26 @@ export const authPlugin = fp(async (app: FastifyInstance, { shops, adminToken, s
         return sendProblem(request, reply, 404, 'not_found', `Shop ${shop} was not found.`);
       }
     } else if (mode === 'admin') {
-      if (!(await isAdmin(request, adminToken, sessions))) {
+      // A token presented (Bearer, or a cookie this daemon did not sign) goes through the login
+      // form's throttle: refused while the address is locked out, counted when wrong.
+      const bearer = tokenOf(request.headers.authorization, 'Bearer');
+      const forged = bearer === undefined && (request.cookies[SESSION_COOKIE] ?? '') !== '' && sessionIdOf(request) === undefined;
+      const via = bearer !== undefined ? 'bearer' : 'cookie';
+      if (adminToken !== undefined && (bearer !== undefined || forged)) {
+        const wait = throttle.waitSeconds(request.ip);
+        if (wait > 0) {
+          request.log.warn({ retryAfter: wait, via }, 'admin token throttled');
+          return sendProblem(request, reply, 429, 'too_many_attempts', `Too many wrong admin tokens from your address; retry in ${wait} s.`, {
+            headers: { 'retry-after': String(wait) },
+          });
+        }
+      }
+      const admin = await isAdmin(request, adminToken, sessions);
+      if (!admin && adminToken !== undefined && (bearer !== undefined || forged)) {
+        throttle.fail(request.ip);
+        request.log.warn({ via }, 'admin token refused: wrong token');
+      }
+      if (!admin) {
         if (request.routeOptions.config.html === true && (request.method === 'GET' || request.method === 'HEAD')) {
           return reply.redirect(loginRedirect(request.url), 303);
         }
