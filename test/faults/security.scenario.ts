@@ -4,12 +4,13 @@
 // webhook signatures (wrong, expired, replayed), SQL metacharacters stored verbatim, the
 // per-key write rate limit, calls to the outside (internal webhook destinations, carrier
 // redirects to another host), and the dashboard's sessions, CSRF guard, login throttle and
-// CSV export. One figure per check group; any problem fails the scenario.
+// CSV export, attribute sizes, numbers kept exactly, the admin token throttle for Bearer. One figure per check group; any problem fails the scenario.
 import { freshTarget, runCli, type Outcome, type Scenario } from './harness.ts';
 import { operationsOf, type BuildContext } from './fuzz/requests.ts';
 import { buildWorld } from './fuzz/world.ts';
 import { checkAdmin } from './security/admin.ts';
 import { checkAuth, type CheckResult } from './security/auth.ts';
+import { checkAttributeSizes, checkBearerThrottle, checkExactNumbers } from './security/hardening.ts';
 import { checkInbox } from './security/inbox.ts';
 import { checkIntake } from './security/intake.ts';
 import { BODY_LIMIT, checkLimits } from './security/limits.ts';
@@ -52,6 +53,9 @@ export const security: Scenario = {
 
       await group('auth', () => checkAuth(world, ops, ctx, revoked.key));
       await group('limits', () => checkLimits(world));
+      await group('attribute-sizes', () => checkAttributeSizes(world));
+      await group('exact-numbers', () => checkExactNumbers(world));
+      await group('bearer-throttle', () => checkBearerThrottle(world));
       await group('intake', () => checkIntake(world, target));
       await group('inbox', () => checkInbox(world, target));
       await group('webhooks', () => checkWebhooks(world, target));

@@ -1,9 +1,10 @@
 // Every shop operation of the OpenAPI document without a key, with a revoked key and with
 // another shop's key (on the shop's own paths, and on its own path naming the first shop's
 // ids): 401 or 404, never 2xx, never a byte of the first shop's data. Every admin operation
-// without the token and with a wrong one: 401.
+// without the token and with a wrong one: 401 (429 once its address has sent 10 wrong tokens).
 import { buildRequest, type BuildContext, type Operation } from '../fuzz/requests.ts';
 import type { World } from '../fuzz/world.ts';
+import { fetchFrom } from './from-address.ts';
 
 export interface CheckResult {
   figures: Record<string, number>;
@@ -21,7 +22,7 @@ export async function checkAuth(world: World, ops: Operation[], ctx: BuildContex
   const shopOps = ops.filter((o) => o.auth === 'shop');
   // Requests on the first shop's paths that name only its own products and feeds.
   const ownIds: BuildContext = { ...ctx, world: { ...world, ids: { ...world.ids, shop: [world.shop.shopPk], product: world.ownProducts, feed: world.ids.feed!.slice(0, 1) } } };
-  const send = async (label: string, op: Operation, authorization: string | undefined, expect: number[], rewrite = (u: string) => u, using = ownIds, owner?: number): Promise<void> => {
+  const send = async (label: string, op: Operation, authorization: string | undefined, expect: number[], rewrite = (u: string) => u, using = ownIds, owner?: number, from?: string): Promise<void> => {
     for (let n = 0; n < 3; n++) {
       const req = buildRequest(1000 * n + ops.indexOf(op), op, using, 'valid');
       const headers = { ...req.headers };
@@ -29,7 +30,9 @@ export async function checkAuth(world: World, ops: Operation[], ctx: BuildContex
       delete headers['idempotency-key'];
       if (authorization !== undefined) headers.authorization = authorization;
       const url = rewrite(req.url);
-      const res = await fetch(url, { method: req.method, headers, body: req.body, redirect: 'manual' });
+      const res = from === undefined
+        ? await fetch(url, { method: req.method, headers, body: req.body, redirect: 'manual' })
+        : await fetchFrom(from, url, { method: req.method, headers: headers as Record<string, string>, body: req.body as string | undefined });
       const text = await res.text();
       requests++;
       const where = `${label}: ${req.method} ${url.replace(world.daemon.url, '')}`;
@@ -71,7 +74,8 @@ export async function checkAuth(world: World, ops: Operation[], ctx: BuildContex
   for (const op of adminOps) {
     await send('admin, no token', op, undefined, op.path.endsWith('.csv') ? [303] : [401]);
     // A download the dashboard links to sends a browser without a session to the login page.
-    await send('admin, wrong token', op, 'Bearer not-the-admin-token-at-all', op.path.endsWith('.csv') ? [303] : [401]);
+    // From an address of its own: after 10 wrong tokens it is locked out (429), the others are not.
+    await send('admin, wrong token', op, 'Bearer not-the-admin-token-at-all', [op.path.endsWith('.csv') ? 303 : 401, 429], undefined, ownIds, undefined, '127.0.0.8');
     await send('admin, shop key', op, `Token ${world.shop.key}`, op.path.endsWith('.csv') ? [303] : [401]);
   }
   // The dashboard itself: no session, no page.
