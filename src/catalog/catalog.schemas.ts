@@ -6,6 +6,9 @@ import { Type, type Static, type TSchema } from 'typebox';
 import { ReplyTimestamp, replyTimestamp } from '../validation/timestamp.ts';
 import { FIELD_CATALOG, READ_ONLY_FIELDS, type FieldSpec } from './field-catalog.ts';
 
+/** A required text's pattern: at least one character that is not white space. */
+export const NOT_BLANK = '\\S';
+
 /**
  * A timestamp a client sends: the seed's YYYY-MM-DDThh:mm:ss (UTC), or ISO 8601 with a zone,
  * a real date (src/validation/timestamp.ts). Stored, and answered, as the seed's form in UTC.
@@ -53,7 +56,8 @@ function fieldSchema(spec: FieldSpec, images: TSchema, variations: TSchema | und
   });
   let s: TSchema;
   switch (spec.format) {
-    case 'text': s = Type.String({ ...(spec.requirement === 'Required' ? { minLength: 1 } : {}), ...(spec.max_length === null ? {} : { maxLength: spec.max_length }) }); break;
+    // A required text is required trimmed: a sku of only spaces is no sku (NOT_BLANK).
+    case 'text': s = Type.String({ ...(spec.requirement === 'Required' ? { minLength: 1, pattern: NOT_BLANK } : {}), ...(spec.max_length === null ? {} : { maxLength: spec.max_length }) }); break;
     case 'numeric_text': s = Type.String({ pattern: '^\\d{1,10}(\\.\\d{1,6})?$', description: 'numeric text, e.g. "21" or "21.00"' }); break;
     case 'integer': s = Type.Integer(bounds('minimum', 'maximum')); break;
     case 'decimal': s = Type.Number(bounds('minimum', 'maximum')); break;
@@ -112,7 +116,7 @@ export type ProductUpdate = Partial<ProductInput> & { pk?: number };
 /** DELETE /products/: `{"pk"}` or `{"sku"}` (checked in code); a GET's product may be sent as it is. */
 export const ProductRef = Type.Object({
   pk: Type.Optional(Type.Integer({ minimum: 1 })),
-  sku: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
+  sku: Type.Optional(Type.String({ minLength: 1, maxLength: 100, pattern: NOT_BLANK })),
 }, { additionalProperties: true });
 export type ProductRef = { pk?: number; sku?: string };
 

@@ -10,7 +10,7 @@ import { compileRequestSchema } from '../validation/ajv.ts';
 import { oversizeArray, oversizeMessage } from '../validation/array-caps.ts';
 import { nulErrors } from '../validation/storable-text.ts';
 import { formatTimestamp, parseTimestamp, TIMESTAMP_MESSAGE, ZONED_TIMESTAMP_MESSAGE } from '../validation/timestamp.ts';
-import { ImageInput, ImagePosition, ImageRef, Product, ProductRef, ProductUpdate, VariationCreate, VariationUpdate, type ProductInput } from './catalog.schemas.ts';
+import { NOT_BLANK, ImageInput, ImagePosition, ImageRef, Product, ProductRef, ProductUpdate, VariationCreate, VariationUpdate, type ProductInput } from './catalog.schemas.ts';
 import { editDistance } from '../validation/near-miss.ts';
 import { InexactNumber, INEXACT_NUMBER_CODE, inexactMessage, inexactNumbers } from '../validation/exact-numbers.ts';
 import { MAX_ATTRIBUTE_BYTES, MAX_ATTRIBUTE_NAME, MAX_ATTRIBUTES, MAX_ATTRIBUTES_BYTES } from './field-catalog.ts';
@@ -78,6 +78,9 @@ function toFieldErrors(errors: ErrorObject[], prefix: string): FieldError[] {
     } else if (e.keyword === 'anyOf' && schema?.description !== undefined) {
       code = 'invalid_image';
       message = `must be ${schema.description}`;
+    } else if (e.keyword === 'pattern' && e.params.pattern === NOT_BLANK) {
+      code = 'required';
+      message = 'is required (only white space was sent)';
     } else if (e.keyword === 'pattern' && /https/.test(String(e.params.pattern))) {
       code = 'invalid_url';
       message = 'must be an http(s) address';

@@ -76,3 +76,16 @@ describe('near-miss field names', () => {
     ]);
   });
 });
+
+describe('required text', () => {
+  it('a sku or name of only white space is missing: 400 required, on create, update and delete alike', async () => {
+    const res = await post([product('   '), product('OK-SKU', { name: ' \t ' }), product('OK-2', { variations: [{ sku: '  ' }] })]);
+    expect(expectProblem(res, 400, 'validation_failed').errors).toEqual([
+      { pointer: '/0/sku', code: 'required', message: 'is required (only white space was sent)' },
+      { pointer: '/1/name', code: 'required', message: 'is required (only white space was sent)' },
+      { pointer: '/2/variations/0/sku', code: 'required', message: 'is required (only white space was sent)' },
+    ]);
+    const del = await app.inject({ method: 'DELETE', url: PRODUCTS, headers, payload: [{ sku: ' ' }] });
+    expect(expectProblem(del, 400, 'validation_failed').errors?.map((e) => [e.pointer, e.code])).toEqual([['/0/sku', 'required']]);
+  });
+});
