@@ -26,7 +26,7 @@ import type { WebhookService } from '../webhooks/webhooks.service.ts';
 import { acceptPlugin } from './plugins/accept.ts';
 import { authPlugin } from './plugins/auth.ts';
 import { idempotencyPlugin } from './plugins/idempotency.ts';
-import { methodsPlugin } from './plugins/methods.ts';
+import { methodsPlugin, routeEveryMethod } from './plugins/methods.ts';
 import { sameOriginPlugin } from './plugins/same-origin.ts';
 import { addProblemResponses } from './plugins/problem-responses.ts';
 import { clientErrorReply, errorHandler, sendNotFound, sendProblem } from './problem.ts';
@@ -117,6 +117,8 @@ export async function buildApp({ config, services, logger }: AppDeps): Promise<A
     serializerOpts: { ajv: { formats: timestampFormats } },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
+  // TRACE, PROPFIND and the other methods a path does not allow answer 405, not 404.
+  routeEveryMethod(app);
   // The API takes JSON only: a text/plain body answers 415 instead of reaching validation.
   app.removeContentTypeParser('text/plain');
   // A body that is not UTF-8, nested too deep or holding too many values is refused before it

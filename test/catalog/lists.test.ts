@@ -125,6 +125,12 @@ describe('a path with or without its trailing slash', () => {
       const patch = await app.inject({ method: 'PATCH', url, headers: auth, payload: {} });
       expectProblem(patch, 405, 'method_not_allowed');
       expect(patch.headers.allow).toBe('GET, POST, PUT, DELETE, OPTIONS');
+      // Methods outside Fastify's usual set (TRACE, WebDAV's PROPFIND) are 405 too, not 404.
+      for (const method of ['TRACE', 'PROPFIND', 'MKCOL'] as const) {
+        const other = await app.inject({ method: method as 'GET', url, headers: auth });
+        expect(other.statusCode, method).toBe(405);
+        expect(other.headers.allow).toBe('GET, POST, PUT, DELETE, OPTIONS');
+      }
     }
   });
 

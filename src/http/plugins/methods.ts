@@ -4,7 +4,16 @@ import fp from 'fastify-plugin';
 import type { FastifyInstance, HTTPMethods } from 'fastify';
 import { sendProblem } from '../problem.ts';
 
-const ALL: HTTPMethods[] = ['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'PATCH'];
+/**
+ * Methods the router knows besides Fastify's own, so they reach a path's 405 instead of a 404:
+ * WebDAV's (a scanner's PROPFIND), each with a body allowed. TRACE is Fastify's already.
+ */
+const WEBDAV = ['PROPFIND', 'PROPPATCH', 'MKCOL', 'COPY', 'MOVE', 'LOCK', 'UNLOCK', 'SEARCH', 'REPORT'];
+
+/** Makes every method of WEBDAV routable; call once, before any route. */
+export function routeEveryMethod(app: FastifyInstance): void {
+  for (const m of WEBDAV) if (!app.supportedMethods.includes(m)) app.addHttpMethod(m, { hasBody: true });
+}
 
 export const methodsPlugin = fp(async (app: FastifyInstance) => {
   app.addHook('onSend', async (request, reply) => {
@@ -24,7 +33,7 @@ export function allowOnly(app: FastifyInstance, url: string, allow: string): voi
     schema: { hide: true },
     handler: async (_request, reply) => reply.code(204).send(),
   });
-  const others = ALL.filter((m) => !allowed.has(m));
+  const others = app.supportedMethods.filter((m) => m !== 'OPTIONS' && !allowed.has(m)) as HTTPMethods[];
   if (others.length === 0) return;
   app.route({
     method: others,
