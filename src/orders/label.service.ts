@@ -106,11 +106,19 @@ export class LabelService {
     return new URLSearchParams({ format: ref.format, expires: String(expires), signature: this.#signature(ref, expires).toString('base64url') }).toString();
   }
 
-  /** 403 `invalid_signature` for a link not signed here (or altered); 403 `link_expired` past its expiry. */
-  verify(ref: LabelRef, expires: number, signature: string): void {
-    const given = Buffer.from(signature, 'base64url');
-    const wanted = this.#signature(ref, expires);
-    if (given.length !== wanted.length || !timingSafeEqual(given, wanted)) {
+  /**
+   * 403 `invalid_signature` for a link not signed here or altered in any way: each part is
+   * compared as the text this daemon writes (`expires=...0`, `/015/`, a trailing `=` or another
+   * unused base64 bit are changes too); 403 `link_expired` past its expiry. `sent`: the link's
+   * path ids (shop, marketplace, order) and expiry as sent.
+   */
+  verify(ref: LabelRef, sent: { ids: string[]; expires: string }, signature: string): void {
+    const expires = Number(sent.expires);
+    const wanted = Buffer.from(this.#signature(ref, expires).toString('base64url'));
+    const given = Buffer.from(signature);
+    const canonical = String(expires) === sent.expires && Number.isSafeInteger(expires)
+      && sent.ids.join('/') === [ref.shopPk, ref.marketplacePk, ref.orderPk].join('/');
+    if (!canonical || given.length !== wanted.length || !timingSafeEqual(given, wanted)) {
       throw new AppError('invalid_signature', 403, 'This label link is not valid (altered, or signed with another key); request a new one with POST .../label/.');
     }
     if (Math.floor(this.#now() / 1000) > expires) {

@@ -106,8 +106,15 @@ export const orderRecordRoutes: FastifyPluginAsyncTypebox<OrderRecordRoutesOptio
     return sendLabel(reply.code(201), ref.orderPk, ref.format, label);
   });
 
+  // The link's parts as sent, before validation turns them into numbers (`015` into 15).
+  const sentParts = new WeakMap<FastifyRequest, { ids: string[]; expires: string }>();
   app.get(LABEL_URL, {
     config: { allow: LABEL_ALLOW, produces: MEDIA_TYPES },
+    preValidation: async (request) => {
+      const p = request.params as Record<string, unknown>;
+      const q = request.query as Record<string, unknown>;
+      sentParts.set(request, { ids: [p.shop, p.mp, p.order].map((v) => String(v)), expires: String(q.expires) });
+    },
     schema: {
       tags: ['orders'],
       summary: 'Open a label by the signed link POST .../label/ answered (no API key)',
@@ -123,7 +130,7 @@ export const orderRecordRoutes: FastifyPluginAsyncTypebox<OrderRecordRoutesOptio
     },
   }, async (request, reply) => {
     const ref = { ...refOf(request.params), format: request.query.format as LabelFormat };
-    services.labels.verify(ref, request.query.expires, request.query.signature);
+    services.labels.verify(ref, sentParts.get(request)!, request.query.signature);
     return sendLabel(reply, ref.orderPk, ref.format, await services.labels.render(ref));
   });
   allowOnly(app, LABEL_URL, LABEL_ALLOW);
