@@ -37,7 +37,7 @@ const descriptions: Record<number, string> = {
   413: 'The body is larger than WAYBILL_BODY_LIMIT',
   415: 'The body is not application/json',
   422: 'This Idempotency-Key was used with another body',
-  429: 'Too many writes for this key (WAYBILL_RATE_LIMIT); see Retry-After',
+  429: 'Too many writes for this key (WAYBILL_RATE_LIMIT), or too many wrong admin tokens from this address; see Retry-After',
   500: 'Internal error (details are logged under request_id, never returned)',
   503: 'The database or the server is unavailable or overloaded; see Retry-After',
 };
@@ -60,7 +60,8 @@ export function problemStatuses(route: Pick<RouteOptions, 'method' | 'config' | 
   if (config.html !== true) out.add(406);
   if (write) for (const s of [409, 413, 415]) out.add(s);
   if (config.idempotent === true) out.add(422);
-  if (config.auth === 'shop' && write) out.add(429);
+  // A key's writes past WAYBILL_RATE_LIMIT; an address past 10 wrong admin tokens (login-throttle.ts).
+  if ((config.auth === 'shop' && write) || config.auth === 'admin') out.add(429);
   // Dashboard pages and downloads send a browser without a session to the login page.
   if (config.auth === 'admin' && config.html === true) out.add(303);
   return [...out].sort((a, b) => a - b);
