@@ -10,7 +10,8 @@ import { connectorsList, connectorsPreview, connectorsRun } from './commands/con
 import { initCommand } from './commands/init.command.ts';
 import { keysCreate, keysList, keysRevoke } from './commands/keys.command.ts';
 import { marketplacesCreate, marketplacesList } from './commands/marketplaces.command.ts';
-import { shopsCreate, shopsList, shopsRotateSecret } from './commands/shops.command.ts';
+import { shopsCreate, shopsList, shopsRotateSecret, shopsUpdate } from './commands/shops.command.ts';
+import { SHOP_TIERS } from '../shops/shop-tiers.ts';
 import { startCommand } from './commands/start.command.ts';
 import { CliError, describeDatabaseError, type CliContext } from './context.ts';
 import { createOutput } from './output.ts';
@@ -98,6 +99,12 @@ HOST, PORT, PUBLIC_URL, LOG_LEVEL, LOG_FORMAT, WAYBILL_ADMIN_TOKEN, WAYBILL_CONN
     .option('--webhook-url <url>', 'where its webhooks go', httpUrl)
     .addOption(json()).action(act(shopsCreate));
   shops.command('list').description('every shop').addOption(json()).action(act(shopsList));
+  shops.command('update').description('change a shop\'s name, webhook URL or tier (its share of the feed workers)')
+    .argument('<shop>', 'the shop\'s pk', positiveInt('<shop>'))
+    .option('--name <name>', 'the shop\'s name', nonBlank)
+    .option('--webhook-url <url>', 'where its webhooks go', httpUrl)
+    .addOption(new Option('--tier <tier>', 'its share of the feed workers: standard 1, large 2, xlarge 3 batches at once').choices(Object.keys(SHOP_TIERS)))
+    .addOption(json()).action(act(shopsUpdate));
   shops.command('rotate-secret').description('a new webhook secret, printed once; the old one keeps signing webhook-signature for 24 h')
     .argument('<shop>', 'the shop\'s pk', positiveInt('<shop>'))
     .addOption(json()).action(act(shopsRotateSecret));

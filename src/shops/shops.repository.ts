@@ -45,7 +45,7 @@ export const replaceSecrets = async (
   return Number(r.numUpdatedRows);
 };
 
-export const updateShop = (db: Executor, pk: number, patch: { name?: string; webhook_url?: string | null }) =>
+export const updateShop = (db: Executor, pk: number, patch: { name?: string; webhook_url?: string | null; tier?: string }) =>
   db.updateTable('shops').set(patch).where('pk', '=', pk).returningAll().executeTakeFirst();
 
 export const insertKey = (db: Executor, row: { shop_pk: number; prefix: string; hash: string; label: string | null }) =>

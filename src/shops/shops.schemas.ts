@@ -5,6 +5,7 @@ export const Shop = Type.Object({
   pk: Type.Integer(),
   name: Type.String(),
   webhook_url: Type.Union([Type.String(), Type.Null()]),
+  tier: Type.String({ description: 'Its share of the feed workers: standard (1), large (2), xlarge (3)' }),
   created_at: Type.String({ format: 'date-time' }),
 });
 export type Shop = Static<typeof Shop>;

@@ -6,6 +6,7 @@ import type { Db, Executor } from '../db/database.ts';
 import { AppError, badRequest, notFound } from '../errors.ts';
 import type { DestinationPolicy } from '../outbound/destination-policy.ts';
 import { SecretBox } from './secret-box.ts';
+import { isShopTier, SHOP_TIERS } from './shop-tiers.ts';
 import * as repo from './shops.repository.ts';
 import type { Marketplace } from '../marketplaces/marketplaces.schemas.ts';
 import { formatTimestamp } from '../validation/timestamp.ts';
@@ -38,6 +39,7 @@ const toShop = (row: ShopRow): Shop => ({
   pk: row.pk,
   name: row.name,
   webhook_url: row.webhook_url,
+  tier: row.tier,
   created_at: row.created_at.toISOString(),
 });
 
@@ -145,8 +147,11 @@ export class ShopService {
     return repo.countShops(this.#db);
   }
 
-  async update(pk: number, patch: { name?: string; webhook_url?: string | null }): Promise<Shop> {
+  async update(pk: number, patch: { name?: string; webhook_url?: string | null; tier?: string }): Promise<Shop> {
     this.#checkWebhookUrl(patch.webhook_url);
+    if (patch.tier !== undefined && !isShopTier(patch.tier)) {
+      throw badRequest(`Unknown tier "${patch.tier}"; one of ${Object.keys(SHOP_TIERS).join(', ')}.`, [{ pointer: '/tier', code: 'enum', message: `must be one of ${Object.keys(SHOP_TIERS).join(', ')}` }]);
+    }
     const row = await repo.updateShop(this.#db, pk, patch);
     if (row === undefined) throw notFound(`Shop ${pk}`);
     return toShop(row);

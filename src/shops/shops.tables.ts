@@ -16,6 +16,8 @@ export interface ShopTables {
     /** The secret before the last rotation, sealed: it signs beside the new one until `_until`. */
     webhook_secret_previous: string | null;
     webhook_secret_previous_until: Date | null;
+    /** Its share of the feed workers (src/shops/shop-tiers.ts); default 'standard'. */
+    tier: ColumnType<string, string | undefined, string>;
     created_at: CreatedAt;
   };
   api_keys: {

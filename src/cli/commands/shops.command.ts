@@ -1,4 +1,4 @@
-// waybill shops create|list|rotate-secret
+// waybill shops create|list|update|rotate-secret
 import type { CliContext } from '../context.ts';
 import { withServices } from '../context.ts';
 import { cliEnvironment } from '../hint.ts';
@@ -13,7 +13,17 @@ export async function shopsCreate(ctx: CliContext, _args: unknown[], options: { 
 
 export async function shopsList(ctx: CliContext): Promise<number> {
   const shops = await withServices(ctx, (s) => s.shops.list());
-  ctx.out.result({ shops }, table(shops, ['pk', 'name', 'webhook_url', 'created_at']));
+  ctx.out.result({ shops }, table(shops, ['pk', 'name', 'webhook_url', 'tier', 'created_at']));
+  return 0;
+}
+
+export async function shopsUpdate(ctx: CliContext, [pk]: unknown[], options: { name?: string; webhookUrl?: string; tier?: string }): Promise<number> {
+  const shop = await withServices(ctx, (s) => s.shops.update(pk as number, {
+    ...(options.name === undefined ? {} : { name: options.name }),
+    ...(options.webhookUrl === undefined ? {} : { webhook_url: options.webhookUrl }),
+    ...(options.tier === undefined ? {} : { tier: options.tier }),
+  }));
+  ctx.out.result(shop, `Shop ${shop.pk} "${shop.name}": tier ${shop.tier}, webhook URL ${shop.webhook_url ?? 'none'}.`);
   return 0;
 }
 
