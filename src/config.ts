@@ -218,7 +218,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     dbTimeoutMs: int(env.WAYBILL_DB_TIMEOUT_MS, 5_000),
     maxEventLoopDelayMs: int(env.WAYBILL_MAX_EVENT_LOOP_DELAY_MS, 2_000),
     shutdownTimeoutMs: int(env.WAYBILL_SHUTDOWN_TIMEOUT_MS, 25_000),
-    workerConcurrency: int(env.WAYBILL_WORKER_CONCURRENCY, 8),
+    workerConcurrency: int(env.WAYBILL_WORKER_CONCURRENCY, 4),
     rateLimitPerMinute: int(env.WAYBILL_RATE_LIMIT, 0),
     webhookAllowPrivate: (blank(env.WAYBILL_WEBHOOK_ALLOW_PRIVATE) ?? '').split(',').map((e) => e.trim()).filter((e) => e !== ''),
     trustProxy: trustProxyOf(env.WAYBILL_TRUST_PROXY),

@@ -172,7 +172,7 @@ export async function startDaemon({ config, logger, role, logs }: DaemonOptions)
     // Webhook secrets stored before they were sealed (an upgraded database) are sealed now.
     const sealed = await services.shops.sealPlaintextSecrets();
     if (sealed > 0) logger.info({ shops: sealed }, 'webhook secrets sealed with the secret key');
-    // Feed jobs at once per worker process (WAYBILL_WORKER_CONCURRENCY).
+    // Batches of feed jobs in flight per worker process (WAYBILL_WORKER_CONCURRENCY).
     let stoppedFeeds: { stop(): Promise<void> } | null = null;
     if (has(role, 'worker')) {
       await jobs.work(buildHandlers({ feeds: services.feeds, connectors: services.connectors, webhooks: services.webhooks, idempotency: services.idempotency }), { 'feed.process': config.workerConcurrency });

@@ -87,7 +87,7 @@ export async function withServices<T>(ctx: CliContext, fn: (services: Services) 
   })());
   const lazyJobs: JobSender & { ready(): Promise<boolean> } = {
     send: async (db, name, data, options) => (await started()).send(db, name, data, options),
-    sendMany: async (db, name, data) => (await started()).sendMany(db, name, data),
+    sendMany: async (db, name, jobs) => (await started()).sendMany(db, name, jobs),
     ready: async () => true,
   };
   try {

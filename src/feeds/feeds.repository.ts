@@ -52,15 +52,15 @@ const INSERT_FEEDS = `
     returning ${FEED_COLUMNS}
   ),
   p as (insert into feed_payloads (feed_pk, items, warnings, skus, hashes) select pk, items, warnings, skus, hashes from x)
-  select * from f`;
+  select f.*, s.tier as shop_tier from f join shops s on s.pk = f.shop_pk`;
 
 /**
  * Feeds and their payloads, many at once, in one statement (group commit: one round trip for
  * the batch). Rows come back in the order given. Prepared: every accepted catalog write runs
  * it, and planning it cost more than running it for a batch of a dozen one-product feeds.
  */
-export const insertFeeds = async (db: Executor, feeds: (NewFeed & NewPayload)[]): Promise<FeedRow[]> => {
-  const rows = await queryPrepared<FeedRow>(db, INSERT_FEEDS, [feedsJson(feeds)]);
+export const insertFeeds = async (db: Executor, feeds: (NewFeed & NewPayload)[]): Promise<(FeedRow & { shop_tier: string })[]> => {
+  const rows = await queryPrepared<FeedRow & { shop_tier: string }>(db, INSERT_FEEDS, [feedsJson(feeds)]);
   const byPk = new Map(rows.map((row) => [row.pk, row]));
   return feeds.map((f) => byPk.get(f.pk)!);
 };
@@ -78,6 +78,17 @@ const withPayload = (db: Executor) =>
 
 /** What a worker needs to process a feed, in one round trip. */
 export const findForProcessing = (db: Executor, pk: string) => withPayload(db).where('feeds.pk', '=', pk).executeTakeFirst();
+export type FeedToProcess = NonNullable<Awaited<ReturnType<typeof findForProcessing>>>;
+
+/** findForProcessing of many feeds at once (a batch of feed jobs). */
+export const findManyForProcessing = (db: Executor, pks: string[]): Promise<FeedToProcess[]> =>
+  pks.length === 0 ? Promise.resolve([]) : withPayload(db).where('feeds.pk', 'in', pks).execute();
+
+/** The job group of each feed (its shop and the shop's tier): whose share a feed's job takes. */
+export const jobGroupsOf = (db: Executor, pks: string[]) =>
+  pks.length === 0
+    ? Promise.resolve([])
+    : db.selectFrom('feeds').innerJoin('shops', 'shops.pk', 'feeds.shop_pk').select(['feeds.pk', 'feeds.shop_pk', 'shops.tier']).where('feeds.pk', 'in', pks).execute();
 
 /** Locks the feed for one chunk. NOWAIT: a feed another worker is in fails fast (transient, retried). */
 export const lockFeed = (db: Executor, pk: string) =>
@@ -106,6 +117,25 @@ export const markProcessing = (db: Executor, pk: string, owner: string) =>
   db.updateTable('feeds').set({ state: 'processing', started_at: sql<Date>`coalesce(started_at, now())`, leased_until: lease, owner })
     .where('pk', '=', (eb) => eb.selectFrom('feeds').select('pk').where('pk', '=', pk).where('state', 'in', ['queued', 'processing']).forUpdate().noWait())
     .execute();
+
+/**
+ * markProcessing of many feeds in one statement: the ones another worker holds locked are
+ * skipped (not waited for). Returns the pks marked.
+ */
+export const markManyProcessing = async (db: Executor, pks: string[], owner: string): Promise<string[]> =>
+  (await db.updateTable('feeds').set({ state: 'processing', started_at: sql<Date>`coalesce(started_at, now())`, leased_until: lease, owner })
+    .where('pk', 'in', (eb) => eb.selectFrom('feeds').select('pk').where('pk', 'in', pks).where('state', 'in', ['queued', 'processing']).forUpdate().skipLocked())
+    .returning('pk')
+    .execute()).map((r) => r.pk);
+
+/** Locks, for one transaction, the feeds of `pks` still untouched (nothing applied) that no other transaction holds. */
+export const lockUntouched = async (db: Executor, pks: string[]): Promise<string[]> =>
+  (await db.selectFrom('feeds').select('pk').where('pk', 'in', pks).where('state', '=', 'processing').where('processed', '=', 0)
+    .forUpdate().skipLocked().execute()).map((r) => r.pk);
+
+/** The heartbeat of a worker processing many feeds at once. */
+export const heartbeatMany = (db: Executor, pks: string[], owner: string) =>
+  db.updateTable('feeds').set({ leased_until: lease, owner }).where('pk', 'in', pks).where('state', '=', 'processing').execute();
 
 /** The heartbeat of a worker processing `pk`: its lease renewed, and it named as the owner. */
 export const heartbeat = (db: Executor, pk: string, owner: string) =>
@@ -139,6 +169,27 @@ export const takeStaleFeeds = async (db: Executor, gone: (owner: string | null) 
 
 export const insertResult = (db: Executor, row: { feed_pk: string; offset: number; success: string; errors: string }) =>
   db.insertInto('feed_results').values(row).onConflict((oc) => oc.columns(['feed_pk', 'offset']).doNothing()).execute();
+
+/** Many feeds' one and only results, in one statement. */
+export const insertResults = async (db: Executor, rows: { feed_pk: string; offset: number; success: unknown[]; errors: unknown[] }[]): Promise<void> => {
+  if (rows.length === 0) return;
+  await sql`
+    insert into feed_results (feed_pk, "offset", success, errors)
+    select feed_pk, "offset", success, errors from json_to_recordset(${JSON.stringify(rows)}::json) as x(feed_pk uuid, "offset" integer, success jsonb, errors jsonb)
+    on conflict (feed_pk, "offset") do nothing`.execute(db);
+};
+
+/** Many feeds applied whole: each marked done with its counts, in one statement. Returns their rows. */
+export const finishMany = async (db: Executor, rows: { pk: string; processed: number; succeeded: number; failed: number; warnings: number }[]): Promise<FeedRow[]> => {
+  if (rows.length === 0) return [];
+  const r = await sql<FeedRow>`
+    update feeds f set processed = x.processed, succeeded = f.succeeded + x.succeeded, failed = f.failed + x.failed,
+      warnings = f.warnings + x.warnings, leased_until = null, owner = null, state = 'done', finished_at = now()
+    from json_to_recordset(${JSON.stringify(rows)}::json) as x(pk uuid, processed integer, succeeded integer, failed integer, warnings integer)
+    where f.pk = x.pk
+    returning f.*`.execute(db);
+  return r.rows;
+};
 
 export const advance = (db: Executor, pk: string, c: { processed: number; succeeded: number; failed: number; warnings: number; done: boolean; owner: string }) =>
   db.updateTable('feeds')

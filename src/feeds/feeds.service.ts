@@ -88,6 +88,11 @@ export const FEED_CHUNK_TIME_LIMIT_MS = 120_000;
 const listsSkus = (type: FeedType): boolean => FEED_OPERATIONS[type].report === 'product';
 /** Feeds whose items carry a connector's content hash (delta detection). */
 const HASHED: ReadonlySet<string> = new Set(['product_create', 'product_merge']);
+/**
+ * Feeds of at most this many items are applied together, a batch of them in one transaction
+ * (applyBatch); larger ones a chunk per transaction, each feed on its own (process).
+ */
+export const SMALL_FEED_ITEMS = 100;
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const iso = (d: Date | null): string | null => (d === null ? null : d.toISOString());
@@ -122,13 +127,15 @@ export class FeedService {
    * costs a caller the wait for the transaction already in flight (docs/benchmarks.md).
    */
   readonly #commits: GroupCommit<repo.NewFeed & repo.NewPayload, repo.FeedRow>;
+  /** This process as the owner of the feeds it processes (leases). */
+  readonly #owner = thisOwner();
   constructor(deps: FeedServiceDeps) {
     this.#d = deps;
     this.#commits = new GroupCommit({
       db: deps.db,
-      write: async (trx, feeds) => {
+      write: async (trx, feeds): Promise<repo.FeedRow[]> => {
         const rows = await repo.insertFeeds(trx, feeds);
-        await deps.jobs.sendMany(trx, 'feed.process', feeds.map((f) => ({ feedPk: f.pk })));
+        await deps.jobs.sendMany(trx, 'feed.process', rows.map((r) => ({ data: { feedPk: r.pk }, group: { id: String(r.shop_pk), tier: r.shop_tier } })));
         return rows;
       },
     });
@@ -236,7 +243,7 @@ export class FeedService {
     if (row.state === 'done') throw conflict(`Feed ${feedPk} is done; there is nothing to retry.`);
     const updated = await inTransaction(this.#d.db, async (trx) => {
       const r = await repo.requeue(trx, feedPk);
-      await this.#d.jobs.send(trx, 'feed.process', { feedPk });
+      await this.#enqueue(trx, [feedPk]);
       return r;
     });
     this.#d.jobs.wake?.('feed.process');
@@ -310,6 +317,85 @@ export class FeedService {
   }
 
   /**
+   * Applies the small feeds among `feedPks` (SMALL_FEED_ITEMS items at most) in one transaction:
+   * each feed's items in a savepoint of their own (applyChunk), then every applied feed's report
+   * and counts in one statement each, and the commit. It buys the drain rate of one-product
+   * feeds (one transaction, one commit and a few statements for a whole batch instead of per
+   * feed: docs/benchmarks.md); it costs a feed of the batch the wait for the others. The feeds
+   * are marked `processing` under this process's lease first (committed), so a process killed
+   * mid-batch leaves them to recover() like any other. Returns the feeds that need nothing more
+   * (applied here, or done, failed or gone already); the rest (large feeds, a feed another
+   * worker holds, a feed whose apply threw) are for process().
+   */
+  applyBatch(feedPks: string[]): Promise<Set<string>> {
+    return withTimeLimit(FEED_CHUNK_TIME_LIMIT_MS, () => this.#applyBatch(feedPks));
+  }
+
+  async #applyBatch(feedPks: string[]): Promise<Set<string>> {
+    const db = this.#d.db;
+    const owner = this.#owner;
+    const feeds = await repo.findManyForProcessing(db, feedPks);
+    const finished = new Set(feedPks);
+    const small: repo.FeedToProcess[] = [];
+    for (const f of feeds) {
+      if (f.state === 'done' || f.state === 'failed') continue;
+      if (f.processed === 0 && f.total <= SMALL_FEED_ITEMS) small.push(f);
+      else finished.delete(f.pk);
+    }
+    if (small.length === 0) return finished;
+    const marked = new Set(await repo.markManyProcessing(db, small.map((f) => f.pk), owner));
+    for (const f of small) finished.delete(f.pk);
+    const beat = setInterval(() => {
+      void repo.heartbeatMany(db, [...marked], owner).catch(() => undefined);
+    }, repo.HEARTBEAT_SECONDS * 1000);
+    try {
+      const { rows, counts } = await inTransaction(db, async (trx) => {
+        await limitStatements(trx);
+        const locked = new Set(await repo.lockUntouched(trx, [...marked]));
+        const results: { feed_pk: string; offset: number; success: ItemSuccess[]; errors: unknown[] }[] = [];
+        const done: { pk: string; processed: number; succeeded: number; failed: number; warnings: number }[] = [];
+        const applied: { type: FeedType; succeeded: number; failed: number }[] = [];
+        for (const feed of small) {
+          if (!locked.has(feed.pk)) continue;
+          const type = feed.type as FeedType;
+          const target = { shopPk: feed.shop_pk, productPk: feed.product_pk, variationPk: feed.variation_pk };
+          const items = feed.payload_items.map((item, index) => ({ index, item }));
+          let outcome: ChunkOutcome;
+          try {
+            outcome = items.length === 0 ? { success: [], errors: [] } : await applyChunk(trx, type, target, items);
+            await this.#rememberApplied(trx, feed, outcome.success);
+          } catch {
+            continue; // rolled back to its savepoint; process() applies it alone and reports why
+          }
+          const warningsOf = warningsByIndex(feed.payload_warnings);
+          let warnings = 0;
+          for (const s of outcome.success) {
+            withWarnings(s, warningsOf.get(s.index) ?? []);
+            warnings += s.warnings.length;
+          }
+          results.push({ feed_pk: feed.pk, offset: 0, success: outcome.success, errors: outcome.errors });
+          done.push({ pk: feed.pk, processed: feed.total, succeeded: outcome.success.length, failed: outcome.errors.length, warnings });
+          applied.push({ type, succeeded: outcome.success.length, failed: outcome.errors.length });
+        }
+        await repo.insertResults(trx, results);
+        const finishedRows = await repo.finishMany(trx, done);
+        const hooks = new Map(small.map((f) => [f.pk, f.has_webhook]));
+        for (const row of finishedRows) if (hooks.get(row.pk) === true) await this.#emit(trx, row, true);
+        return { rows: finishedRows, counts: applied };
+      });
+      // Counted once committed, as process() does.
+      for (const c of counts) {
+        metrics.feedItems(c.type, 'succeeded', c.succeeded);
+        metrics.feedItems(c.type, 'failed', c.failed);
+      }
+      for (const row of rows) finished.add(row.pk);
+      return finished;
+    } finally {
+      clearInterval(beat);
+    }
+  }
+
+  /**
    * Hands the content hashes of a connector feed's applied items (its delta detection) to the
    * connector host's port, in the transaction that applied them: an item that failed, or a chunk rolled back, keeps the
    * product's old hash, so the connector sends it again next time.
@@ -349,7 +435,7 @@ export class FeedService {
   async recover(): Promise<string[]> {
     const pks = await inTransaction(this.#d.db, async (trx) => {
       const stale = await repo.takeStaleFeeds(trx, ownerGone);
-      for (const feedPk of stale) await this.#d.jobs.send(trx, 'feed.process', { feedPk });
+      await this.#enqueue(trx, stale);
       return stale;
     });
     if (pks.length > 0) this.#d.jobs.wake?.('feed.process');
@@ -364,6 +450,12 @@ export class FeedService {
       total += n;
     }
     return total;
+  }
+
+  /** Queues feeds' processing, each in its shop's group (the fair share of its tier). */
+  async #enqueue(trx: Trx, feedPks: string[]): Promise<void> {
+    const groups = await repo.jobGroupsOf(trx, feedPks);
+    await this.#d.jobs.sendMany(trx, 'feed.process', groups.map((g) => ({ data: { feedPk: g.pk }, group: { id: String(g.shop_pk), tier: g.tier } })));
   }
 
   async #emit(trx: Executor, row: repo.FeedRow, hasWebhook: boolean): Promise<void> {

@@ -2,6 +2,7 @@
 // Services enqueue through JobSender (a port), so they never import pg-boss.
 import type { Executor } from '../db/database.ts';
 import type { Logger } from '../logger.ts';
+import { SHOP_TIERS } from '../shops/shop-tiers.ts';
 
 export interface JobMap {
   /**
@@ -53,8 +54,30 @@ export interface QueueSettings {
   /** Wake workers by LISTEN/NOTIFY the moment a job is sent (polling stays as the floor). */
   notify: boolean;
   policy: 'standard' | 'singleton' | 'stately' | 'exclusive';
-  /** Work a backlog continuously: fetch `concurrency` jobs at a time, again at once while batches come back full. */
-  drain?: boolean;
+  /**
+   * Jobs handed to the handler at once (a BatchJobHandler); `concurrency` is then the batches in
+   * flight per process. A batch is fetched again at once while batches come back full.
+   */
+  batch?: number;
+  /**
+   * Fair share between groups (a job's group is its shop): the jobs of one group active at once
+   * across every replica, by the group's tier (jobs without a tier: `default`). A group at its
+   * share is skipped by the fetch, so another group's job is taken first.
+   */
+  groupShare?: { default: number; tiers: Record<string, number> };
+}
+
+/** A job's group (fair share between shops): its id and tier (src/shops/shop-tiers.ts). */
+export interface JobGroup {
+  id: string;
+  tier?: string;
+}
+
+/** Feed jobs fetched and handled at once by one worker. */
+export const FEED_BATCH = 50;
+/** A shop's share of the feed queue in jobs: its tier's batches (SHOP_TIERS) times the batch. */
+function shares(batch: number): { default: number; tiers: Record<string, number> } {
+  return { default: SHOP_TIERS.standard * batch, tiers: Object.fromEntries(Object.entries(SHOP_TIERS).map(([tier, n]) => [tier, n * batch])) };
 }
 
 const prune: QueueSettings = { retryLimit: 3, retryDelay: 60, retryBackoff: true, expireInSeconds: 600, concurrency: 1, notify: false, policy: 'standard' };
@@ -70,9 +93,14 @@ export const queueSettings: { [K in JobName]: QueueSettings } = {
   // Transient failures (database away, a feed locked by another worker) retry from 1 s, doubling.
   // expireInSeconds bounds one run (a dead worker's feed is re-queued by feeds.requeue-stopped). No
   // NOTIFY: its lock at commit serialized every feed-creating transaction (measured: commits
-  // waiting on Lock:object); the accepting process wakes its own worker (JobQueue.wake), other
-  // replicas poll every 2 s.
-  'feed.process': { retryLimit: 8, retryDelay: 1, retryBackoff: true, expireInSeconds: 900, concurrency: 8, notify: false, policy: 'standard', drain: true },
+  // waiting on Lock:object); the accepting process wakes its own workers (JobQueue.wake), other
+  // replicas poll every 2 s. Batches of FEED_BATCH feeds (their small feeds applied in one
+  // transaction), `concurrency` batches in flight per process (WAYBILL_WORKER_CONCURRENCY); a
+  // shop holds at most its tier's share of batches at once, across replicas.
+  'feed.process': {
+    retryLimit: 8, retryDelay: 1, retryBackoff: true, expireInSeconds: 900, concurrency: 4, notify: false, policy: 'standard',
+    batch: FEED_BATCH, groupShare: shares(FEED_BATCH),
+  },
   'prune.feeds': prune,
   'prune.idempotency-keys': prune,
   'prune.webhook-deliveries': prune,
@@ -87,6 +115,8 @@ export const deadLetterQueue = (name: JobName): string => `${name}.dead`;
 export interface SendOptions {
   /** With a singleton/stately policy: the key that makes jobs unique (connector name...). */
   singletonKey?: string;
+  /** The job's group, for a queue with a groupShare. */
+  group?: JobGroup;
   startAfter?: Date | number;
   id?: string;
 }
@@ -95,7 +125,7 @@ export interface SendOptions {
 export interface JobSender {
   send<K extends JobName>(db: Executor, name: K, data: JobMap[K], options?: SendOptions): Promise<string | null>;
   /** One job per payload, all in one statement (a group-committed batch). */
-  sendMany<K extends JobName>(db: Executor, name: K, data: JobMap[K][]): Promise<void>;
+  sendMany<K extends JobName>(db: Executor, name: K, jobs: { data: JobMap[K]; group?: JobGroup }[]): Promise<void>;
   /** Wakes this process's workers of a queue (after the send's transaction committed). */
   wake?(name: JobName): void;
 }
@@ -109,4 +139,8 @@ export interface JobContext {
 }
 
 export type JobHandler<K extends JobName> = (data: JobMap[K], ctx: JobContext) => Promise<void>;
-export type JobHandlers = { [K in JobName]: JobHandler<K> };
+/** Queues whose handler takes a batch of jobs (QueueSettings.batch). */
+export type BatchJobName = 'feed.process';
+/** Handles a batch; says per job (in order) whether it succeeded or why it failed. */
+export type BatchJobHandler<K extends JobName> = (jobs: { data: JobMap[K]; ctx: JobContext }[]) => Promise<PromiseSettledResult<void>[]>;
+export type JobHandlers = { [K in JobName]: K extends BatchJobName ? BatchJobHandler<K> : JobHandler<K> };

@@ -9,6 +9,8 @@ import {
   deadLetterQueue,
   queueSettings,
   retiredJobs,
+  type BatchJobHandler,
+  type JobContext,
   type JobHandlers,
   type JobMap,
   type JobName,
@@ -73,8 +75,8 @@ export class JobQueue implements JobSender {
   readonly inspector: PgBossInspector;
   readonly #log: Logger;
   #started = false;
-  /** The worker of each queue this process works (drain queues have one). */
-  readonly #workers = new Map<JobName, string>();
+  /** The workers of each queue this process works (a batch queue has one per batch in flight). */
+  readonly #workers = new Map<JobName, string[]>();
 
   constructor(options: JobQueueOptions) {
     this.#log = options.logger.child({ component: 'jobs' });
@@ -141,8 +143,10 @@ export class JobQueue implements JobSender {
     return this.boss.send(name, data as object, { ...options, db: inTransactionOf(db) });
   }
 
-  async sendMany<K extends JobName>(db: Executor, name: K, data: JobMap[K][]): Promise<void> {
-    if (data.length > 0) await this.boss.insert(name, data.map((d) => ({ data: d as object })), { db: inTransactionOf(db) });
+  async sendMany<K extends JobName>(db: Executor, name: K, jobs: { data: JobMap[K]; group?: { id: string; tier?: string } }[]): Promise<void> {
+    if (jobs.length > 0) {
+      await this.boss.insert(name, jobs.map((j) => ({ data: j.data as object, ...(j.group === undefined ? {} : { group: j.group }) })), { db: inTransactionOf(db) });
+    }
   }
 
   /**
@@ -157,44 +161,88 @@ export class JobQueue implements JobSender {
       throw new Error(`job handlers do not match the job map: missing [${missing.join(', ')}], unknown [${unknown.join(', ')}]`);
     }
     for (const name of jobNames) {
-      const handler = handlers[name] as (data: unknown, ctx: Parameters<JobHandlers[JobName]>[1]) => Promise<void>;
-      const concurrency = concurrencyOverride?.[name] ?? queueSettings[name].concurrency;
-      // pg-boss waits the polling interval after every fetch unless it comes back full with
-      // batchSize > 1; a `drain` queue fetches `concurrency` jobs at once so a backlog is
-      // worked continuously instead of a batch per interval.
-      const drain = queueSettings[name].drain === true && concurrency > 1;
+      const s = queueSettings[name];
+      const concurrency = concurrencyOverride?.[name] ?? s.concurrency;
+      if (s.batch !== undefined) {
+        this.#workers.set(name, await this.#workBatches(name, handlers[name] as BatchJobHandler<JobName>, concurrency, s.batch));
+        continue;
+      }
+      const handler = handlers[name] as (data: unknown, ctx: JobContext) => Promise<void>;
       const workerId = await this.boss.work(
         name,
         {
-          batchSize: drain ? concurrency : 1,
-          localConcurrency: drain ? 1 : concurrency,
-          burstWhenBatchFull: drain,
+          batchSize: 1,
+          localConcurrency: concurrency,
           pollingIntervalSeconds: 2,
           notifyPollingIntervalSeconds: 5,
           perJobResults: true,
         },
         async (jobs: Job<unknown>[]) => Promise.all(jobs.map(async (job) => {
-          const log = this.#log.child({ job: name, jobId: job.id, attempt: job.retryCount + 1, ...logIds(job.data) });
+          const ctx = this.#contextOf(name, job);
           try {
-            await handler(job.data, { jobId: job.id, retryCount: job.retryCount, signal: job.signal, log });
-            metrics.jobFinished(name, 'completed');
-            return { id: job.id, status: 'completed' as const };
+            await handler(job.data, ctx);
+            return this.#settled(name, job, ctx, { status: 'fulfilled', value: undefined });
           } catch (error) {
-            // The stack too: the dashboard's job page shows a failure in full.
-            const output = { message: error instanceof Error ? error.message : String(error), code: (error as { code?: string }).code, stack: error instanceof Error ? error.stack : undefined };
-            if (isTransient(error)) {
-              log.warn({ err: error }, 'job failed, will retry');
-              metrics.jobFinished(name, 'retry');
-              return { id: job.id, status: 'failed' as const, output };
-            }
-            log.error({ err: error }, 'job failed permanently, moved to the dead-letter queue');
-            metrics.jobFinished(name, 'dead');
-            return { id: job.id, status: 'deadletter' as const, output };
+            return this.#settled(name, job, ctx, { status: 'rejected', reason: error });
           }
         })),
       );
-      this.#workers.set(name, workerId);
+      this.#workers.set(name, [workerId]);
     }
+  }
+
+  /**
+   * A batch queue's workers: `slots` of them (each fetching `batch` jobs, again at once while
+   * its batches come back full), each its own pg-boss worker so that wake() reaches them all.
+   * With a groupShare, a fetch skips the groups holding their share of active jobs.
+   */
+  async #workBatches(name: JobName, handler: BatchJobHandler<JobName>, slots: number, batch: number): Promise<string[]> {
+    const share = queueSettings[name].groupShare;
+    const ids: string[] = [];
+    for (let i = 0; i < slots; i++) {
+      ids.push(await this.boss.work(
+        name,
+        {
+          batchSize: batch,
+          localConcurrency: 1,
+          burstWhenBatchFull: true,
+          pollingIntervalSeconds: 2,
+          notifyPollingIntervalSeconds: 5,
+          perJobResults: true,
+          ...(share === undefined ? {} : { groupConcurrency: share }),
+        },
+        async (jobs: Job<unknown>[]) => {
+          const each = jobs.map((job) => ({ job, ctx: this.#contextOf(name, job) }));
+          const results = await handler(each.map(({ job, ctx }) => ({ data: job.data as never, ctx })));
+          return each.map(({ job, ctx }, i) => this.#settled(name, job, ctx, results[i] ?? { status: 'rejected', reason: new Error('no result for this job') }));
+        },
+      ));
+    }
+    return ids;
+  }
+
+  #contextOf(name: JobName, job: Job<unknown>): JobContext {
+    const log = this.#log.child({ job: name, jobId: job.id, attempt: job.retryCount + 1, ...logIds(job.data) });
+    return { jobId: job.id, retryCount: job.retryCount, signal: job.signal, log };
+  }
+
+  /** A handled job's outcome for pg-boss: completed, failed (retried: transient) or dead-lettered. */
+  #settled(name: JobName, job: Job<unknown>, ctx: JobContext, result: PromiseSettledResult<void>) {
+    if (result.status === 'fulfilled') {
+      metrics.jobFinished(name, 'completed');
+      return { id: job.id, status: 'completed' as const };
+    }
+    const error: unknown = result.reason;
+    // The stack too: the dashboard's job page shows a failure in full.
+    const output = { message: error instanceof Error ? error.message : String(error), code: (error as { code?: string }).code, stack: error instanceof Error ? error.stack : undefined };
+    if (isTransient(error)) {
+      ctx.log.warn({ err: error }, 'job failed, will retry');
+      metrics.jobFinished(name, 'retry');
+      return { id: job.id, status: 'failed' as const, output };
+    }
+    ctx.log.error({ err: error }, 'job failed permanently, moved to the dead-letter queue');
+    metrics.jobFinished(name, 'dead');
+    return { id: job.id, status: 'deadletter' as const, output };
   }
 
   /**
@@ -203,8 +251,7 @@ export class JobQueue implements JobSender {
    * would serialize every sending transaction. Other processes find it by polling.
    */
   wake(name: JobName): void {
-    const id = this.#workers.get(name);
-    if (id !== undefined) this.boss.notifyWorker(id);
+    for (const id of this.#workers.get(name) ?? []) this.boss.notifyWorker(id);
   }
 
   /** True when the queue's database answers. */
