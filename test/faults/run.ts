@@ -6,10 +6,11 @@ import { pgRestart } from './pg-restart.scenario.ts';
 import { poison } from './poison.scenario.ts';
 import { replicas } from './replicas.scenario.ts';
 import { fuzz } from './fuzz.scenario.ts';
+import { fairness } from './fairness.scenario.ts';
 import { hugeReply } from './huge-reply.scenario.ts';
 import { security } from './security.scenario.ts';
 import { carrierSecurity } from './security/carriers.ts';
 import { fileDelta, hugeRequest, unstorableItem } from './intake.scenario.ts';
 import { inboxRace, nulRow, protoNames, wideHeader } from './catalog-file.scenario.ts';
 
-await runScenarios('waybill fault scenarios', [kill9Feed, pgRestart, duplicates, poison, hugeReply, replicas, fuzz, security, carrierSecurity, hugeRequest, unstorableItem, fileDelta, inboxRace, wideHeader, nulRow, protoNames]);
+await runScenarios('waybill fault scenarios', [kill9Feed, pgRestart, duplicates, poison, hugeReply, replicas, fairness, fuzz, security, carrierSecurity, hugeRequest, unstorableItem, fileDelta, inboxRace, wideHeader, nulRow, protoNames]);

@@ -37,13 +37,20 @@ export const feedProcess = (feeds: Feeds): BatchJobHandler<'feed.process'> => as
   let together = new Set<string>();
   try {
     together = await feeds.applyBatch(jobs.map((j) => j.data.feedPk));
-    if (together.size > 0) first.ctx.log.debug({ feeds: together.size }, 'feeds applied together');
   } catch (error) {
     // Each feed is then applied alone, where its own retries and failure apply.
     first.ctx.log.warn({ err: error }, 'a batch of small feeds failed; its feeds are applied one by one');
   }
   const out: PromiseSettledResult<void>[] = new Array(jobs.length);
-  const alone = jobs.flatMap((j, i) => (together.has(j.data.feedPk) ? (out[i] = { status: 'fulfilled', value: undefined }, []) : [i]));
+  const alone: number[] = [];
+  for (const [i, j] of jobs.entries()) {
+    if (!together.has(j.data.feedPk)) {
+      alone.push(i);
+      continue;
+    }
+    j.ctx.log.info({ feedPk: j.data.feedPk }, 'feed processed');
+    out[i] = { status: 'fulfilled', value: undefined };
+  }
   let next = 0;
   await Promise.all(Array.from({ length: Math.min(FEEDS_ALONE_IN_FLIGHT, alone.length) }, async () => {
     while (next < alone.length) {
