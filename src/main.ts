@@ -175,7 +175,7 @@ export async function startDaemon({ config, logger, role, logs }: DaemonOptions)
     // Batches of feed jobs in flight per worker process (WAYBILL_WORKER_CONCURRENCY).
     let stoppedFeeds: { stop(): Promise<void> } | null = null;
     if (has(role, 'worker')) {
-      await jobs.work(buildHandlers({ feeds: services.feeds, connectors: services.connectors, webhooks: services.webhooks, idempotency: services.idempotency }), { 'feed.process': config.workerConcurrency });
+      await jobs.work(buildHandlers({ catalog: services.catalog, feeds: services.feeds, connectors: services.connectors, webhooks: services.webhooks, idempotency: services.idempotency }), { 'feed.process': config.workerConcurrency });
       // Feeds left mid-way by a worker that died (kill -9, crash) resume now, not when their lease runs out.
       stoppedFeeds = watchStoppedFeeds(services.feeds, logger);
     }

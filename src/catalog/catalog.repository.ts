@@ -1,5 +1,6 @@
 // Catalog reads: products of a shop (not deleted) with their images, variations and links.
-import type { Executor } from '../db/database.ts';
+import { sql } from 'kysely';
+import type { Db, Executor } from '../db/database.ts';
 import { softDeleteProducts } from './apply/write.repository.ts';
 
 export interface ProductFilter {
@@ -24,20 +25,38 @@ const products = (db: Executor, shopPk: number, f: Omit<ProductFilter, 'limit' |
  * in the later half when `total` is known) and never reads their rows, then those rows by
  * primary key. An OFFSET over the rows themselves read every row before the page (so a deep
  * page of a large catalog cost as much as reading the catalog), and a plain `ORDER BY pk LIMIT`
- * could walk the primary key through other shops' rows.
+ * could walk the primary key through other shops' rows. Ordered by the index's own columns
+ * (shop_pk, pk), so no plan but that index's gives the order, whatever the statistics say
+ * (right after a large import, before any ANALYZE, `ORDER BY pk` was planned on the primary key).
  */
 /** The pks of a page of products, in order. */
 export const pagePks = async (db: Executor, shopPk: number, f: ProductFilter): Promise<number[]> => {
   const fromEnd = f.total !== undefined && f.offset + f.limit / 2 > f.total / 2;
   const rows = fromEnd
-    ? await products(db, shopPk, f).select('pk').orderBy('pk', 'desc').offset(Math.max(0, f.total! - f.offset - f.limit)).limit(Math.max(0, Math.min(f.limit, f.total! - f.offset))).execute()
-    : await products(db, shopPk, f).select('pk').orderBy('pk').offset(f.offset).limit(f.limit).execute();
+    ? await products(db, shopPk, f).select('pk').orderBy('shop_pk', 'desc').orderBy('pk', 'desc').offset(Math.max(0, f.total! - f.offset - f.limit)).limit(Math.max(0, Math.min(f.limit, f.total! - f.offset))).execute()
+    : await products(db, shopPk, f).select('pk').orderBy('shop_pk').orderBy('pk').offset(f.offset).limit(f.limit).execute();
   return rows.map((r) => r.pk).sort((a, b) => a - b);
 };
 
 /** Products by pk (of a page), in pk order. */
 export const productsByPk = (db: Executor, pks: number[]) =>
   pks.length === 0 ? Promise.resolve([]) : db.selectFrom('products').selectAll().where('pk', 'in', pks).orderBy('pk').execute();
+
+/**
+ * VACUUM (ANALYZE) of the catalog's tables, on one connection of `db` with no statement time
+ * limit: it marks the pages written since the last run all-visible (so a page of a list is an
+ * index-only scan that reads no rows) and refreshes the planner's statistics. Pages already
+ * all-visible are skipped, so a run costs about what was written since the last one.
+ */
+export const vacuumCatalog = (db: Db): Promise<void> =>
+  db.connection().execute(async (c) => {
+    await sql`set statement_timeout = 0`.execute(c);
+    try {
+      await sql`vacuum (analyze) products, product_images, variations, variation_images`.execute(c);
+    } finally {
+      await sql`reset statement_timeout`.execute(c);
+    }
+  });
 
 /** Live products of a shop, as the catalog writer counts them (migration 20261124T0030). */
 export const liveProductCount = async (db: Executor, shopPk: number): Promise<number> => {

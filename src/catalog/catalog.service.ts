@@ -1,9 +1,12 @@
 // Catalog reads (products with images and variations) and the checks writes make first.
-import type { Db } from '../db/database.ts';
+import { withTimeLimit, type Db } from '../db/database.ts';
 import { notFound } from '../errors.ts';
 import { formatTimestamp } from '../validation/timestamp.ts';
 import * as repo from './catalog.repository.ts';
 import type { StoredImage, StoredProduct, StoredVariation } from './catalog.schemas.ts';
+
+/** The client-side bound of one catalog.tidy run, ms (a VACUUM of a large catalog's new pages). */
+const TIDY_TIME_LIMIT_MS = 600_000;
 
 export interface ProductQuery {
   sku?: string;
@@ -48,6 +51,15 @@ export class CatalogService {
       for (let i = 0; i < pks.length; i += LIST_BATCH) yield this.#hydrate(await repo.productsByPk(this.#db, pks.slice(i, i + LIST_BATCH)));
     };
     return { count, batches: batches.call(this) };
+  }
+
+  /**
+   * Brings the catalog's tables up to date for reads after large writes (catalog.tidy job, sent
+   * by the feed worker when a large feed is done): lists right after a big import read only the
+   * index, without waiting for autovacuum.
+   */
+  async tidy(): Promise<void> {
+    await withTimeLimit(TIDY_TIME_LIMIT_MS, () => repo.vacuumCatalog(this.#db));
   }
 
   async getProduct(shopPk: number, productPk: number): Promise<StoredProduct> {

@@ -93,6 +93,8 @@ const HASHED: ReadonlySet<string> = new Set(['product_create', 'product_merge'])
  * (applyBatch); larger ones a chunk per transaction, each feed on its own (process).
  */
 export const SMALL_FEED_ITEMS = 100;
+/** A feed of at least this many items, once done, queues catalog.tidy (VACUUM ANALYZE of the catalog). */
+export const TIDY_AFTER_ITEMS = 500;
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const iso = (d: Date | null): string | null => (d === null ? null : d.toISOString());
@@ -302,6 +304,9 @@ export class FeedService {
           const row = await repo.advance(trx, feedPk, { processed, succeeded: outcome.success.length, failed: outcome.errors.length, warnings, done, owner });
           applied = { succeeded: outcome.success.length, failed: outcome.errors.length };
           if (done) await this.#emit(trx, row, hasWebhook);
+          // A large feed leaves many new row versions: the catalog's tables are tidied after it
+          // (catalog.tidy), so lists read only the index right away, not once autovacuum runs.
+          if (done && feed.total >= TIDY_AFTER_ITEMS) await this.#d.jobs.send(trx, 'catalog.tidy', {});
           if (done) last = row;
           return done;
         });

@@ -22,6 +22,11 @@ export interface JobMap {
   'prune.webhook-deliveries': Record<string, never>;
   /** Drop receipts of deliveries pushed to connectors older than 7 days. */
   'prune.receipts': Record<string, never>;
+  /**
+   * VACUUM (ANALYZE) the catalog's tables after a large feed, so lists read only the index
+   * right after a big import (CatalogService.tidy). One queued and one running at most.
+   */
+  'catalog.tidy': Record<string, never>;
   /** Queue again the feeds whose worker stopped mid-way (kill -9, lost host). */
   'feeds.requeue-stopped': Record<string, never>;
 }
@@ -105,6 +110,8 @@ export const queueSettings: { [K in JobName]: QueueSettings } = {
   'prune.idempotency-keys': prune,
   'prune.webhook-deliveries': prune,
   'prune.receipts': prune,
+  // stately: a large feed done while a run is queued adds nothing (that run covers it).
+  'catalog.tidy': { retryLimit: 2, retryDelay: 5, retryBackoff: true, expireInSeconds: 900, concurrency: 1, notify: false, policy: 'stately' },
   // The next tick (a minute later) is its retry.
   'feeds.requeue-stopped': { retryLimit: 0, retryDelay: 0, retryBackoff: false, expireInSeconds: 60, concurrency: 1, notify: false, policy: 'standard' },
 };

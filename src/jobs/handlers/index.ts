@@ -1,5 +1,6 @@
 // The handler of every job in the job map. The JobHandlers type makes a missing one a type
 // error; JobQueue.work checks again at start-up.
+import type { CatalogService } from '../../catalog/catalog.service.ts';
 import type { ConnectorService } from '../../connectors/host/connectors.service.ts';
 import type { FeedService } from '../../feeds/feeds.service.ts';
 import type { IdempotencyService } from '../../idempotency/idempotency.service.ts';
@@ -13,13 +14,19 @@ import { webhookDeliver } from './webhook-deliver.job.ts';
 
 /** The services the job handlers use. */
 export interface HandlerServices {
+  catalog: CatalogService;
   feeds: FeedService;
   connectors: ConnectorService;
   webhooks: WebhookService;
   idempotency: IdempotencyService;
 }
 
-export const buildHandlers = ({ feeds, connectors, webhooks, idempotency }: HandlerServices): JobHandlers => ({
+export const buildHandlers = ({ catalog, feeds, connectors, webhooks, idempotency }: HandlerServices): JobHandlers => ({
+  'catalog.tidy': async (_data, ctx) => {
+    const t0 = Date.now();
+    await catalog.tidy();
+    ctx.log.info({ ms: Date.now() - t0 }, 'catalog tables vacuumed and analysed');
+  },
   'webhook.deliver': webhookDeliver(webhooks),
   'connector.run': connectorRun(connectors),
   'feed.process': feedProcess(feeds),
