@@ -10,7 +10,7 @@
 // apply path.
 import { randomUUID } from 'node:crypto';
 import { applyChunk } from '../catalog/apply/apply-engine.ts';
-import type { ChunkOutcome, ItemSuccess, ReportWarning } from '../catalog/apply/items.ts';
+import type { ChunkOutcome, Indexed, ItemSuccess, ReportWarning } from '../catalog/apply/items.ts';
 import { chunkSizeOf, FEED_OPERATIONS } from '../catalog/apply/operations.ts';
 import type { CatalogService } from '../catalog/catalog.service.ts';
 import { validateItems, type ItemWarning } from '../catalog/product-validation.ts';
@@ -112,6 +112,29 @@ const toFeed = (row: repo.FeedRow): Feed => ({
   finished_at: iso(row.finished_at),
   counts: { total: row.total, processed: row.processed, succeeded: row.succeeded, failed: row.failed, warnings: row.warnings },
 });
+
+/**
+ * A chunk's outcome split back into its feeds' (`firsts`: each feed's first index in the
+ * chunk), with each item's index and pointer its own feed's.
+ */
+function splitOutcome(all: ChunkOutcome, firsts: number[]): ChunkOutcome[] {
+  const out = firsts.map((): ChunkOutcome => ({ success: [], errors: [] }));
+  const feedOf = (index: number): number => {
+    let i = firsts.length - 1;
+    while (firsts[i]! > index) i--;
+    return i;
+  };
+  for (const s of all.success) {
+    const i = feedOf(s.index);
+    out[i]!.success.push({ ...s, index: s.index - firsts[i]! });
+  }
+  for (const e of all.errors) {
+    const i = feedOf(e.index);
+    const index = e.index - firsts[i]!;
+    out[i]!.errors.push({ ...e, index, pointer: e.pointer.replace(/^\/\d+/, `/${index}`) });
+  }
+  return out;
+}
 
 /** A payload's validation warnings, by item index (payloads from before codes: unknown_field). */
 const warningsByIndex = (warnings: { index: number; pointer: string; code?: string; message: string }[]) => {
@@ -360,18 +383,8 @@ export class FeedService {
         const results: { feed_pk: string; offset: number; success: ItemSuccess[]; errors: unknown[] }[] = [];
         const done: { pk: string; processed: number; succeeded: number; failed: number; warnings: number }[] = [];
         const applied: { type: FeedType; succeeded: number; failed: number }[] = [];
-        for (const feed of small) {
-          if (!locked.has(feed.pk)) continue;
+        for (const [feed, outcome] of await this.#applyTogether(trx, small.filter((f) => locked.has(f.pk)))) {
           const type = feed.type as FeedType;
-          const target = { shopPk: feed.shop_pk, productPk: feed.product_pk, variationPk: feed.variation_pk };
-          const items = feed.payload_items.map((item, index) => ({ index, item }));
-          let outcome: ChunkOutcome;
-          try {
-            outcome = items.length === 0 ? { success: [], errors: [] } : await applyChunk(trx, type, target, items);
-            await this.#rememberApplied(trx, feed, outcome.success);
-          } catch {
-            continue; // rolled back to its savepoint; process() applies it alone and reports why
-          }
           const warningsOf = warningsByIndex(feed.payload_warnings);
           let warnings = 0;
           for (const s of outcome.success) {
@@ -398,6 +411,65 @@ export class FeedService {
     } finally {
       clearInterval(beat);
     }
+  }
+
+  /**
+   * Applies small feeds in the caller's transaction and returns each applied feed's outcome
+   * (by its own item indexes). The feeds of one shop, operation and target are applied as one
+   * chunk (the apply engine already applies a chunk's items in order, a later item of a sku
+   * after an earlier one, and isolates an item the database refuses), which is a few statements
+   * for the whole group instead of per feed; an image set stays a feed of its own. A group that
+   * throws is applied again feed by feed, each in its savepoint; a feed that throws alone is
+   * left out (rolled back to its savepoint) for process() to apply and report.
+   */
+  async #applyTogether(trx: Trx, feeds: repo.FeedToProcess[]): Promise<[repo.FeedToProcess, ChunkOutcome][]> {
+    // A feed naming a sku or pk already in its group starts another group: in one chunk the
+    // engine folds items of one key into the last, where feeds applied one after the other keep
+    // what each added (a variation of each).
+    const open = new Map<string, { feeds: repo.FeedToProcess[]; keys: Set<string> }>();
+    const groups: repo.FeedToProcess[][] = [];
+    for (const f of feeds) {
+      const key = FEED_OPERATIONS[f.type as FeedType].chunkSize === 'whole' ? f.pk : `${f.shop_pk}/${f.type}/${f.product_pk}/${f.variation_pk}`;
+      const keys = f.payload_items.map((item) => `${String(item.sku ?? '')}/${String(item.pk ?? '')}`);
+      let group = open.get(key);
+      if (group === undefined || keys.some((k) => group!.keys.has(k))) {
+        group = { feeds: [], keys: new Set() };
+        open.set(key, group);
+        groups.push(group.feeds);
+      }
+      group.feeds.push(f);
+      for (const k of keys) group.keys.add(k);
+    }
+    const out: [repo.FeedToProcess, ChunkOutcome][] = [];
+    for (const group of groups) {
+      const head = group[0]!;
+      const type = head.type as FeedType;
+      const target = { shopPk: head.shop_pk, productPk: head.product_pk, variationPk: head.variation_pk };
+      const firsts: number[] = [];
+      const items: Indexed<unknown>[] = [];
+      for (const f of group) {
+        firsts.push(items.length);
+        for (const item of f.payload_items) items.push({ index: items.length, item });
+      }
+      let outcomes: (ChunkOutcome | null)[];
+      try {
+        const all = items.length === 0 ? { success: [], errors: [] } : await applyChunk(trx, type, target, items);
+        outcomes = splitOutcome(all, firsts);
+      } catch {
+        outcomes = [];
+        for (const f of group) {
+          const own = f.payload_items.map((item, index) => ({ index, item }));
+          outcomes.push(await (own.length === 0 ? Promise.resolve({ success: [], errors: [] }) : applyChunk(trx, type, target, own)).catch(() => null));
+        }
+      }
+      for (const [i, f] of group.entries()) {
+        const outcome = outcomes[i];
+        if (outcome === null || outcome === undefined) continue;
+        await this.#rememberApplied(trx, f, outcome.success);
+        out.push([f, outcome]);
+      }
+    }
+    return out;
   }
 
   /**

@@ -82,7 +82,7 @@ export class JobQueue implements JobSender {
     this.#log = options.logger.child({ component: 'jobs' });
     this.boss = new PgBoss({
       connectionString: options.connectionString,
-      max: options.max ?? 6,
+      max: options.max ?? 8,
       application_name: `waybill-jobs/${process.pid}`,
       connectionTimeoutMillis: options.connectTimeoutMs ?? 10_000,
       // pg's pool options, passed through by pg-boss to its pg.Pool.
