@@ -34,6 +34,19 @@ describe('waybill CLI (external database)', () => {
     expect(text.stdout).toContain('Corner Shop');
   });
 
+  it('gives a shop a tier (its share of the feed workers), and refuses an unknown one', async () => {
+    const shop = (await runCli(['shops', 'create', '--name', 'Big importer', '--json'], env)).json<{ pk: number; tier: string }>();
+    expect(shop.tier).toBe('standard');
+    const updated = await runCli(['shops', 'update', String(shop.pk), '--tier', 'large', '--json'], env);
+    expect(updated.code).toBe(0);
+    expect(updated.json()).toMatchObject({ pk: shop.pk, name: 'Big importer', tier: 'large' });
+    const list = await runCli(['shops', 'list', '--json'], env);
+    expect(list.json<{ shops: { pk: number; tier: string }[] }>().shops.find((s) => s.pk === shop.pk)?.tier).toBe('large');
+    const wrong = await runCli(['shops', 'update', String(shop.pk), '--tier', 'huge'], env);
+    expect(wrong.code).not.toBe(0);
+    expect(wrong.stderr).toContain('standard, large, xlarge');
+  });
+
   it('creates a key shown once, lists it by prefix only, and revokes it', async () => {
     const shop = (await runCli(['shops', 'create', '--name', 'K', '--json'], env)).json<{ pk: number }>();
     const created = await runCli(['keys', 'create', '--shop', String(shop.pk), '--json'], env);
@@ -96,7 +109,7 @@ describe('waybill CLI (external database)', () => {
     const shops = await runCli(['shops', '--help'], {});
     expect(shops.code).toBe(0);
     expect(shops.stdout).toMatch(/^Usage: waybill shops/);
-    for (const sub of ['create', 'list', 'rotate-secret']) expect(shops.stdout).toMatch(new RegExp(`^  ${sub}\\b`, 'm'));
+    for (const sub of ['create', 'list', 'update', 'rotate-secret']) expect(shops.stdout).toMatch(new RegExp(`^  ${sub}\\b`, 'm'));
     expect(shops.stdout).not.toContain('marketplaces');
     const create = await runCli(['shops', 'create', '--help'], {});
     expect(create.stdout).toContain('Usage: waybill shops create --name <name> [--webhook-url <url>] [--json]');
