@@ -14,14 +14,16 @@ export default {
     {
       name: 'one-validator',
       severity: 'error',
-      comment: "Values are checked by the one Ajv (src/validation/ajv.ts: validate); TypeBox builds schemas only. Its own checker (typebox/value) has other rules and error texts.",
+      comment:
+        'Values are checked by the one Ajv (src/validation/ajv.ts: validate); TypeBox builds schemas only. Its own checker (typebox/value) has other rules and error texts.',
       from: { path: '^(src|connectors|bin|migrations)/' },
       to: { path: 'node_modules/typebox/build/value/' },
     },
     {
       name: 'tracking-above-orders',
       severity: 'error',
-      comment: 'Tracking applies order actions (through its OrderActions port); orders read tracking events. One way: tracking never imports orders.',
+      comment:
+        'Tracking applies order actions (through its OrderActions port); orders read tracking events. One way: tracking never imports orders.',
       from: { path: '^src/tracking/' },
       to: { path: '^src/orders/' },
     },
@@ -37,7 +39,16 @@ export default {
       severity: 'error',
       comment: 'Services hold the rules: no HTTP, no job-queue library, no raw Kysely (repositories do queries).',
       from: { path: '^src/.+[.]service[.]ts$' },
-      to: { path: ['[.]routes[.]ts$', '^src/http/', '^src/admin/.+[.]routes[.]ts$', '^src/jobs/handlers/', '^src/main[.]ts$', 'node_modules/(fastify|@fastify/[^/]+|pg-boss|kysely|pg)/'] },
+      to: {
+        path: [
+          '[.]routes[.]ts$',
+          '^src/http/',
+          '^src/admin/.+[.]routes[.]ts$',
+          '^src/jobs/handlers/',
+          '^src/main[.]ts$',
+          'node_modules/(fastify|@fastify/[^/]+|pg-boss|kysely|pg)/',
+        ],
+      },
     },
     {
       name: 'repositories-hold-queries',
@@ -70,7 +81,8 @@ export default {
     {
       name: 'feeds-below-the-connector-host',
       severity: 'error',
-      comment: 'The connector host submits feeds; feeds never import the host. What the feed worker writes for the host (content hashes) goes through a port main.ts hands it (src/feeds/feed-ports.ts).',
+      comment:
+        'The connector host submits feeds; feeds never import the host. What the feed worker writes for the host (content hashes) goes through a port main.ts hands it (src/feeds/feed-ports.ts).',
       from: { path: '^src/feeds/' },
       to: { path: '^src/connectors/' },
     },
@@ -86,7 +98,10 @@ export default {
       severity: 'error',
       comment: 'A connector type imports the SDK (connectors/sdk/index.ts), its own folder, npm packages and node: builtins; nothing else.',
       from: { path: '^connectors/([^/]+)/', pathNot: '^connectors/sdk/' },
-      to: { dependencyTypesNot: ['npm', 'npm-dev', 'npm-optional', 'npm-peer', 'npm-bundled', 'npm-no-pkg', 'core'], pathNot: ['^connectors/sdk/index[.]ts$', '^connectors/$1/'] },
+      to: {
+        dependencyTypesNot: ['npm', 'npm-dev', 'npm-optional', 'npm-peer', 'npm-bundled', 'npm-no-pkg', 'core'],
+        pathNot: ['^connectors/sdk/index[.]ts$', '^connectors/$1/'],
+      },
     },
     {
       name: 'connectors-never-touch-the-database',
@@ -98,9 +113,18 @@ export default {
     {
       name: 'sdk-stands-apart',
       severity: 'error',
-      comment: "The SDK is the contract the host implements: it imports no host, service, repository, database, HTTP or job code, and no connector.",
+      comment:
+        'The SDK is the contract the host implements: it imports no host, service, repository, database, HTTP or job code, and no connector.',
       from: { path: '^connectors/sdk/' },
-      to: { path: ['^src/(connectors|db|http|jobs|admin|cli)/', '[.]service[.]ts$', '[.]repository[.]ts$', '^src/main[.]ts$', '^connectors/(?!sdk/)'] },
+      to: {
+        path: [
+          '^src/(connectors|db|http|jobs|admin|cli)/',
+          '[.]service[.]ts$',
+          '[.]repository[.]ts$',
+          '^src/main[.]ts$',
+          '^connectors/(?!sdk/)',
+        ],
+      },
     },
   ],
   options: {
@@ -108,7 +132,11 @@ export default {
     // Type-only imports are dependencies too: an import circle of types is still a circle.
     tsPreCompilationDeps: true,
     tsConfig: { fileName: 'tsconfig.json' },
-    enhancedResolveOptions: { exportsFields: ['exports'], conditionNames: ['import', 'require', 'node', 'default', 'types'], mainFields: ['module', 'main', 'types', 'typings'] },
+    enhancedResolveOptions: {
+      exportsFields: ['exports'],
+      conditionNames: ['import', 'require', 'node', 'default', 'types'],
+      mainFields: ['module', 'main', 'types', 'typings'],
+    },
     // The admin assets and fixtures are read as files, not imported.
     exclude: { path: '[.]css$' },
   },

@@ -17,7 +17,12 @@ import { loadConfig } from '../src/config.ts';
 import { createLogger } from '../src/logger.ts';
 import { startDaemon } from '../src/main.ts';
 
-interface Result { requests: { average: number }; latency: { p50: number; p99: number }; non2xx: number; errors: number }
+interface Result {
+  requests: { average: number };
+  latency: { p50: number; p99: number };
+  non2xx: number;
+  errors: number;
+}
 type Autocannon = (opts: Record<string, unknown>) => Promise<Result>;
 const { default: autocannon } = (await import('autocannon' as string)) as { default: Autocannon };
 
@@ -26,7 +31,13 @@ const TOKEN = 'bench-admin-token-0123456789';
 const FEEDS = Number(process.env.FEEDS ?? 1_000);
 const SECONDS = Number(process.env.SECONDS ?? 5);
 const target = await benchTarget('admin');
-const env: Record<string, string> = { PORT: '0', LOG_LEVEL: 'warn', WAYBILL_ADMIN_TOKEN: TOKEN, WAYBILL_CONNECTORS: path.join(os.tmpdir(), `none-${target.tag}.json`), ...target.env };
+const env: Record<string, string> = {
+  PORT: '0',
+  LOG_LEVEL: 'warn',
+  WAYBILL_ADMIN_TOKEN: TOKEN,
+  WAYBILL_CONNECTORS: path.join(os.tmpdir(), `none-${target.tag}.json`),
+  ...target.env,
+};
 
 const config = loadConfig(env);
 const logs = new LogSink();
@@ -36,10 +47,16 @@ const daemon = await startDaemon({ config, logger, role: 'api', logs });
 try {
   const shop = await daemon.services.shops.create({ name: 'Bench shop' });
   for (let i = 0; i < FEEDS; i += 50) {
-    await Promise.all(Array.from({ length: 50 }, (_, j) => daemon.services.feeds.submit({
-      shopPk: shop.pk, type: 'product_create', source: 'connector:bench',
-      items: [{ sku: `B-${i + j}`, name: 'Bench', price: 1, stock: 1 }],
-    })));
+    await Promise.all(
+      Array.from({ length: 50 }, (_, j) =>
+        daemon.services.feeds.submit({
+          shopPk: shop.pk,
+          type: 'product_create',
+          source: 'connector:bench',
+          items: [{ sku: `B-${i + j}`, name: 'Bench', price: 1, stock: 1 }],
+        }),
+      ),
+    );
   }
 
   const headers = { authorization: `Bearer ${TOKEN}`, accept: 'text/html' };
@@ -49,10 +66,14 @@ try {
     return r;
   };
   const base = await run('/healthz', { accept: 'application/json' });
-  console.log(`HTTP at 10 connections, ${FEEDS} feeds queued (baseline GET /healthz: ${base.requests.average.toFixed(0)} req/s, p50 ${base.latency.p50} ms, p99 ${base.latency.p99} ms)`);
+  console.log(
+    `HTTP at 10 connections, ${FEEDS} feeds queued (baseline GET /healthz: ${base.requests.average.toFixed(0)} req/s, p50 ${base.latency.p50} ms, p99 ${base.latency.p99} ms)`,
+  );
   for (const p of ['/admin/', '/admin/feeds?fragment=1', '/admin/jobs?queue=feed.process&fragment=1', '/admin/api/overview', '/metrics']) {
     const r = await run(p, p.startsWith('/admin/api') ? { ...headers, accept: 'application/json' } : headers);
-    console.log(`  ${p.padEnd(44)} ${r.requests.average.toFixed(0).padStart(6)} req/s  p50 ${String(r.latency.p50).padStart(3)} ms  p99 ${String(r.latency.p99).padStart(3)} ms  (${(r.requests.average / base.requests.average).toFixed(2)} x baseline)`);
+    console.log(
+      `  ${p.padEnd(44)} ${r.requests.average.toFixed(0).padStart(6)} req/s  p50 ${String(r.latency.p50).padStart(3)} ms  p99 ${String(r.latency.p99).padStart(3)} ms  (${(r.requests.average / base.requests.average).toFixed(2)} x baseline)`,
+    );
   }
 } finally {
   await daemon.stop();
@@ -61,9 +82,17 @@ try {
 
 // Logger throughput: the daemon's logger (JSON, redaction) into a sink that drops the bytes.
 const LINES = Number(process.env.LINES ?? 200_000);
-const sink = () => new Writable({ write(_c, _e, cb) { cb(); } });
+const sink = () =>
+  new Writable({
+    write(_c, _e, cb) {
+      cb();
+    },
+  });
 const measure = (withBuffer: boolean): number => {
-  const streams = [{ level: 'trace' as const, stream: sink() }, ...(withBuffer ? [{ level: 'trace' as const, stream: new LogSink() }] : [])];
+  const streams = [
+    { level: 'trace' as const, stream: sink() },
+    ...(withBuffer ? [{ level: 'trace' as const, stream: new LogSink() }] : []),
+  ];
   const log = createLogger({ level: 'info', pretty: false, console: false, streams }).child({ component: 'bench', jobId: 'x' });
   const t0 = performance.now();
   for (let i = 0; i < LINES; i++) log.info({ feedPk: 'f3c1d2e4-0000-4000-8000-000000000000', i }, 'feed chunk applied');
@@ -81,4 +110,6 @@ for (let i = 0; i < 5; i++) {
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 const plain = median(plainRuns);
 const buffered = median(bufferedRuns);
-console.log(`Logger: ${plain.toFixed(0)} lines/s without the database log sink, ${buffered.toFixed(0)} lines/s with its write path (queueing) (cost ${(plain / buffered).toFixed(2)} x; target < 2 x)`);
+console.log(
+  `Logger: ${plain.toFixed(0)} lines/s without the database log sink, ${buffered.toFixed(0)} lines/s with its write path (queueing) (cost ${(plain / buffered).toFixed(2)} x; target < 2 x)`,
+);

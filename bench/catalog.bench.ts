@@ -45,7 +45,10 @@ const ONLY = process.env.ONLY;
 
 const target = await benchTarget('catalog');
 const env: Record<string, string> = {
-  PORT: '0', LOG_LEVEL: 'warn', WAYBILL_CONNECTORS: path.join(os.tmpdir(), `none-${target.tag}.json`), ...target.env,
+  PORT: '0',
+  LOG_LEVEL: 'warn',
+  WAYBILL_CONNECTORS: path.join(os.tmpdir(), `none-${target.tag}.json`),
+  ...target.env,
   // The daemon's feed workers (default: the daemon's own default).
   ...(process.env.WAYBILL_WORKER_CONCURRENCY === undefined ? {} : { WAYBILL_WORKER_CONCURRENCY: process.env.WAYBILL_WORKER_CONCURRENCY }),
 };
@@ -60,7 +63,12 @@ const { key } = await services.shops.createKey(shopA.pk);
 const headers = { authorization: `Token ${key}`, 'content-type': 'application/json', accept: 'application/json' };
 
 const productOf = (i: number) => ({
-  sku: `SKU-${i}`, name: `Product ${i}`, price: 10 + (i % 100), stock: i % 50, brand: 'Acme', availability: 'in_stock',
+  sku: `SKU-${i}`,
+  name: `Product ${i}`,
+  price: 10 + (i % 100),
+  stock: i % 50,
+  brand: 'Acme',
+  availability: 'in_stock',
   description: 'A plain product description of about a hundred characters, as an ERP would send it to us.',
   images: [`https://cdn.example.com/p/${i}/1.jpg`, `https://cdn.example.com/p/${i}/2.jpg`],
   variations: [
@@ -71,7 +79,8 @@ const productOf = (i: number) => ({
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const pct = (xs: number[], p: number): number => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))]!;
-const pending = async (): Promise<number> => (await pool.query(`select count(*)::int as n from feeds where state in ('queued', 'processing')`)).rows[0].n as number;
+const pending = async (): Promise<number> =>
+  (await pool.query(`select count(*)::int as n from feeds where state in ('queued', 'processing')`)).rows[0].n as number;
 async function drained(): Promise<void> {
   while ((await pending()) > 0) await sleep(20);
 }
@@ -89,24 +98,40 @@ async function directLoad(shopPk: number): Promise<number> {
          select $1, * from unnest($2::text[], $3::text[], $4::numeric[], $5::int[], $6::jsonb[])
          on conflict (shop_pk, sku) do update set name = excluded.name, price = excluded.price, stock = excluded.stock, attrs = excluded.attrs
          returning pk, sku`,
-        [shopPk, ps.map((p) => p.sku), ps.map((p) => p.name), ps.map((p) => p.price), ps.map((p) => p.stock),
-          ps.map((p) => JSON.stringify({ brand: p.brand, availability: p.availability, description: p.description }))]);
+        [
+          shopPk,
+          ps.map((p) => p.sku),
+          ps.map((p) => p.name),
+          ps.map((p) => p.price),
+          ps.map((p) => p.stock),
+          ps.map((p) => JSON.stringify({ brand: p.brand, availability: p.availability, description: p.description })),
+        ],
+      );
       const pk = new Map<string, number>(prod.rows.map((r) => [r.sku, r.pk]));
       const imgs = ps.flatMap((p) => p.images.map((url, position) => ({ product: pk.get(p.sku)!, url, position })));
       const img = await client.query(
         `insert into product_images (product_pk, url, position) select * from unnest($1::bigint[], $2::text[], $3::int[])
          on conflict (product_pk, url) do update set position = excluded.position returning pk, url`,
-        [imgs.map((x) => x.product), imgs.map((x) => x.url), imgs.map((x) => x.position)]);
+        [imgs.map((x) => x.product), imgs.map((x) => x.url), imgs.map((x) => x.position)],
+      );
       const imagePk = new Map<string, number>(img.rows.map((r) => [r.url, r.pk]));
       const vs = ps.flatMap((p) => p.variations.map((v) => ({ product: pk.get(p.sku)!, ...v })));
       const vr = await client.query(
         `insert into variations (product_pk, sku, price, stock, attrs) select * from unnest($1::bigint[], $2::text[], $3::numeric[], $4::int[], $5::jsonb[])
          on conflict (product_pk, sku) do update set stock = excluded.stock, attrs = excluded.attrs returning pk, sku`,
-        [vs.map((v) => v.product), vs.map((v) => v.sku), vs.map(() => null), vs.map((v) => v.stock), vs.map((v) => JSON.stringify({ size: v.size }))]);
+        [
+          vs.map((v) => v.product),
+          vs.map((v) => v.sku),
+          vs.map(() => null),
+          vs.map((v) => v.stock),
+          vs.map((v) => JSON.stringify({ size: v.size })),
+        ],
+      );
       const vpk = new Map<string, number>(vr.rows.map((r) => [r.sku, r.pk]));
       await client.query(
         `insert into variation_images (variation_pk, image_pk, position) select * from unnest($1::bigint[], $2::bigint[], $3::int[]) on conflict do nothing`,
-        [vs.map((v) => vpk.get(v.sku)!), vs.map((v) => imagePk.get(v.images[0]!)!), vs.map(() => 0)]);
+        [vs.map((v) => vpk.get(v.sku)!), vs.map((v) => imagePk.get(v.images[0]!)!), vs.map(() => 0)],
+      );
       await client.query('commit');
     }
   } finally {
@@ -123,20 +148,28 @@ async function apiLoad(): Promise<{ seconds: number; posting: number }> {
   }
   const started = performance.now();
   let next = 0;
-  await Promise.all(Array.from({ length: IN_FLIGHT }, async () => {
-    while (next < bodies.length) {
-      const body = bodies[next++]!;
-      const res = await fetch(`${daemon.url}/shops/${shopA.pk}/products/`, { method: 'POST', headers, body });
-      if (res.status !== 201) throw new Error(`POST answered ${res.status}: ${await res.text()}`);
-      await res.arrayBuffer();
-    }
-  }));
+  await Promise.all(
+    Array.from({ length: IN_FLIGHT }, async () => {
+      while (next < bodies.length) {
+        const body = bodies[next++]!;
+        const res = await fetch(`${daemon.url}/shops/${shopA.pk}/products/`, { method: 'POST', headers, body });
+        if (res.status !== 201) throw new Error(`POST answered ${res.status}: ${await res.text()}`);
+        await res.arrayBuffer();
+      }
+    }),
+  );
   const posting = (performance.now() - started) / 1000;
   await drained();
   return { seconds: (performance.now() - started) / 1000, posting };
 }
 
-interface Cannon { requests: { average: number }; latency: { p50: number; p99: number }; non2xx: number; errors: number; '2xx': number }
+interface Cannon {
+  requests: { average: number };
+  latency: { p50: number; p99: number };
+  non2xx: number;
+  errors: number;
+  '2xx': number;
+}
 /** autocannon in its own process (so its CPU is not the server's event loop). */
 function cannon(url: string, body: string): Promise<Cannon> {
   const bin = path.join(path.dirname(fileURLToPath(import.meta.url)), '../node_modules/autocannon/autocannon.js');
@@ -154,18 +187,29 @@ function cannon(url: string, body: string): Promise<Cannon> {
 }
 
 /** POSTs of PER_REQUEST `bodyOf(first)` to a shop, IN_FLIGHT at once, then until every feed of the shop is done: seconds. */
-async function postAll(shopPk: number, auth: Record<string, string>, total: number, bodyOf: (first: number, n: number) => string): Promise<number> {
+async function postAll(
+  shopPk: number,
+  auth: Record<string, string>,
+  total: number,
+  bodyOf: (first: number, n: number) => string,
+): Promise<number> {
   const started = performance.now();
   let next = 0;
-  await Promise.all(Array.from({ length: IN_FLIGHT }, async () => {
-    while (next < total) {
-      const first = next;
-      next += PER_REQUEST;
-      const res = await fetch(`${daemon.url}/shops/${shopPk}/products/`, { method: 'POST', headers: auth, body: bodyOf(first, Math.min(PER_REQUEST, total - first)) });
-      if (res.status !== 201) throw new Error(`POST answered ${res.status}: ${await res.text()}`);
-      await res.arrayBuffer();
-    }
-  }));
+  await Promise.all(
+    Array.from({ length: IN_FLIGHT }, async () => {
+      while (next < total) {
+        const first = next;
+        next += PER_REQUEST;
+        const res = await fetch(`${daemon.url}/shops/${shopPk}/products/`, {
+          method: 'POST',
+          headers: auth,
+          body: bodyOf(first, Math.min(PER_REQUEST, total - first)),
+        });
+        if (res.status !== 201) throw new Error(`POST answered ${res.status}: ${await res.text()}`);
+        await res.arrayBuffer();
+      }
+    }),
+  );
   await drained();
   return (performance.now() - started) / 1000;
 }
@@ -178,16 +222,29 @@ async function listSpeed(): Promise<void> {
   const shop = await services.shops.create({ name: 'Bench lists' });
   const { key: listKey } = await services.shops.createKey(shop.pk);
   const listAuth = { authorization: `Token ${listKey}`, 'content-type': 'application/json', accept: 'application/json' };
-  const loaded = await postAll(shop.pk, listAuth, LIST_PRODUCTS, (first, n) => JSON.stringify(Array.from({ length: n }, (_, k) => ({
-    sku: `L-${String(first + k + 1).padStart(8, '0')}`, name: `Product ${first + k + 1}`, price: 10 + ((first + k) % 100), stock: (first + k) % 50, brand: 'Acme', availability: 'in_stock',
-  }))));
+  const loaded = await postAll(shop.pk, listAuth, LIST_PRODUCTS, (first, n) =>
+    JSON.stringify(
+      Array.from({ length: n }, (_, k) => ({
+        sku: `L-${String(first + k + 1).padStart(8, '0')}`,
+        name: `Product ${first + k + 1}`,
+        price: 10 + ((first + k) % 100),
+        stock: (first + k) % 50,
+        brand: 'Acme',
+        availability: 'in_stock',
+      })),
+    ),
+  );
   const pages = Math.ceil(LIST_PRODUCTS / 100);
   const read = async (page: number): Promise<number> => {
     const t0 = performance.now();
     const res = await fetch(`${daemon.url}/shops/${shop.pk}/products/?page_size=100&page=${page}`, { headers: listAuth });
     const body = (await res.json()) as { pk: number; sku: string }[];
     const ms = performance.now() - t0;
-    if (res.status !== 200 || Number(res.headers.get('x-total-count')) !== LIST_PRODUCTS || body.length !== Math.min(100, LIST_PRODUCTS - (page - 1) * 100)) {
+    if (
+      res.status !== 200 ||
+      Number(res.headers.get('x-total-count')) !== LIST_PRODUCTS ||
+      body.length !== Math.min(100, LIST_PRODUCTS - (page - 1) * 100)
+    ) {
       throw new Error(`page ${page}: ${res.status}, X-Total-Count ${res.headers.get('x-total-count')}, ${body.length} items`);
     }
     // POSTs in flight at once: pk order is not sku order, but a page is in pk order.
@@ -203,8 +260,12 @@ async function listSpeed(): Promise<void> {
   }
   const last = [await read(pages), await read(pages), await read(pages)];
   const worst = Math.max(...first, ...deep, ...last);
-  console.log(`(e) ${LIST_PRODUCTS} products stored through the API in ${loaded.toFixed(1)} s (${(LIST_PRODUCTS / loaded).toFixed(0)} products/s), read right after, GET .../products/?page_size=100, ${LIST_READS} reads each:`);
-  console.log(`    page 1 p50 ${pct(first, 50).toFixed(1)} ms (target <= 10 ms); pages ${deepFrom + 1}-${pages} p50 ${pct(deep, 50).toFixed(1)} ms, p99 ${pct(deep, 99).toFixed(1)} ms; last page ${pct(last, 50).toFixed(1)} ms; slowest read ${worst.toFixed(1)} ms (target: any page <= 100 ms)`);
+  console.log(
+    `(e) ${LIST_PRODUCTS} products stored through the API in ${loaded.toFixed(1)} s (${(LIST_PRODUCTS / loaded).toFixed(0)} products/s), read right after, GET .../products/?page_size=100, ${LIST_READS} reads each:`,
+  );
+  console.log(
+    `    page 1 p50 ${pct(first, 50).toFixed(1)} ms (target <= 10 ms); pages ${deepFrom + 1}-${pages} p50 ${pct(deep, 50).toFixed(1)} ms, p99 ${pct(deep, 99).toFixed(1)} ms; last page ${pct(last, 50).toFixed(1)} ms; slowest read ${worst.toFixed(1)} ms (target: any page <= 100 ms)`,
+  );
   console.log(`    ${pct(first, 50) <= 10 && worst <= 100 ? 'targets met' : 'target NOT met'}`);
 }
 
@@ -223,14 +284,20 @@ async function fairness(): Promise<void> {
     round++;
     const started = performance.now();
     let next = 0;
-    await Promise.all(Array.from({ length: CONNECTIONS }, async () => {
-      while (next < FAIR_FLOOD) {
-        const i = next++;
-        const res = await fetch(`${daemon.url}/shops/${shopA.pk}/products/`, { method: 'POST', headers, body: JSON.stringify([{ sku: `F-${round}-${i}`, name: 'Flood', price: 1, stock: 1 }]) });
-        if (res.status !== 201) throw new Error(`POST answered ${res.status}`);
-        await res.arrayBuffer();
-      }
-    }));
+    await Promise.all(
+      Array.from({ length: CONNECTIONS }, async () => {
+        while (next < FAIR_FLOOD) {
+          const i = next++;
+          const res = await fetch(`${daemon.url}/shops/${shopA.pk}/products/`, {
+            method: 'POST',
+            headers,
+            body: JSON.stringify([{ sku: `F-${round}-${i}`, name: 'Flood', price: 1, stock: 1 }]),
+          });
+          if (res.status !== 201) throw new Error(`POST answered ${res.status}`);
+          await res.arrayBuffer();
+        }
+      }),
+    );
     await drained();
     return (performance.now() - started) / 1000;
   };
@@ -240,7 +307,11 @@ async function fairness(): Promise<void> {
   const trickle = (async () => {
     for (let i = 0; !stop; i++) {
       const t0 = performance.now();
-      const res = await fetch(`${daemon.url}/shops/${other.pk}/products/`, { method: 'POST', headers: otherAuth, body: JSON.stringify([{ sku: `O-${i}`, name: 'Other', price: 1, stock: 1 }]) });
+      const res = await fetch(`${daemon.url}/shops/${other.pk}/products/`, {
+        method: 'POST',
+        headers: otherAuth,
+        body: JSON.stringify([{ sku: `O-${i}`, name: 'Other', price: 1, stock: 1 }]),
+      });
       const feed = (await res.json()) as { pk: string };
       for (;;) {
         const f = (await (await fetch(`${daemon.url}/feeds/${feed.pk}/`, { headers: otherAuth })).json()) as { state: string };
@@ -254,14 +325,20 @@ async function fairness(): Promise<void> {
   const withOther = await flood().finally(() => (stop = true));
   await trickle;
   const ratio = alone / withOther;
-  console.log(`(f) fair share: ${FAIR_FLOOD} one-product feeds of one shop at ${CONNECTIONS} connections, POST -> all done: alone ${(FAIR_FLOOD / alone).toFixed(0)} feeds/s, while another shop sends ${times.length} feeds ${(FAIR_FLOOD / withOther).toFixed(0)} feeds/s (ratio ${ratio.toFixed(2)}, target >= 0.9)`);
-  console.log(`    the other shop's one-product feeds, POST -> done seen by the client: p50 ${pct(times, 50).toFixed(1)} ms, p99 ${pct(times, 99).toFixed(1)} ms (target p99 <= 1,000 ms): ${pct(times, 99) <= 1_000 && ratio >= 0.9 ? 'targets met' : 'target NOT met'}`);
+  console.log(
+    `(f) fair share: ${FAIR_FLOOD} one-product feeds of one shop at ${CONNECTIONS} connections, POST -> all done: alone ${(FAIR_FLOOD / alone).toFixed(0)} feeds/s, while another shop sends ${times.length} feeds ${(FAIR_FLOOD / withOther).toFixed(0)} feeds/s (ratio ${ratio.toFixed(2)}, target >= 0.9)`,
+  );
+  console.log(
+    `    the other shop's one-product feeds, POST -> done seen by the client: p50 ${pct(times, 50).toFixed(1)} ms, p99 ${pct(times, 99).toFixed(1)} ms (target p99 <= 1,000 ms): ${pct(times, 99) <= 1_000 && ratio >= 0.9 ? 'targets met' : 'target NOT met'}`,
+  );
 }
 
 // The baseline of (c): Fastify with the same body schema (Ajv, strict) and nothing behind it.
 const bare = Fastify({ logger: false });
 bare.setValidatorCompiler(validatorCompiler);
-bare.post('/shops/:shop/products/', { schema: { body: oneOrMany(Product, 'Product or array') } }, async (_req, reply) => reply.code(201).send({}));
+bare.post('/shops/:shop/products/', { schema: { body: oneOrMany(Product, 'Product or array') } }, async (_req, reply) =>
+  reply.code(201).send({}),
+);
 // The durable floor of (c): the same route, answering once its body is committed to a table,
 // with the daemon's group commit (one INSERT and one commit for the requests waiting together).
 await sql`create table bench_floor_posts (id bigserial primary key, body jsonb not null)`.execute(daemon.connection.db);
@@ -280,16 +357,27 @@ const bareUrl = await bare.listen({ host: '127.0.0.1', port: 0 });
 
 /** (a) to (d). */
 async function ingestAndWrites(): Promise<void> {
-  console.log(`catalog: ${PRODUCTS} products x (2 variations + 2 images), requests of ${PER_REQUEST}; database ${daemon.connection.mode}; ${os.cpus().length} CPUs; worker concurrency ${config.workerConcurrency}`);
+  console.log(
+    `catalog: ${PRODUCTS} products x (2 variations + 2 images), requests of ${PER_REQUEST}; database ${daemon.connection.mode}; ${os.cpus().length} CPUs; worker concurrency ${config.workerConcurrency}`,
+  );
   const direct = await directLoad(shopB.pk);
   const api = await apiLoad();
-  const counts = (await pool.query(`select (select count(*) from products where shop_pk = $1)::int as p, (select count(*) from variations v join products p on p.pk = v.product_pk where p.shop_pk = $1)::int as v,
-    (select count(*) from product_images i join products p on p.pk = i.product_pk where p.shop_pk = $1)::int as i`, [shopA.pk])).rows[0];
+  const counts = (
+    await pool.query(
+      `select (select count(*) from products where shop_pk = $1)::int as p, (select count(*) from variations v join products p on p.pk = v.product_pk where p.shop_pk = $1)::int as v,
+    (select count(*) from product_images i join products p on p.pk = i.product_pk where p.shop_pk = $1)::int as i`,
+      [shopA.pk],
+    )
+  ).rows[0];
   const aRate = PRODUCTS / api.seconds;
   const bRate = PRODUCTS / direct;
   console.log(`(b) direct multi-row upsert loop     ${bRate.toFixed(0).padStart(7)} products/s  (${direct.toFixed(1)} s)`);
-  console.log(`(a) API, POST -> every feed done     ${aRate.toFixed(0).padStart(7)} products/s  (${api.seconds.toFixed(1)} s; POSTs answered after ${api.posting.toFixed(1)} s)`);
-  console.log(`    ratio a/b: ${(aRate / bRate).toFixed(2)} (target >= 0.7); stored ${counts.p} products, ${counts.v} variations, ${counts.i} images`);
+  console.log(
+    `(a) API, POST -> every feed done     ${aRate.toFixed(0).padStart(7)} products/s  (${api.seconds.toFixed(1)} s; POSTs answered after ${api.posting.toFixed(1)} s)`,
+  );
+  console.log(
+    `    ratio a/b: ${(aRate / bRate).toFixed(2)} (target >= 0.7); stored ${counts.p} products, ${counts.v} variations, ${counts.i} images`,
+  );
 
   const one = JSON.stringify([{ ...productOf(9_999_999), sku: 'AC-[<id>]', variations: [] }]);
   await cannon(`${bareUrl}/shops/${shopA.pk}/products/`, one); // warm-up
@@ -298,20 +386,32 @@ async function ingestAndWrites(): Promise<void> {
   await drained();
   const c = await cannon(`${daemon.url}/shops/${shopA.pk}/products/`, one);
   console.log(`(c) bare Fastify, same schema        ${b.requests.average.toFixed(0).padStart(7)} req/s  p99 ${b.latency.p99} ms`);
-  console.log(`    bare + 1 durable INSERT (floor)  ${floor.requests.average.toFixed(0).padStart(7)} req/s  p99 ${floor.latency.p99} ms  (floor/bare ${(floor.requests.average / b.requests.average).toFixed(2)})`);
-  console.log(`    1-product POST (feed + job)      ${c.requests.average.toFixed(0).padStart(7)} req/s  p99 ${c.latency.p99} ms  non-2xx ${c.non2xx + c.errors}`);
-  console.log(`    ratio: ${(c.requests.average / b.requests.average).toFixed(2)}; against the durable floor ${(c.requests.average / floor.requests.average).toFixed(2)} (target >= 0.5)`);
+  console.log(
+    `    bare + 1 durable INSERT (floor)  ${floor.requests.average.toFixed(0).padStart(7)} req/s  p99 ${floor.latency.p99} ms  (floor/bare ${(floor.requests.average / b.requests.average).toFixed(2)})`,
+  );
+  console.log(
+    `    1-product POST (feed + job)      ${c.requests.average.toFixed(0).padStart(7)} req/s  p99 ${c.latency.p99} ms  non-2xx ${c.non2xx + c.errors}`,
+  );
+  console.log(
+    `    ratio: ${(c.requests.average / b.requests.average).toFixed(2)}; against the durable floor ${(c.requests.average / floor.requests.average).toFixed(2)} (target >= 0.5)`,
+  );
   const drainStart = performance.now();
   const left = await pending();
   await drained();
   const drainSeconds = (performance.now() - drainStart) / 1000;
-  console.log(`    the ${c['2xx']} feeds of that run were all done ${drainSeconds.toFixed(1)} s after it: ${left} not done at its end, drained at ${(left / drainSeconds).toFixed(0)} feeds/s (target >= 1,000)`);
+  console.log(
+    `    the ${c['2xx']} feeds of that run were all done ${drainSeconds.toFixed(1)} s after it: ${left} not done at its end, drained at ${(left / drainSeconds).toFixed(0)} feeds/s (target >= 1,000)`,
+  );
 
   const client: number[] = [];
   const pks: string[] = [];
   for (let i = 0; i < LATENCY_FEEDS; i++) {
     const t0 = performance.now();
-    const res = await fetch(`${daemon.url}/shops/${shopA.pk}/products/`, { method: 'POST', headers, body: JSON.stringify([productOf(5_000_000 + i)]) });
+    const res = await fetch(`${daemon.url}/shops/${shopA.pk}/products/`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify([productOf(5_000_000 + i)]),
+    });
     const feed = (await res.json()) as { pk: string };
     for (;;) {
       const f = (await (await fetch(`${daemon.url}/feeds/${feed.pk}/`, { headers })).json()) as { state: string };
@@ -321,9 +421,15 @@ async function ingestAndWrites(): Promise<void> {
     client.push(performance.now() - t0);
     pks.push(feed.pk);
   }
-  const server = (await pool.query(`select extract(epoch from finished_at - created_at) * 1000 as ms from feeds where pk = any($1::uuid[])`, [pks])).rows.map((r) => Number(r.ms));
-  console.log(`(d) 1-product feed, POST -> done seen by the client: p50 ${pct(client, 50).toFixed(1)} ms, p99 ${pct(client, 99).toFixed(1)} ms (target p50 <= 10 ms)`);
-  console.log(`    created_at -> finished_at in the database:        p50 ${pct(server, 50).toFixed(1)} ms, p99 ${pct(server, 99).toFixed(1)} ms`);
+  const server = (
+    await pool.query(`select extract(epoch from finished_at - created_at) * 1000 as ms from feeds where pk = any($1::uuid[])`, [pks])
+  ).rows.map((r) => Number(r.ms));
+  console.log(
+    `(d) 1-product feed, POST -> done seen by the client: p50 ${pct(client, 50).toFixed(1)} ms, p99 ${pct(client, 99).toFixed(1)} ms (target p50 <= 10 ms)`,
+  );
+  console.log(
+    `    created_at -> finished_at in the database:        p50 ${pct(server, 50).toFixed(1)} ms, p99 ${pct(server, 99).toFixed(1)} ms`,
+  );
   if (counts.p !== PRODUCTS || counts.v !== 2 * PRODUCTS || counts.i !== 2 * PRODUCTS) {
     console.error('FAILED: the API did not store every row');
     process.exitCode = 1;
@@ -331,11 +437,21 @@ async function ingestAndWrites(): Promise<void> {
 }
 
 try {
-  console.log(`load: ${os.loadavg().map((x) => x.toFixed(1)).join(' ')} (1/5/15 min) at the start`);
+  console.log(
+    `load: ${os
+      .loadavg()
+      .map((x) => x.toFixed(1))
+      .join(' ')} (1/5/15 min) at the start`,
+  );
   if (ONLY === undefined || ONLY === 'a-d') await ingestAndWrites();
   if (ONLY === undefined || ONLY === 'f') await fairness();
   if (ONLY === undefined || ONLY === 'e') await listSpeed();
-  console.log(`load: ${os.loadavg().map((x) => x.toFixed(1)).join(' ')} (1/5/15 min) at the end`);
+  console.log(
+    `load: ${os
+      .loadavg()
+      .map((x) => x.toFixed(1))
+      .join(' ')} (1/5/15 min) at the end`,
+  );
 } finally {
   await bare.close();
   await daemon.stop();

@@ -40,9 +40,16 @@ const shops = new ShopService(connection.db, new DestinationPolicy(), SecretBox.
 function* products(rows: number, prefix: string): Generator<Record<string, unknown>> {
   for (let i = 0; i * 3 < rows; i++) {
     const sku = `${prefix}-${i}`;
-    const variations = [0, 1].filter((v) => i * 3 + 1 + v < rows).map((v) => ({ sku: `${sku}-${v === 0 ? 'S' : 'M'}`, size: v === 0 ? 'S' : 'M', stock: 5 + v, price: 10 + (i % 50) + v }));
+    const variations = [0, 1]
+      .filter((v) => i * 3 + 1 + v < rows)
+      .map((v) => ({ sku: `${sku}-${v === 0 ? 'S' : 'M'}`, size: v === 0 ? 'S' : 'M', stock: 5 + v, price: 10 + (i % 50) + v }));
     yield {
-      sku, name: `Product ${i}`, price: 10 + (i % 50), stock: 10, brand: 'Bench', description: `Product ${i}, a fine thing; made to last.`,
+      sku,
+      name: `Product ${i}`,
+      price: 10 + (i % 50),
+      stock: 10,
+      brand: 'Bench',
+      description: `Product ${i}, a fine thing; made to last.`,
       images: [`https://img.example/${sku}/a.jpg`, `https://img.example/${sku}/b.jpg`],
       ...(variations.length > 0 ? { variations } : {}),
     };
@@ -56,7 +63,8 @@ function writeCsv(file: string, rows: number, prefix: string): void {
   let buf = '';
   for (const p of products(rows, prefix)) {
     buf += `${csvLine([p.sku, '', p.name, p.price, p.stock, p.brand, p.description, (p.images as string[]).join('|'), ''])}\n`;
-    for (const v of (p.variations ?? []) as Record<string, unknown>[]) buf += `${csvLine([v.sku, p.sku, '', v.price, v.stock, '', '', '', v.size])}\n`;
+    for (const v of (p.variations ?? []) as Record<string, unknown>[])
+      buf += `${csvLine([v.sku, p.sku, '', v.price, v.stock, '', '', '', v.size])}\n`;
     if (buf.length > 1 << 20) {
       fs.writeSync(fd, buf);
       buf = '';
@@ -75,9 +83,12 @@ const PRESETS = (process.env.PRESETS ?? 'woocommerce,magento2').split(',').filte
 function writePresetCsv(file: string, rows: number, prefix: string, preset: string): void {
   const woo = preset === 'woocommerce';
   const fd = fs.openSync(file, 'w');
-  fs.writeSync(fd, woo
-    ? 'ID,Type,SKU,Name,Description,Regular price,Stock,Images,Parent,Attribute 1 name,Attribute 1 value(s),Brands\n'
-    : 'sku,store_view_code,product_type,name,description,price,qty,base_image,additional_images,additional_attributes,configurable_variations\n');
+  fs.writeSync(
+    fd,
+    woo
+      ? 'ID,Type,SKU,Name,Description,Regular price,Stock,Images,Parent,Attribute 1 name,Attribute 1 value(s),Brands\n'
+      : 'sku,store_view_code,product_type,name,description,price,qty,base_image,additional_images,additional_attributes,configurable_variations\n',
+  );
   let children = '';
   let parents = '';
   let n = 0;
@@ -97,21 +108,43 @@ function writePresetCsv(file: string, rows: number, prefix: string, preset: stri
     });
     parents += woo
       ? `${csvLine([id, vs.length > 0 ? 'variable' : 'simple', p.sku, p.name, p.description, p.price, p.stock, images.join(', '), '', '', '', p.brand])}\n`
-      : `${csvLine([p.sku, '', vs.length > 0 ? 'configurable' : 'simple', p.name, p.description, `${String(p.price)}.0000`, `${String(p.stock)}.0000`, images[0], images.slice(1).join(','), `manufacturer=${String(p.brand)}`,
-        vs.map((v) => `sku=${String(v.sku)},size=${String(v.size)}`).join('|')])}\n`;
+      : `${csvLine([
+          p.sku,
+          '',
+          vs.length > 0 ? 'configurable' : 'simple',
+          p.name,
+          p.description,
+          `${String(p.price)}.0000`,
+          `${String(p.stock)}.0000`,
+          images[0],
+          images.slice(1).join(','),
+          `manufacturer=${String(p.brand)}`,
+          vs.map((v) => `sku=${String(v.sku)},size=${String(v.size)}`).join('|'),
+        ])}\n`;
     if (n % 1000 === 0) flush();
   }
   flush();
   fs.closeSync(fd);
 }
 
-interface Daemon { child: ChildProcess; url: string; peakRssMb(): number; stop(): Promise<void> }
+interface Daemon {
+  child: ChildProcess;
+  url: string;
+  peakRssMb(): number;
+  stop(): Promise<void>;
+}
 
 async function startDaemon(connectorsFile: string): Promise<Daemon> {
   const child = spawn(process.execPath, [path.join(root, 'bin/waybill.js'), 'start'], {
     cwd: root,
     // BENCH_DAEMON_NODE_OPTIONS: V8 flags for the daemon only (e.g. --max-old-space-size=192).
-    env: { ...process.env, ...env, PORT: '0', WAYBILL_CONNECTORS: connectorsFile, NODE_OPTIONS: process.env.BENCH_DAEMON_NODE_OPTIONS ?? '' },
+    env: {
+      ...process.env,
+      ...env,
+      PORT: '0',
+      WAYBILL_CONNECTORS: connectorsFile,
+      NODE_OPTIONS: process.env.BENCH_DAEMON_NODE_OPTIONS ?? '',
+    },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
   // The port the OS gave it (PORT=0), read from its listening socket.
@@ -121,7 +154,14 @@ async function startDaemon(connectorsFile: string): Promise<Daemon> {
       const port = await listeningPort(child.pid!);
       if (port !== null) url = `http://127.0.0.1:${port}`;
     }
-    if (url !== '' && await fetch(`${url}/healthz`).then((r) => r.ok, () => false)) break;
+    if (
+      url !== '' &&
+      (await fetch(`${url}/healthz`).then(
+        (r) => r.ok,
+        () => false,
+      ))
+    )
+      break;
     if (i > 600 || child.exitCode !== null) throw new Error('the daemon did not start');
     await sleep(100);
   }
@@ -138,7 +178,11 @@ async function startDaemon(connectorsFile: string): Promise<Daemon> {
   };
 }
 
-interface FeedSummary { pk: string; state: string; counts: { total: number; succeeded: number; failed: number } }
+interface FeedSummary {
+  pk: string;
+  state: string;
+  counts: { total: number; succeeded: number; failed: number };
+}
 
 /**
  * Waits until every feed in `pks` is done, reading the shop's feed list (summaries, without
@@ -202,7 +246,20 @@ async function viaConnector(rows: number, tag: string, preset?: string): Promise
   const inbox = path.join(work, `inbox-${tag}`);
   fs.mkdirSync(inbox);
   const file = path.join(work, `connectors-${tag}.json`);
-  fs.writeFileSync(file, JSON.stringify({ connectors: [{ name: 'bench', type: 'catalog-file', shop_pk: shop.pk, schedule: '* * * * * *', options: { inbox, settle_ms: 200, ...(preset === undefined ? { format: 'csv' } : { preset }) } }] }));
+  fs.writeFileSync(
+    file,
+    JSON.stringify({
+      connectors: [
+        {
+          name: 'bench',
+          type: 'catalog-file',
+          shop_pk: shop.pk,
+          schedule: '* * * * * *',
+          options: { inbox, settle_ms: 200, ...(preset === undefined ? { format: 'csv' } : { preset }) },
+        },
+      ],
+    }),
+  );
   const daemon = await startDaemon(file);
   try {
     const staged = path.join(work, `products-${tag}.csv`);
@@ -227,7 +284,12 @@ async function viaConnector(rows: number, tag: string, preset?: string): Promise
       await sleep(20);
     }
     const submitted = (performance.now() - started) / 1000;
-    const applied = await waitFeedsDone(daemon.url, shop.pk, key, report.feeds.map((f) => f.pk));
+    const applied = await waitFeedsDone(
+      daemon.url,
+      shop.pk,
+      key,
+      report.feeds.map((f) => f.pk),
+    );
     const seconds = (performance.now() - started) / 1000;
     const cpu = cpuSeconds(daemon.child.pid!) - cpu0;
     if (report.counts.rows !== rows) throw new Error(`read ${report.counts.rows} rows of ${rows}`);
@@ -253,7 +315,9 @@ async function viaApi(rows: number, tag: string, list?: Record<string, unknown>[
     const started = performance.now();
     for (let i = 0; i < all.length; i += 1000) {
       const res = await fetch(`${daemon.url}/shops/${shop.pk}/products/`, {
-        method: 'POST', headers: { authorization: `Token ${key}`, 'content-type': 'application/json', accept: 'application/json' }, body: JSON.stringify(all.slice(i, i + 1000)),
+        method: 'POST',
+        headers: { authorization: `Token ${key}`, 'content-type': 'application/json', accept: 'application/json' },
+        body: JSON.stringify(all.slice(i, i + 1000)),
       });
       if (res.status !== 201) throw new Error(`POST answered ${res.status}: ${await res.text()}`);
       pks.push(((await res.json()) as { pk: string }).pk);
@@ -276,7 +340,8 @@ const median = (xs: number[]): number => {
   return s.length % 2 === 1 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
 };
 /** "median (min-max)" of a figure over the rounds. */
-const spread = (xs: number[], d = 0): string => (xs.length === 1 ? fmt(xs[0]!, d) : `${fmt(median(xs), d)} (${fmt(Math.min(...xs), d)}-${fmt(Math.max(...xs), d)})`);
+const spread = (xs: number[], d = 0): string =>
+  xs.length === 1 ? fmt(xs[0]!, d) : `${fmt(median(xs), d)} (${fmt(Math.min(...xs), d)}-${fmt(Math.max(...xs), d)})`;
 const k = (n: number): string => (n % 1000 === 0 ? `${n / 1000}k` : String(n));
 
 // The pull case: PULL_PRODUCTS (default 10,000; 0 skips it) simple products read by
@@ -305,7 +370,25 @@ async function viaPull(count: number, tag: string): Promise<Phase & { requests: 
   // The mock's keys, for the daemon (it checks a connector's secrets at start) and the CLI.
   Object.assign(process.env, { BENCH_WOO_KEY: 'ck_bench', BENCH_WOO_SECRET: 'cs_bench' });
   const file = path.join(work, `connectors-pull-${tag}.json`);
-  fs.writeFileSync(file, JSON.stringify({ connectors: [{ name: 'bench-pull', type: 'catalog-woocommerce', shop_pk: shop.pk, schedule: '0 0 1 1 *', options: { base_url: api.url, consumer_key_env: 'BENCH_WOO_KEY', consumer_secret_env: 'BENCH_WOO_SECRET', requests_per_second: 1000 } }] }));
+  fs.writeFileSync(
+    file,
+    JSON.stringify({
+      connectors: [
+        {
+          name: 'bench-pull',
+          type: 'catalog-woocommerce',
+          shop_pk: shop.pk,
+          schedule: '0 0 1 1 *',
+          options: {
+            base_url: api.url,
+            consumer_key_env: 'BENCH_WOO_KEY',
+            consumer_secret_env: 'BENCH_WOO_SECRET',
+            requests_per_second: 1000,
+          },
+        },
+      ],
+    }),
+  );
   const daemon = await startDaemon(file);
   try {
     await analyze();
@@ -313,7 +396,9 @@ async function viaPull(count: number, tag: string): Promise<Phase & { requests: 
     const started = performance.now();
     // One run now, as an operator would: the CLI runs it; the daemon's worker applies the feeds.
     const cli = spawn(process.execPath, [path.join(root, 'bin/waybill.js'), 'connectors', 'run', 'bench-pull', '--json'], {
-      cwd: root, env: { ...process.env, ...env, WAYBILL_CONNECTORS: file }, stdio: ['ignore', 'pipe', 'inherit'],
+      cwd: root,
+      env: { ...process.env, ...env, WAYBILL_CONNECTORS: file },
+      stdio: ['ignore', 'pipe', 'inherit'],
     });
     let out = '';
     cli.stdout!.on('data', (d: Buffer) => (out += d.toString()));
@@ -322,16 +407,33 @@ async function viaPull(count: number, tag: string): Promise<Phase & { requests: 
     const submitted = (performance.now() - started) / 1000;
     const feeds = await waitShopFeeds(daemon.url, shop.pk, key, count);
     const seconds = (performance.now() - started) / 1000;
-    return { seconds, submitted, rowsPerSecond: count / seconds, peakRssMb: daemon.peakRssMb(), cpu: cpuSeconds(daemon.child.pid!) - cpu0, feeds, requests: api.requests() };
+    return {
+      seconds,
+      submitted,
+      rowsPerSecond: count / seconds,
+      peakRssMb: daemon.peakRssMb(),
+      cpu: cpuSeconds(daemon.child.pid!) - cpu0,
+      feeds,
+      requests: api.requests(),
+    };
   } finally {
     await daemon.stop();
     await api.close();
   }
 }
 
-interface Round { round: number; rows: number; connector: Phase; api: Phase; ratio: number; presets: Record<string, Phase & { ratio: number }> }
+interface Round {
+  round: number;
+  rows: number;
+  connector: Phase;
+  api: Phase;
+  ratio: number;
+  presets: Record<string, Phase & { ratio: number }>;
+}
 const rounds: Round[] = [];
-console.log(`connectors: sizes ${SIZES.map(k).join(', ')} rows, ${ROUNDS} rounds, a fresh daemon per phase (connector and API alternate which goes first), database ${target.env.DATABASE_URL === undefined ? 'embedded' : 'DATABASE_URL'}, ${os.cpus().length} CPUs, load average ${os.loadavg()[0]!.toFixed(1)}`);
+console.log(
+  `connectors: sizes ${SIZES.map(k).join(', ')} rows, ${ROUNDS} rounds, a fresh daemon per phase (connector and API alternate which goes first), database ${target.env.DATABASE_URL === undefined ? 'embedded' : 'DATABASE_URL'}, ${os.cpus().length} CPUs, load average ${os.loadavg()[0]!.toFixed(1)}`,
+);
 try {
   for (let round = 1; round <= ROUNDS; round++) {
     for (const rows of SIZES) {
@@ -350,29 +452,52 @@ try {
       for (const preset of PRESETS) {
         const phase = await viaConnector(rows, `${tag}-${preset}`, preset);
         presets[preset] = { ...phase, ratio: phase.rowsPerSecond / api.rowsPerSecond };
-        console.log(`round ${round}, ${fmt(rows)} rows, preset ${preset} (variations before their parents): ${fmt(phase.seconds, 2)} s = ${fmt(phase.rowsPerSecond)} rows/s, daemon CPU ${fmt(phase.cpu, 1)} s, peak RSS ${fmt(phase.peakRssMb)} MB; ratio to the API ${fmt(presets[preset].ratio, 2)}`);
+        console.log(
+          `round ${round}, ${fmt(rows)} rows, preset ${preset} (variations before their parents): ${fmt(phase.seconds, 2)} s = ${fmt(phase.rowsPerSecond)} rows/s, daemon CPU ${fmt(phase.cpu, 1)} s, peak RSS ${fmt(phase.peakRssMb)} MB; ratio to the API ${fmt(presets[preset].ratio, 2)}`,
+        );
       }
       const r: Round = { round, rows, connector, api, ratio: connector.rowsPerSecond / api.rowsPerSecond, presets };
       rounds.push(r);
-      console.log(`round ${round}, ${fmt(rows)} rows (${fmt(Math.ceil(rows / 3))} products + variations, ${connector.feeds} feeds): `
-        + `connector ${fmt(connector.seconds, 2)} s (all feeds submitted at ${fmt(connector.submitted, 2)} s) = ${fmt(connector.rowsPerSecond)} rows/s, daemon CPU ${fmt(connector.cpu, 1)} s, peak RSS ${fmt(connector.peakRssMb)} MB; `
-        + `API ${fmt(api.seconds, 2)} s (POSTs answered at ${fmt(api.submitted, 2)} s) = ${fmt(api.rowsPerSecond)} rows/s, daemon CPU ${fmt(api.cpu, 1)} s, peak RSS ${fmt(api.peakRssMb)} MB; ratio ${fmt(r.ratio, 2)}`);
+      console.log(
+        `round ${round}, ${fmt(rows)} rows (${fmt(Math.ceil(rows / 3))} products + variations, ${connector.feeds} feeds): ` +
+          `connector ${fmt(connector.seconds, 2)} s (all feeds submitted at ${fmt(connector.submitted, 2)} s) = ${fmt(connector.rowsPerSecond)} rows/s, daemon CPU ${fmt(connector.cpu, 1)} s, peak RSS ${fmt(connector.peakRssMb)} MB; ` +
+          `API ${fmt(api.seconds, 2)} s (POSTs answered at ${fmt(api.submitted, 2)} s) = ${fmt(api.rowsPerSecond)} rows/s, daemon CPU ${fmt(api.cpu, 1)} s, peak RSS ${fmt(api.peakRssMb)} MB; ratio ${fmt(r.ratio, 2)}`,
+      );
     }
   }
   console.log(`\nmedian (range) over ${ROUNDS} round${ROUNDS === 1 ? '' : 's'}:`);
   for (const rows of SIZES) {
     const of = rounds.filter((r) => r.rows === rows);
-    console.log(`${k(rows)} rows: connector ${spread(of.map((r) => r.connector.rowsPerSecond))} rows/s (${spread(of.map((r) => r.connector.seconds), 2)} s), peak RSS ${spread(of.map((r) => r.connector.peakRssMb))} MB; `
-      + `API ${spread(of.map((r) => r.api.rowsPerSecond))} rows/s (${spread(of.map((r) => r.api.seconds), 2)} s), peak RSS ${spread(of.map((r) => r.api.peakRssMb))} MB; ratio connector/API ${spread(of.map((r) => r.ratio), 2)}`);
+    console.log(
+      `${k(rows)} rows: connector ${spread(of.map((r) => r.connector.rowsPerSecond))} rows/s (${spread(
+        of.map((r) => r.connector.seconds),
+        2,
+      )} s), peak RSS ${spread(of.map((r) => r.connector.peakRssMb))} MB; ` +
+        `API ${spread(of.map((r) => r.api.rowsPerSecond))} rows/s (${spread(
+          of.map((r) => r.api.seconds),
+          2,
+        )} s), peak RSS ${spread(of.map((r) => r.api.peakRssMb))} MB; ratio connector/API ${spread(
+          of.map((r) => r.ratio),
+          2,
+        )}`,
+    );
   }
-  const peak = (rows: number, phase: 'connector' | 'api'): number => median(rounds.filter((r) => r.rows === rows).map((r) => r[phase].peakRssMb));
+  const peak = (rows: number, phase: 'connector' | 'api'): number =>
+    median(rounds.filter((r) => r.rows === rows).map((r) => r[phase].peakRssMb));
   const [first, last] = [SIZES[0]!, SIZES.at(-1)!];
-  console.log(`connector peak RSS ${k(first)} -> ${k(last)} rows: ${fmt(peak(first, 'connector'))} -> ${fmt(peak(last, 'connector'))} MB (${fmt((peak(last, 'connector') / peak(first, 'connector') - 1) * 100)}%; target < 400 MB, flat); `
-    + `API ${fmt(peak(first, 'api'))} -> ${fmt(peak(last, 'api'))} MB; ratio at ${k(last)}: ${fmt(median(rounds.filter((r) => r.rows === last).map((r) => r.ratio)), 2)} (target >= 0.7)`);
+  console.log(
+    `connector peak RSS ${k(first)} -> ${k(last)} rows: ${fmt(peak(first, 'connector'))} -> ${fmt(peak(last, 'connector'))} MB (${fmt((peak(last, 'connector') / peak(first, 'connector') - 1) * 100)}%; target < 400 MB, flat); ` +
+      `API ${fmt(peak(first, 'api'))} -> ${fmt(peak(last, 'api'))} MB; ratio at ${k(last)}: ${fmt(median(rounds.filter((r) => r.rows === last).map((r) => r.ratio)), 2)} (target >= 0.7)`,
+  );
   for (const preset of PRESETS) {
     for (const rows of SIZES) {
       const of = rounds.filter((r) => r.rows === rows).map((r) => r.presets[preset]!);
-      console.log(`preset ${preset}, ${k(rows)} rows: ${spread(of.map((p) => p.rowsPerSecond))} rows/s, peak RSS ${spread(of.map((p) => p.peakRssMb))} MB (target < 400 MB); ratio to the API ${spread(of.map((p) => p.ratio), 2)} (target >= 0.7)`);
+      console.log(
+        `preset ${preset}, ${k(rows)} rows: ${spread(of.map((p) => p.rowsPerSecond))} rows/s, peak RSS ${spread(of.map((p) => p.peakRssMb))} MB (target < 400 MB); ratio to the API ${spread(
+          of.map((p) => p.ratio),
+          2,
+        )} (target >= 0.7)`,
+      );
     }
   }
   const pulls: { pull: Phase & { requests: number }; api: Phase }[] = [];
@@ -380,16 +505,32 @@ try {
     for (let round = 1; round <= ROUNDS; round++) {
       const tag = `pull${round}`;
       const pull = await viaPull(PULL_PRODUCTS, tag);
-      const api = await viaApi(PULL_PRODUCTS, `${tag}api`, Array.from({ length: PULL_PRODUCTS }, (_, i) => ({
-        sku: `A${tag}-${i}`, name: `Product ${i}`, price: 10 + (i % 50), stock: 10, availability: 'in_stock', description: (mockProduct(i, '').description as string),
-        images: [`https://img.example/A${tag}-${i}/a.jpg`, `https://img.example/A${tag}-${i}/b.jpg`],
-      })));
+      const api = await viaApi(
+        PULL_PRODUCTS,
+        `${tag}api`,
+        Array.from({ length: PULL_PRODUCTS }, (_, i) => ({
+          sku: `A${tag}-${i}`,
+          name: `Product ${i}`,
+          price: 10 + (i % 50),
+          stock: 10,
+          availability: 'in_stock',
+          description: mockProduct(i, '').description as string,
+          images: [`https://img.example/A${tag}-${i}/a.jpg`, `https://img.example/A${tag}-${i}/b.jpg`],
+        })),
+      );
       pulls.push({ pull, api });
-      console.log(`pull round ${round}, ${fmt(PULL_PRODUCTS)} products from a mock WooCommerce API (100 a page, ${PULL_LATENCY_MS} ms a request): `
-        + `${fmt(pull.seconds, 2)} s (run ended at ${fmt(pull.submitted, 2)} s) = ${fmt(pull.rowsPerSecond)} products/s, ${pull.requests} requests to the API, ${pull.feeds} feeds, daemon CPU ${fmt(pull.cpu, 1)} s; `
-        + `API bulk ${fmt(api.seconds, 2)} s = ${fmt(api.rowsPerSecond)} products/s; ratio ${fmt(pull.rowsPerSecond / api.rowsPerSecond, 2)}`);
+      console.log(
+        `pull round ${round}, ${fmt(PULL_PRODUCTS)} products from a mock WooCommerce API (100 a page, ${PULL_LATENCY_MS} ms a request): ` +
+          `${fmt(pull.seconds, 2)} s (run ended at ${fmt(pull.submitted, 2)} s) = ${fmt(pull.rowsPerSecond)} products/s, ${pull.requests} requests to the API, ${pull.feeds} feeds, daemon CPU ${fmt(pull.cpu, 1)} s; ` +
+          `API bulk ${fmt(api.seconds, 2)} s = ${fmt(api.rowsPerSecond)} products/s; ratio ${fmt(pull.rowsPerSecond / api.rowsPerSecond, 2)}`,
+      );
     }
-    console.log(`pull median: ${spread(pulls.map((p) => p.pull.rowsPerSecond))} products/s, ${spread(pulls.map((p) => p.pull.requests))} requests; API bulk ${spread(pulls.map((p) => p.api.rowsPerSecond))} products/s; ratio ${spread(pulls.map((p) => p.pull.rowsPerSecond / p.api.rowsPerSecond), 2)}`);
+    console.log(
+      `pull median: ${spread(pulls.map((p) => p.pull.rowsPerSecond))} products/s, ${spread(pulls.map((p) => p.pull.requests))} requests; API bulk ${spread(pulls.map((p) => p.api.rowsPerSecond))} products/s; ratio ${spread(
+        pulls.map((p) => p.pull.rowsPerSecond / p.api.rowsPerSecond),
+        2,
+      )}`,
+    );
   }
   console.log(JSON.stringify({ bench: 'connectors', rounds, pulls }));
 } finally {

@@ -4,16 +4,36 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 
-export interface MockApi { url: string; requests(): number; close(): Promise<void> }
+export interface MockApi {
+  url: string;
+  requests(): number;
+  close(): Promise<void>;
+}
 
 export function mockProduct(i: number, prefix: string): Record<string, unknown> {
   return {
-    id: i + 1, name: `Product ${i}`, type: 'simple', status: 'publish', sku: `${prefix}-${i}`,
+    id: i + 1,
+    name: `Product ${i}`,
+    type: 'simple',
+    status: 'publish',
+    sku: `${prefix}-${i}`,
     date_modified_gmt: new Date(Date.UTC(2026, 10, 1) + i * 1000).toISOString().slice(0, 19),
-    description: `Product ${i}, a fine thing; made to last.`, short_description: '', regular_price: String(10 + (i % 50)), price: String(10 + (i % 50)),
-    manage_stock: true, stock_quantity: 10, stock_status: 'instock', weight: '', dimensions: { length: '', width: '', height: '' },
-    categories: [], attributes: [], variations: [],
-    images: [{ id: 1, src: `https://img.example/${prefix}-${i}/a.jpg` }, { id: 2, src: `https://img.example/${prefix}-${i}/b.jpg` }],
+    description: `Product ${i}, a fine thing; made to last.`,
+    short_description: '',
+    regular_price: String(10 + (i % 50)),
+    price: String(10 + (i % 50)),
+    manage_stock: true,
+    stock_quantity: 10,
+    stock_status: 'instock',
+    weight: '',
+    dimensions: { length: '', width: '', height: '' },
+    categories: [],
+    attributes: [],
+    variations: [],
+    images: [
+      { id: 1, src: `https://img.example/${prefix}-${i}/a.jpg` },
+      { id: 2, src: `https://img.example/${prefix}-${i}/b.jpg` },
+    ],
   };
 }
 
@@ -27,8 +47,17 @@ export async function startMockWoo(count: number, prefix: string, latencyMs: num
       await sleep(latencyMs);
       const q = new URL(req.url!, 'http://x').searchParams;
       const page = Number(q.get('page') ?? 1);
-      const items = q.get('status') === 'trash' ? [] : Array.from({ length: Math.max(0, Math.min(perPage, count - (page - 1) * perPage)) }, (_, k) => mockProduct((page - 1) * perPage + k, prefix));
-      res.writeHead(200, { 'content-type': 'application/json', 'x-wp-total': String(count), 'x-wp-totalpages': String(q.get('status') === 'trash' ? 0 : pages) });
+      const items =
+        q.get('status') === 'trash'
+          ? []
+          : Array.from({ length: Math.max(0, Math.min(perPage, count - (page - 1) * perPage)) }, (_, k) =>
+              mockProduct((page - 1) * perPage + k, prefix),
+            );
+      res.writeHead(200, {
+        'content-type': 'application/json',
+        'x-wp-total': String(count),
+        'x-wp-totalpages': String(q.get('status') === 'trash' ? 0 : pages),
+      });
       res.end(JSON.stringify(items));
     })();
   });

@@ -7,7 +7,9 @@ import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
 
 const LATENCY_MS = Number(process.argv[2] ?? 20);
-const delivered = JSON.parse(fs.readFileSync(new URL('../connectors/tracking-dhl/fixtures/delivered.json', import.meta.url), 'utf8')) as { shipments: { id: string }[] };
+const delivered = JSON.parse(fs.readFileSync(new URL('../connectors/tracking-dhl/fixtures/delivered.json', import.meta.url), 'utf8')) as {
+  shipments: { id: string }[];
+};
 let arrivals: number[] = [];
 const server = http.createServer((req, res) => {
   arrivals.push(performance.timeOrigin + performance.now());

@@ -28,10 +28,11 @@ const BASELINE_REQUESTS = 4_000;
 // --- the mock carrier, in its own process (its clock and event loop are the carrier's): DHL's
 // documented answer after 20 ms; it reports every request's arrival time when asked ---
 const mock = fork(fileURLToPath(new URL('./tracking-mock-carrier.ts', import.meta.url)), [String(LATENCY_MS)], { stdio: 'inherit' });
-const ask = <T>(message: string): Promise<T> => new Promise((resolve) => {
-  mock.once('message', (m) => resolve(m as T));
-  mock.send(message);
-});
+const ask = <T>(message: string): Promise<T> =>
+  new Promise((resolve) => {
+    mock.once('message', (m) => resolve(m as T));
+    mock.send(message);
+  });
 const { port } = await new Promise<{ port: number }>((resolve) => mock.once('message', (m) => resolve(m as { port: number })));
 const base = `http://127.0.0.1:${port}`;
 
@@ -50,13 +51,15 @@ function maxPerSecond(times: number[]): number {
 async function baseline(): Promise<number> {
   let next = 0;
   const t0 = performance.now();
-  await Promise.all(Array.from({ length: CONCURRENCY }, async () => {
-    while (next < BASELINE_REQUESTS) {
-      const n = next++;
-      const res = await fetch(`${base}/track/shipments?trackingNumber=B${n}`, { headers: { 'DHL-API-Key': 'bench' } });
-      await res.json();
-    }
-  }));
+  await Promise.all(
+    Array.from({ length: CONCURRENCY }, async () => {
+      while (next < BASELINE_REQUESTS) {
+        const n = next++;
+        const res = await fetch(`${base}/track/shipments?trackingNumber=B${n}`, { headers: { 'DHL-API-Key': 'bench' } });
+        await res.json();
+      }
+    }),
+  );
   return BASELINE_REQUESTS / ((performance.now() - t0) / 1000);
 }
 
@@ -65,10 +68,23 @@ const target = await benchTarget('tracking');
 const connectorsFile = path.join(os.tmpdir(), `wb-bench-tracking-${target.tag}.json`);
 process.env.WB_BENCH_DHL_KEY = 'bench';
 const entry = (name: string, carrier: string, limit: number) => ({
-  name, type: 'tracking-dhl',
-  options: { base_url: base, carriers: [carrier], api_key_env: 'WB_BENCH_DHL_KEY', concurrency: CONCURRENCY, requests_per_second: limit, batch_size: 500, max_run_seconds: 900, min_interval_seconds: 0 },
+  name,
+  type: 'tracking-dhl',
+  options: {
+    base_url: base,
+    carriers: [carrier],
+    api_key_env: 'WB_BENCH_DHL_KEY',
+    concurrency: CONCURRENCY,
+    requests_per_second: limit,
+    batch_size: 500,
+    max_run_seconds: 900,
+    min_interval_seconds: 0,
+  },
 });
-fs.writeFileSync(connectorsFile, JSON.stringify({ connectors: [entry('dhl-bench', 'DHL', RATE_LIMIT), entry('dhl-tight', 'DHL-TIGHT', TIGHT_LIMIT)] }));
+fs.writeFileSync(
+  connectorsFile,
+  JSON.stringify({ connectors: [entry('dhl-bench', 'DHL', RATE_LIMIT), entry('dhl-tight', 'DHL-TIGHT', TIGHT_LIMIT)] }),
+);
 const env: Record<string, string> = { PORT: '0', LOG_LEVEL: 'warn', WAYBILL_CONNECTORS: connectorsFile, ...target.env };
 
 const daemon = await startDaemon({ config: loadConfig(env), logger: createLogger({ level: 'warn', pretty: false }), role: 'api' });
@@ -78,11 +94,25 @@ try {
   const mp = (await services.marketplaces.create({ name: 'Bench marketplace', pk: 15 })).pk;
   const ship = async (first: number, count: number, carrier: string): Promise<void> => {
     for (let start = 0; start < count; start += 50) {
-      await Promise.all(Array.from({ length: Math.min(50, count - start) }, async (_, i) => {
-        const orderPk = first + start + i;
-        await services.orders.intake(shop.pk, mp, { order_pk: orderPk, items: [{ item_pk: 1, sku: 'A1', quantity: 1, price: 10.5 }] }, 'connector:bench');
-        await services.orders.applyAction({ shopPk: shop.pk, marketplacePk: mp, orderPk, action: 'ship', shipping: { carrier, tracking_code: `JJD${orderPk}` }, source: 'connector:bench' });
-      }));
+      await Promise.all(
+        Array.from({ length: Math.min(50, count - start) }, async (_, i) => {
+          const orderPk = first + start + i;
+          await services.orders.intake(
+            shop.pk,
+            mp,
+            { order_pk: orderPk, items: [{ item_pk: 1, sku: 'A1', quantity: 1, price: 10.5 }] },
+            'connector:bench',
+          );
+          await services.orders.applyAction({
+            shopPk: shop.pk,
+            marketplacePk: mp,
+            orderPk,
+            action: 'ship',
+            shipping: { carrier, tracking_code: `JJD${orderPk}` },
+            source: 'connector:bench',
+          });
+        }),
+      );
     }
   };
   const poll = async (name: string, expected: number, limit: number): Promise<boolean> => {
@@ -95,9 +125,13 @@ try {
     const rate = (counts.checked ?? 0) / seconds;
     const starts = (await ask<{ arrivals: number[] }>('report')).arrivals;
     const peak = maxPerSecond(starts);
-    console.log(`${name}: ${counts.checked} shipments checked, ${counts.action_delivered ?? 0} orders delivered, ${counts.events_new ?? 0} events stored in ${seconds.toFixed(1)} s`);
+    console.log(
+      `${name}: ${counts.checked} shipments checked, ${counts.action_delivered ?? 0} orders delivered, ${counts.events_new ?? 0} events stored in ${seconds.toFixed(1)} s`,
+    );
     console.log(`  ${rate.toFixed(0)} shipments/s at concurrency ${CONCURRENCY}; ${(rate / bare).toFixed(2)} x the bare-fetch baseline`);
-    console.log(`  rate limit ${limit} req/s: at most ${peak} requests started in any 1 s window (${starts.length} requests) -> ${peak <= limit ? 'never exceeded' : 'EXCEEDED'}`);
+    console.log(
+      `  rate limit ${limit} req/s: at most ${peak} requests started in any 1 s window (${starts.length} requests) -> ${peak <= limit ? 'never exceeded' : 'EXCEEDED'}`,
+    );
     return counts.checked === expected && peak <= limit;
   };
 
@@ -112,7 +146,9 @@ try {
   const ok = await poll('dhl-bench', SHIPMENTS, RATE_LIMIT);
   const again0 = performance.now();
   const again = await services.connectors.execute({ name: 'dhl-bench', trigger: 'manual' });
-  console.log(`  a second run (every shipment final): ${JSON.stringify(again.status === 'done' ? again.run.counts : again)} in ${(performance.now() - again0).toFixed(0)} ms`);
+  console.log(
+    `  a second run (every shipment final): ${JSON.stringify(again.status === 'done' ? again.run.counts : again)} in ${(performance.now() - again0).toFixed(0)} ms`,
+  );
   const tight = await poll('dhl-tight', TIGHT_SHIPMENTS, TIGHT_LIMIT);
   if (!ok || !tight) process.exitCode = 1;
 } finally {

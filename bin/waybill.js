@@ -28,7 +28,11 @@ if (major < 24) {
 } else if (daemonFlags().length > 0) {
   // Heap sizes are fixed when the process starts: replace this process by one with the flags
   // (same pid, so signals, supervisors and kill -9 reach the daemon itself).
-  process.execve(process.execPath, [process.execPath, ...process.execArgv, ...daemonFlags(), fileURLToPath(import.meta.url), ...process.argv.slice(2)], process.env);
+  process.execve(
+    process.execPath,
+    [process.execPath, ...process.execArgv, ...daemonFlags(), fileURLToPath(import.meta.url), ...process.argv.slice(2)],
+    process.env,
+  );
 } else {
   const { runCli } = await import('../src/cli/main.ts');
   const code = await runCli(process.argv.slice(2));

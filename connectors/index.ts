@@ -12,4 +12,14 @@ import { trackingDhl } from './tracking-dhl/index.ts';
 import { trackingEasypost } from './tracking-easypost/index.ts';
 import { trackingHttp } from './tracking-http/index.ts';
 
-export const connectorTypes: readonly AnyConnectorDefinition[] = [catalogFile, catalogWebhook, catalogWoocommerce, catalogAkeneo, catalogShopify, trackingDhl, trackingAftership, trackingHttp, trackingEasypost];
+export const connectorTypes: readonly AnyConnectorDefinition[] = [
+  catalogFile,
+  catalogWebhook,
+  catalogWoocommerce,
+  catalogAkeneo,
+  catalogShopify,
+  trackingDhl,
+  trackingAftership,
+  trackingHttp,
+  trackingEasypost,
+];

@@ -57,7 +57,12 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('pk', 'uuid', (c) => c.primaryKey())
     .addColumn('shop_pk', 'bigint', (c) => c.notNull().references('shops.pk').onDelete('cascade'))
     .addColumn('type', 'text', (c) => c.notNull())
-    .addColumn('state', 'text', (c) => c.notNull().defaultTo('queued').check(sql`state in ('queued', 'processing', 'done', 'failed')`))
+    .addColumn('state', 'text', (c) =>
+      c
+        .notNull()
+        .defaultTo('queued')
+        .check(sql`state in ('queued', 'processing', 'done', 'failed')`),
+    )
     .addColumn('source', 'text', (c) => c.notNull())
     .addColumn('product_pk', 'bigint')
     .addColumn('variation_pk', 'bigint')

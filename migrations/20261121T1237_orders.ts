@@ -40,8 +40,12 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('updated_at', 'timestamptz', (c) => c.notNull().defaultTo(sql`now()`))
     .execute();
   await db.schema.createIndex('shipments_order').on('shipments').column('order_id').execute();
-  await db.schema.createIndex('shipments_tracking_code').on('shipments').column('tracking_code')
-    .where(sql.ref('tracking_code'), 'is not', null).execute();
+  await db.schema
+    .createIndex('shipments_tracking_code')
+    .on('shipments')
+    .column('tracking_code')
+    .where(sql.ref('tracking_code'), 'is not', null)
+    .execute();
 
   await db.schema
     .createTable('order_items')

@@ -67,7 +67,14 @@ export async function up(db: Kysely<any>): Promise<void> {
 }
 
 export async function down(db: Kysely<any>): Promise<void> {
-  for (const t of ['connector_receipts', 'connector_files', 'connector_product_hashes', 'connector_settings', 'connector_state', 'connector_runs']) {
+  for (const t of [
+    'connector_receipts',
+    'connector_files',
+    'connector_product_hashes',
+    'connector_settings',
+    'connector_state',
+    'connector_runs',
+  ]) {
     await db.schema.dropTable(t).execute();
   }
 }

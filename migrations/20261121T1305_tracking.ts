@@ -39,8 +39,12 @@ export async function up(db: Kysely<any>): Promise<void> {
     .execute();
   await db.schema.createIndex('tracking_events_by_shipment').on('tracking_events').columns(['shipment_id', 'occurred_at']).execute();
   // Tracking connectors select shipments by carrier name, case-insensitively.
-  await db.schema.createIndex('shipments_carrier_lower').on('shipments').expression(sql`lower(carrier)`)
-    .where(sql.ref('tracking_code'), 'is not', null).execute();
+  await db.schema
+    .createIndex('shipments_carrier_lower')
+    .on('shipments')
+    .expression(sql`lower(carrier)`)
+    .where(sql.ref('tracking_code'), 'is not', null)
+    .execute();
 }
 
 export async function down(db: Kysely<any>): Promise<void> {

@@ -35,7 +35,9 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('webhook_secret_previous_until', 'timestamptz')
     .execute();
   await db.schema.alterTable('orders').addColumn('base_url', 'text').execute();
-  await sql`comment on column shops.webhook_secret is 'sealed with the key outside the database (WAYBILL_SECRET_KEY or <data dir>/secret.key)'`.execute(db);
+  await sql`comment on column shops.webhook_secret is 'sealed with the key outside the database (WAYBILL_SECRET_KEY or <data dir>/secret.key)'`.execute(
+    db,
+  );
 }
 
 export async function down(db: Kysely<any>): Promise<void> {

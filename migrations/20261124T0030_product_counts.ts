@@ -20,7 +20,12 @@ export async function up(db: Kysely<any>): Promise<void> {
   await sql`
     insert into product_counts (shop_pk, slot, live)
     select shop_pk, 0, count(*) from products where deleted_at is null group by shop_pk`.execute(db);
-  await db.schema.createIndex('products_shop_live_pk').on('products').columns(['shop_pk', 'pk']).where(sql.ref('deleted_at'), 'is', null).execute();
+  await db.schema
+    .createIndex('products_shop_live_pk')
+    .on('products')
+    .columns(['shop_pk', 'pk'])
+    .where(sql.ref('deleted_at'), 'is', null)
+    .execute();
 }
 
 export async function down(db: Kysely<any>): Promise<void> {

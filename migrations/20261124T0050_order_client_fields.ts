@@ -15,7 +15,10 @@ export async function up(db: Kysely<any>): Promise<void> {
   // An unknown shipping address is null (it was stored as {}).
   await sql`alter table orders alter column shipping_address drop not null, alter column shipping_address drop default`.execute(db);
   await sql`update orders set shipping_address = null where shipping_address = '{}'::jsonb`.execute(db);
-  await db.schema.alterTable('order_items').addColumn('ff_type', 'text', (c) => c.notNull().defaultTo('seller')).execute();
+  await db.schema
+    .alterTable('order_items')
+    .addColumn('ff_type', 'text', (c) => c.notNull().defaultTo('seller'))
+    .execute();
   await sql`alter table order_history alter column to_status drop not null`.execute(db);
 
   await db.schema
@@ -32,7 +35,11 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('created_at', 'timestamptz', (c) => c.notNull().defaultTo(sql`now()`))
     .addColumn('updated_at', 'timestamptz', (c) => c.notNull().defaultTo(sql`now()`))
     .execute();
-  await db.schema.createIndex('order_module_integrations_order').on('order_module_integrations').columns(['order_id', 'module_name', 'type', 'id']).execute();
+  await db.schema
+    .createIndex('order_module_integrations_order')
+    .on('order_module_integrations')
+    .columns(['order_id', 'module_name', 'type', 'id'])
+    .execute();
 }
 
 export async function down(db: Kysely<any>): Promise<void> {
@@ -42,6 +49,9 @@ export async function down(db: Kysely<any>): Promise<void> {
   await sql`alter table order_history alter column to_status set not null`.execute(db);
   await db.schema.alterTable('order_items').dropColumn('ff_type').execute();
   await sql`update orders set shipping_address = '{}'::jsonb where shipping_address is null`.execute(db);
-  await sql`alter table orders alter column shipping_address set default '{}'::jsonb, alter column shipping_address set not null`.execute(db);
-  for (const c of ['tags', 'billing_address', 'paid', 'payment_method', 'ff_type']) await db.schema.alterTable('orders').dropColumn(c).execute();
+  await sql`alter table orders alter column shipping_address set default '{}'::jsonb, alter column shipping_address set not null`.execute(
+    db,
+  );
+  for (const c of ['tags', 'billing_address', 'paid', 'payment_method', 'ff_type'])
+    await db.schema.alterTable('orders').dropColumn(c).execute();
 }

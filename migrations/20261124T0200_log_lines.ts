@@ -20,10 +20,20 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('fields', 'jsonb', (c) => c.notNull())
     .execute();
   for (const column of ['req_id', 'feed', 'run', 'job']) {
-    await db.schema.createIndex(`log_lines_${column}`).on('log_lines').column(column).where(sql<boolean>`${sql.ref(column)} is not null`).execute();
+    await db.schema
+      .createIndex(`log_lines_${column}`)
+      .on('log_lines')
+      .column(column)
+      .where(sql<boolean>`${sql.ref(column)} is not null`)
+      .execute();
   }
   // The overview's "errors logged per minute".
-  await db.schema.createIndex('log_lines_errors').on('log_lines').column('time').where(sql<boolean>`level >= 50`).execute();
+  await db.schema
+    .createIndex('log_lines_errors')
+    .on('log_lines')
+    .column('time')
+    .where(sql<boolean>`level >= 50`)
+    .execute();
 }
 
 export async function down(db: Kysely<any>): Promise<void> {

@@ -8,13 +8,12 @@ import type { ErrorObject } from 'ajv';
 import { Type, type Static } from 'typebox';
 import { validate } from './validation/ajv.ts';
 
-const LogLevel = Type.Union(
-  ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l)),
-);
+const LogLevel = Type.Union(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l)));
 
 // A host name, an IPv4 address or CIDR, or an IPv6 address or CIDR (the IPv6 parser at start-up
 // refuses what this pattern lets through).
-const ALLOW_ENTRY = '^((?=[^/]*[A-Za-z])[A-Za-z0-9-]+(\\.[A-Za-z0-9-]+)*\\.?|((25[0-5]|2[0-4]\\d|1?\\d?\\d)\\.){3}(25[0-5]|2[0-4]\\d|1?\\d?\\d)(/(3[0-2]|[12]?\\d))?|[0-9A-Fa-f:.]*:[0-9A-Fa-f:.]*(/(12[0-8]|1[01]\\d|[1-9]?\\d))?)$';
+const ALLOW_ENTRY =
+  '^((?=[^/]*[A-Za-z])[A-Za-z0-9-]+(\\.[A-Za-z0-9-]+)*\\.?|((25[0-5]|2[0-4]\\d|1?\\d?\\d)\\.){3}(25[0-5]|2[0-4]\\d|1?\\d?\\d)(/(3[0-2]|[12]?\\d))?|[0-9A-Fa-f:.]*:[0-9A-Fa-f:.]*(/(12[0-8]|1[01]\\d|[1-9]?\\d))?)$';
 
 export const ConfigSchema = Type.Object({
   /** postgres://... ; unset: an embedded Postgres under dataDir. */
@@ -51,7 +50,7 @@ export const ConfigSchema = Type.Object({
   /** Writes (POST/PUT/DELETE) per API key per minute before 429; 0 = no limit. Per process. */
   rateLimitPerMinute: Type.Integer({ minimum: 0 }),
   /** Internal webhook destinations allowed anyway: host names, IP addresses, CIDRs. */
-  webhookAllowPrivate: Type.Array(Type.String({ pattern: ALLOW_ENTRY})),
+  webhookAllowPrivate: Type.Array(Type.String({ pattern: ALLOW_ENTRY })),
   /**
    * Proxies whose X-Forwarded-Proto/-For/-Host are believed (Fastify trustProxy): false (the
    * default: none), true (every hop), a number of hops, or addresses and CIDRs.
@@ -118,16 +117,25 @@ const plural = (n: unknown, one: string): string => `${String(n)} ${one}${n === 
 function ruleOf(e: ErrorObject): string {
   const p = e.params as Record<string, unknown>;
   switch (e.keyword) {
-    case 'minLength': return p.limit === 1 ? 'must not be empty' : `must be at least ${plural(p.limit, 'character')}`;
-    case 'maxLength': return `must be at most ${plural(p.limit, 'character')}`;
-    case 'minItems': return p.limit === 1 ? 'must not be empty' : `must list at least ${plural(p.limit, 'item')}`;
-    case 'maxItems': return `must list at most ${plural(p.limit, 'item')}`;
-    case 'enum': return `must be one of ${(p.allowedValues as unknown[]).map(String).join(', ')}`;
-    case 'const': return `must be ${JSON.stringify(p.allowedValue)}`;
+    case 'minLength':
+      return p.limit === 1 ? 'must not be empty' : `must be at least ${plural(p.limit, 'character')}`;
+    case 'maxLength':
+      return `must be at most ${plural(p.limit, 'character')}`;
+    case 'minItems':
+      return p.limit === 1 ? 'must not be empty' : `must list at least ${plural(p.limit, 'item')}`;
+    case 'maxItems':
+      return `must list at most ${plural(p.limit, 'item')}`;
+    case 'enum':
+      return `must be one of ${(p.allowedValues as unknown[]).map(String).join(', ')}`;
+    case 'const':
+      return `must be ${JSON.stringify(p.allowedValue)}`;
     // A pattern is read by its schema's description when it has one ("lower-case letters, digits...").
-    case 'pattern': return typeof (e.parentSchema as { description?: unknown } | undefined)?.description === 'string'
-      ? `must be ${(e.parentSchema as { description: string }).description}` : e.message ?? 'is invalid';
-    default: return e.message ?? 'is invalid';
+    case 'pattern':
+      return typeof (e.parentSchema as { description?: unknown } | undefined)?.description === 'string'
+        ? `must be ${(e.parentSchema as { description: string }).description}`
+        : (e.message ?? 'is invalid');
+    default:
+      return e.message ?? 'is invalid';
   }
 }
 
@@ -160,10 +168,14 @@ export function configFaults(errors: ErrorObject[]): ConfigFault[] {
       }
       const firsts = [...branches.values()];
       const rules = [...new Set(firsts.map(ruleOf))];
-      rule = firsts.length === 0 ? ruleOf(e)
-        : firsts.every((b) => b.keyword === 'const') ? `must be one of ${firsts.map((b) => String((b.params as { allowedValue: unknown }).allowedValue)).join(', ')}`
-          : rules.every((r) => r.startsWith('must be ')) ? `must be ${rules.map((r) => r.slice('must be '.length)).join(' or ')}`
-            : rules.join(', or ');
+      rule =
+        firsts.length === 0
+          ? ruleOf(e)
+          : firsts.every((b) => b.keyword === 'const')
+            ? `must be one of ${firsts.map((b) => String((b.params as { allowedValue: unknown }).allowedValue)).join(', ')}`
+            : rules.every((r) => r.startsWith('must be '))
+              ? `must be ${rules.map((r) => r.slice('must be '.length)).join(' or ')}`
+              : rules.join(', or ');
     } else {
       rule = ruleOf(e);
     }
@@ -198,7 +210,10 @@ const trustProxyOf = (v: string | undefined): boolean | number | string[] | stri
   if (s === undefined || s === 'false') return false;
   if (s === 'true') return true;
   if (/^\d+$/.test(s)) return Number(s) === 0 ? false : Number(s);
-  const list = s.split(',').map((x) => x.trim()).filter((x) => x !== '');
+  const list = s
+    .split(',')
+    .map((x) => x.trim())
+    .filter((x) => x !== '');
   return list.length > 0 && list.every(isAddressOrCidr) ? list : s;
 };
 
@@ -220,7 +235,10 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     shutdownTimeoutMs: int(env.WAYBILL_SHUTDOWN_TIMEOUT_MS, 25_000),
     workerConcurrency: int(env.WAYBILL_WORKER_CONCURRENCY, 4),
     rateLimitPerMinute: int(env.WAYBILL_RATE_LIMIT, 0),
-    webhookAllowPrivate: (blank(env.WAYBILL_WEBHOOK_ALLOW_PRIVATE) ?? '').split(',').map((e) => e.trim()).filter((e) => e !== ''),
+    webhookAllowPrivate: (blank(env.WAYBILL_WEBHOOK_ALLOW_PRIVATE) ?? '')
+      .split(',')
+      .map((e) => e.trim())
+      .filter((e) => e !== ''),
     trustProxy: trustProxyOf(env.WAYBILL_TRUST_PROXY),
     maxItemsPerRequest: int(env.WAYBILL_MAX_ITEMS, 10_000),
     webhookTimeoutMs: int(env.WAYBILL_WEBHOOK_TIMEOUT_MS, 15_000),
@@ -236,10 +254,14 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     const first = configFaults(validate(schema, value))[0];
     if (first === undefined) continue;
     const name = envNames[field as keyof typeof envNames];
-    const rule = field === 'logLevel' ? 'must be one of fatal, error, warn, info, debug, trace, silent'
-      : field === 'webhookAllowPrivate' ? 'must list host names, IP addresses or CIDRs, comma-separated'
-        : field === 'trustProxy' ? 'must be true, false, a number of proxies, or IP addresses/CIDRs separated by commas'
-          : first.rule;
+    const rule =
+      field === 'logLevel'
+        ? 'must be one of fatal, error, warn, info, debug, trace, silent'
+        : field === 'webhookAllowPrivate'
+          ? 'must list host names, IP addresses or CIDRs, comma-separated'
+          : field === 'trustProxy'
+            ? 'must be true, false, a number of proxies, or IP addresses/CIDRs separated by commas'
+            : first.rule;
     // A secret is never echoed, not even a wrong one: its length says enough.
     const secret = field === 'secretKey' || field === 'adminToken';
     problems.push(`${name}: ${rule} (got ${secret ? `${String(value).length} characters` : JSON.stringify(value)})`);

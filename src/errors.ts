@@ -84,7 +84,11 @@ export function isTransient(error: unknown): boolean {
   const code = (error as { code?: unknown }).code;
   if (typeof code === 'string' && (transientSqlStates.test(code) || transientNodeCodes.has(code))) return true;
   const msg = error.message;
-  if (/Connection terminated|connection timeout|Query read timeout|timeout exceeded when trying to connect|Client has encountered a connection error|the database system is (starting up|shutting down)/i.test(msg)) {
+  if (
+    /Connection terminated|connection timeout|Query read timeout|timeout exceeded when trying to connect|Client has encountered a connection error|the database system is (starting up|shutting down)/i.test(
+      msg,
+    )
+  ) {
     return true;
   }
   return error.cause !== undefined && error.cause !== error && isTransient(error.cause);

@@ -34,17 +34,20 @@ const SECRET_PARAMS = /^(token|key|api_key|apikey|access_token|auth|authorizatio
 export function redactUrl(url: string): string {
   const q = url.indexOf('?');
   if (q < 0) return url;
-  const params = url.slice(q + 1).split('&').map((part) => {
-    const eq = part.indexOf('=');
-    const raw = eq < 0 ? part : part.slice(0, eq);
-    let name = raw;
-    try {
-      name = decodeURIComponent(raw.replaceAll('+', ' '));
-    } catch {
-      // a malformed escape: judged by its raw text
-    }
-    return SECRET_PARAMS.test(name.trim()) ? `${raw}=[redacted]` : part;
-  });
+  const params = url
+    .slice(q + 1)
+    .split('&')
+    .map((part) => {
+      const eq = part.indexOf('=');
+      const raw = eq < 0 ? part : part.slice(0, eq);
+      let name = raw;
+      try {
+        name = decodeURIComponent(raw.replaceAll('+', ' '));
+      } catch {
+        // a malformed escape: judged by its raw text
+      }
+      return SECRET_PARAMS.test(name.trim()) ? `${raw}=[redacted]` : part;
+    });
   return `${url.slice(0, q)}?${params.join('&')}`;
 }
 
@@ -90,7 +93,7 @@ const QUIET_FIELDS = new Set(['level', 'time', 'msg', 'pid', 'hostname', 'servic
 
 /** A field's value in a readable line: compact, a long list as its length, at most 120 characters. */
 const shortValue = (v: unknown): string => {
-  const text = typeof v === 'string' ? v : Array.isArray(v) && v.length > 6 ? `[${v.length} items]` : JSON.stringify(v) ?? String(v);
+  const text = typeof v === 'string' ? v : Array.isArray(v) && v.length > 6 ? `[${v.length} items]` : (JSON.stringify(v) ?? String(v));
   return text.length > 120 ? `${text.slice(0, 119)}…` : text;
 };
 
@@ -102,7 +105,9 @@ const shortValue = (v: unknown): string => {
 export function readableLine(log: Record<string, unknown>): string {
   const msg = String(log.msg ?? '');
   if (log.banner === true) return msg;
-  const fields = Object.entries(log).filter(([k, v]) => !QUIET_FIELDS.has(k) && v !== undefined).map(([k, v]) => `${k}=${shortValue(v)}`);
+  const fields = Object.entries(log)
+    .filter(([k, v]) => !QUIET_FIELDS.has(k) && v !== undefined)
+    .map(([k, v]) => `${k}=${shortValue(v)}`);
   const err = log.err as { message?: string; stack?: string } | undefined;
   const line = [msg, ...(err?.message === undefined ? [] : [`err=${shortValue(err.message)}`]), ...fields].join('  ');
   const severe = log.level === 'error' || log.level === 'fatal' || Number(log.level) >= 50;
@@ -112,18 +117,22 @@ export function readableLine(log: Record<string, unknown>): string {
 export function createLogger(options: LoggerOptions): Logger {
   const fd = options.fd ?? 1;
   const format = options.format ?? 'auto';
-  const usePretty = options.pretty ?? (format === 'auto' ? Boolean(fd === 1 ? process.stdout.isTTY : process.stderr.isTTY) : format === 'pretty');
+  const usePretty =
+    options.pretty ?? (format === 'auto' ? Boolean(fd === 1 ? process.stdout.isTTY : process.stderr.isTTY) : format === 'pretty');
   const out = usePretty
     ? pretty({
-      colorize: Boolean(fd === 1 ? process.stdout.isTTY : process.stderr.isTTY),
-      translateTime: 'SYS:HH:MM:ss',
-      ignore: 'pid,hostname',
-      destination: fd,
-      hideObject: true,
-      messageFormat: (log) => readableLine(log),
-    })
+        colorize: Boolean(fd === 1 ? process.stdout.isTTY : process.stderr.isTTY),
+        translateTime: 'SYS:HH:MM:ss',
+        ignore: 'pid,hostname',
+        destination: fd,
+        hideObject: true,
+        messageFormat: (log) => readableLine(log),
+      })
     : pino.destination({ dest: fd, sync: fd === 2 });
-  const streams: StreamEntry[] = [...(options.console === false ? [] : [{ level: 'trace' as const, stream: out }]), ...(options.streams ?? [])];
+  const streams: StreamEntry[] = [
+    ...(options.console === false ? [] : [{ level: 'trace' as const, stream: out }]),
+    ...(options.streams ?? []),
+  ];
   return pino(
     {
       level: options.level,

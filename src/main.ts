@@ -70,7 +70,15 @@ export function buildServices({ db, jobs, config, logger, queues, logs }: Servic
   // Carrier tracking applies its actions through the same order service as the API.
   const tracking = new TrackingService(db, orders);
   const feeds = new FeedService({ db, jobs, catalog, shops, webhooks, appliedHashes: connectorHashes, config });
-  const connectors = new ConnectorService({ db, jobs, config, logger, types: connectorTypes, ports: connectorPorts({ feeds, shops, tracking }), baseUrl });
+  const connectors = new ConnectorService({
+    db,
+    jobs,
+    config,
+    logger,
+    types: connectorTypes,
+    ports: connectorPorts({ feeds, shops, tracking }),
+    baseUrl,
+  });
   return {
     shops,
     marketplaces,
@@ -81,7 +89,15 @@ export function buildServices({ db, jobs, config, logger, queues, logs }: Servic
     moduleIntegrations: new ModuleIntegrationService(db),
     // Label links are signed with a key derived from the secret key: every replica opens them.
     labels: new LabelService(orders, shops, { key: () => secrets.deriveKey('label links') }),
-    admin: new AdminService({ shops, stats: new StatsService(db), queues, logs: new LogLineService(db, logs), connectors, deliveries: webhooks, feeds }),
+    admin: new AdminService({
+      shops,
+      stats: new StatsService(db),
+      queues,
+      logs: new LogLineService(db, logs),
+      connectors,
+      deliveries: webhooks,
+      feeds,
+    }),
     adminSessions: new AdminSessionService(db),
     connectors,
     catalog,
@@ -136,7 +152,20 @@ function readyLine(config: Config, role: Role, url: string | null, connectors: s
     `database: ${databaseText(config)}`,
     `${connectors.length} connector${connectors.length === 1 ? '' : 's'} loaded${connectors.length === 0 ? '' : ` (${connectors.join(', ')})`} from ${config.connectorsFile}`,
   ];
-  return [{ banner: true, role, url, docs, admin, database: config.databaseUrl === undefined ? 'embedded' : 'external', dataDir: config.databaseUrl === undefined ? config.dataDir : undefined, connectors, ms }, parts.join(' · ')];
+  return [
+    {
+      banner: true,
+      role,
+      url,
+      docs,
+      admin,
+      database: config.databaseUrl === undefined ? 'embedded' : 'external',
+      dataDir: config.databaseUrl === undefined ? config.dataDir : undefined,
+      connectors,
+      ms,
+    },
+    parts.join(' · '),
+  ];
 }
 
 export async function startDaemon({ config, logger, role, logs }: DaemonOptions): Promise<Daemon> {
@@ -153,7 +182,12 @@ export async function startDaemon({ config, logger, role, logs }: DaemonOptions)
     await claim?.release();
     throw error;
   }
-  const jobs = new JobQueue({ connectionString: connection.connectionString, logger, supervise: has(role, 'scheduler'), connectTimeoutMs: config.dbTimeoutMs });
+  const jobs = new JobQueue({
+    connectionString: connection.connectionString,
+    logger,
+    supervise: has(role, 'scheduler'),
+    connectTimeoutMs: config.dbTimeoutMs,
+  });
   let app: App | null = null;
   const stops: (() => unknown)[] = [];
   logs?.attach(connection.db);
@@ -161,11 +195,13 @@ export async function startDaemon({ config, logger, role, logs }: DaemonOptions)
     await jobs.start();
     const services = buildServices({ db: connection.db, jobs, config, logger, queues: jobs.inspector, logs });
     const { pool } = connection;
-    stops.push(metrics.setSources({
-      pool: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount, max: config.dbPoolMax }),
-      queues: () => jobs.inspector.listQueues(),
-      feeds: () => services.admin.feedCounts(),
-    }));
+    stops.push(
+      metrics.setSources({
+        pool: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount, max: config.dbPoolMax }),
+        queues: () => jobs.inspector.listQueues(),
+        feeds: () => services.admin.feedCounts(),
+      }),
+    );
     // The connectors file is checked at every start: a bad file stops start-up, every problem named.
     const loaded = services.connectors.load();
     stops.push(services.connectors.watchFile());
@@ -175,7 +211,16 @@ export async function startDaemon({ config, logger, role, logs }: DaemonOptions)
     // Batches of feed jobs in flight per worker process (WAYBILL_WORKER_CONCURRENCY).
     let stoppedFeeds: { stop(): Promise<void> } | null = null;
     if (has(role, 'worker')) {
-      await jobs.work(buildHandlers({ catalog: services.catalog, feeds: services.feeds, connectors: services.connectors, webhooks: services.webhooks, idempotency: services.idempotency }), { 'feed.process': config.workerConcurrency });
+      await jobs.work(
+        buildHandlers({
+          catalog: services.catalog,
+          feeds: services.feeds,
+          connectors: services.connectors,
+          webhooks: services.webhooks,
+          idempotency: services.idempotency,
+        }),
+        { 'feed.process': config.workerConcurrency },
+      );
       // Feeds left mid-way by a worker that died (kill -9, crash) resume now, not when their lease runs out.
       stoppedFeeds = watchStoppedFeeds(services.feeds, logger);
     }
@@ -187,7 +232,13 @@ export async function startDaemon({ config, logger, role, logs }: DaemonOptions)
     }
     const scheduler = has(role, 'scheduler') ? startScheduler({ connectors: services.connectors, jobs, db: connection.db, logger }) : null;
     const inboxes = has(role, 'scheduler') ? watchInboxes(services.connectors, logger) : null;
-    const [fields, text] = readyLine(config, role, url, loaded.map((c) => c.name), Date.now() - started);
+    const [fields, text] = readyLine(
+      config,
+      role,
+      url,
+      loaded.map((c) => c.name),
+      Date.now() - started,
+    );
     logger.info(fields, text);
     if ((await services.shops.count()) === 0) {
       logger.info({ banner: true }, firstShopHint(config));

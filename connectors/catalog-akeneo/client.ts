@@ -10,9 +10,18 @@ export const LIMIT = 100;
 /** A token is renewed this long before Akeneo says it expires (ms), or at half its life when shorter. */
 const RENEW_BEFORE_MS = 60_000;
 
-export interface AkeneoCredentials { clientId: string; secret: string; username: string; password: string }
+export interface AkeneoCredentials {
+  clientId: string;
+  secret: string;
+  username: string;
+  password: string;
+}
 
-interface Token { access: string; refresh: string | null; expiresAt: number }
+interface Token {
+  access: string;
+  refresh: string | null;
+  expiresAt: number;
+}
 
 export class AkeneoClient {
   readonly #api: Api;
@@ -29,7 +38,12 @@ export class AkeneoClient {
   async #grant(body: Record<string, string>): Promise<Token> {
     const basic = Buffer.from(`${this.#creds.clientId}:${this.#creds.secret}`).toString('base64');
     const started = Date.now();
-    const res = await this.#api({ method: 'POST', url: joinUrl(this.#base, '/api/oauth/v1/token'), headers: { authorization: `Basic ${basic}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const res = await this.#api({
+      method: 'POST',
+      url: joinUrl(this.#base, '/api/oauth/v1/token'),
+      headers: { authorization: `Basic ${basic}`, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
     const t = res.body as { access_token?: string; refresh_token?: string; expires_in?: number };
     if (typeof t.access_token !== 'string') throw new ApiError('Akeneo answered the token request without an access_token', res.status);
     const life = (t.expires_in ?? 3600) * 1000;
@@ -54,7 +68,8 @@ export class AkeneoClient {
 
   /** A GET with the token; a 401 (token revoked or expired early) gets a new token and one more try. */
   async get(url: string): Promise<ApiResponse> {
-    const call = async (): Promise<ApiResponse> => this.#api({ url, headers: { authorization: `Bearer ${await this.#access()}` } } satisfies ApiRequest);
+    const call = async (): Promise<ApiResponse> =>
+      this.#api({ url, headers: { authorization: `Bearer ${await this.#access()}` } } satisfies ApiRequest);
     try {
       return await call();
     } catch (error) {
@@ -71,7 +86,7 @@ export class AkeneoClient {
   }
 
   /** Pages of a list, following `_links.next.href` (search_after). */
-  async* list<T>(url: string): AsyncGenerator<T[]> {
+  async *list<T>(url: string): AsyncGenerator<T[]> {
     let next: string | undefined = url;
     while (next !== undefined) {
       const body = (await this.get(next)).body as { _embedded?: { items?: T[] }; _links?: { next?: { href?: string } } };
@@ -84,7 +99,8 @@ export class AkeneoClient {
   products(since: Date | null): AsyncGenerator<AkeneoProduct[]> {
     const query: Record<string, string> = { pagination_type: 'search_after', limit: String(LIMIT), with_count: 'false' };
     // Akeneo compares `updated` as "YYYY-MM-DD hh:mm:ss".
-    if (since !== null) query.search = JSON.stringify({ updated: [{ operator: '>', value: since.toISOString().slice(0, 19).replace('T', ' ') }] });
+    if (since !== null)
+      query.search = JSON.stringify({ updated: [{ operator: '>', value: since.toISOString().slice(0, 19).replace('T', ' ') }] });
     return this.list<AkeneoProduct>(this.url('/api/rest/v1/products', query));
   }
 
@@ -95,7 +111,11 @@ export class AkeneoClient {
   /** Every variant product under a model (its sub-models' included). */
   async variants(modelCode: string): Promise<AkeneoProduct[]> {
     const all: AkeneoProduct[] = [];
-    const query = { pagination_type: 'search_after', limit: String(LIMIT), search: JSON.stringify({ parent: [{ operator: 'IN', value: [modelCode] }] }) };
+    const query = {
+      pagination_type: 'search_after',
+      limit: String(LIMIT),
+      search: JSON.stringify({ parent: [{ operator: 'IN', value: [modelCode] }] }),
+    };
     for await (const page of this.list<AkeneoProduct>(this.url('/api/rest/v1/products', query))) all.push(...page);
     return all;
   }

@@ -20,7 +20,12 @@ export const DEFAULT_ATTRIBUTES: Readonly<Record<string, readonly string[]>> = {
 /** Fields a variation carries (the rest belong to its product). */
 const VARIATION_FIELDS = new Set(['price', 'stock', 'images', 'color', 'size', 'availability', 'discount', 'condition']);
 
-export interface AkeneoValue { locale: string | null; scope: string | null; data: unknown; _links?: { download?: { href?: string } } }
+export interface AkeneoValue {
+  locale: string | null;
+  scope: string | null;
+  data: unknown;
+  _links?: { download?: { href?: string } };
+}
 export interface AkeneoProduct {
   identifier: string;
   enabled: boolean;
@@ -30,7 +35,12 @@ export interface AkeneoProduct {
   values: Record<string, AkeneoValue[]>;
   updated?: string;
 }
-export interface AkeneoModel { code: string; parent: string | null; values: Record<string, AkeneoValue[]>; updated?: string }
+export interface AkeneoModel {
+  code: string;
+  parent: string | null;
+  values: Record<string, AkeneoValue[]>;
+  updated?: string;
+}
 
 export interface AkeneoMapOptions {
   locale?: string;
@@ -42,7 +52,11 @@ export interface AkeneoMapOptions {
 
 /** The value for the options' locale and channel (scope); a value without one applies to all. */
 function pick(values: AkeneoValue[] | undefined, o: AkeneoMapOptions): AkeneoValue | undefined {
-  return values?.find((v) => (v.locale === null || o.locale === undefined || v.locale === o.locale) && (v.scope === null || o.scope === undefined || v.scope === o.scope));
+  return values?.find(
+    (v) =>
+      (v.locale === null || o.locale === undefined || v.locale === o.locale) &&
+      (v.scope === null || o.scope === undefined || v.scope === o.scope),
+  );
 }
 
 function plain(v: AkeneoValue, field: string, o: AkeneoMapOptions): unknown {
@@ -50,7 +64,9 @@ function plain(v: AkeneoValue, field: string, o: AkeneoMapOptions): unknown {
   if (field === 'images') return v._links?.download?.href;
   // A price collection [{amount, currency}]: the option's currency, else the first.
   if (Array.isArray(d) && d.every((x) => typeof x === 'object' && x !== null && 'amount' in x)) {
-    const price = (d as { amount: string | number | null; currency: string }[]).find((x) => o.currency === undefined || x.currency === o.currency);
+    const price = (d as { amount: string | number | null; currency: string }[]).find(
+      (x) => o.currency === undefined || x.currency === o.currency,
+    );
     return price?.amount === null || price?.amount === undefined ? undefined : Number(price.amount);
   }
   // A metric {amount, unit}: the amount.
@@ -95,16 +111,24 @@ export function mapAkeneoProduct(p: AkeneoProduct, o: AkeneoMapOptions): PulledP
  */
 export function mapAkeneoModel(root: AkeneoModel, variants: AkeneoProduct[], o: AkeneoMapOptions): PulledProduct {
   const own = mapValues(root.values, o);
-  const variations = variants.filter((v) => v.enabled).map((v) => {
-    const all = mapValues(v.values, o);
-    const mine = Object.fromEntries(Object.entries(all).filter(([k]) => VARIATION_FIELDS.has(k) || !(k in own)));
-    return { stock: 0, ...mine, sku: v.identifier };
-  });
+  const variations = variants
+    .filter((v) => v.enabled)
+    .map((v) => {
+      const all = mapValues(v.values, o);
+      const mine = Object.fromEntries(Object.entries(all).filter(([k]) => VARIATION_FIELDS.has(k) || !(k in own)));
+      return { stock: 0, ...mine, sku: v.identifier };
+    });
   const first: Record<string, unknown> = variations[0] ?? {};
   const product: Record<string, unknown> = {
-    ...own, sku: root.code, price: own.price ?? first.price, stock: variations.reduce((n, v) => n + (typeof v.stock === 'number' ? v.stock : 0), 0),
+    ...own,
+    sku: root.code,
+    price: own.price ?? first.price,
+    stock: variations.reduce((n, v) => n + (typeof v.stock === 'number' ? v.stock : 0), 0),
   };
   if (variations.length > 0) product.variations = variations;
-  const times = [root, ...variants].map((x) => x.updated).filter((t): t is string => typeof t === 'string').sort((a, b) => Date.parse(a) - Date.parse(b));
+  const times = [root, ...variants]
+    .map((x) => x.updated)
+    .filter((t): t is string => typeof t === 'string')
+    .sort((a, b) => Date.parse(a) - Date.parse(b));
   return { product, deleted: variations.length === 0, updatedAt: times.at(-1) ?? null };
 }

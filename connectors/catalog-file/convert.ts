@@ -16,7 +16,7 @@ export function decimal(text: string): number | null {
   const comma = t.lastIndexOf(',');
   const dot = t.lastIndexOf('.');
   if (comma !== -1 && dot !== -1) t = comma > dot ? t.replace(/\./g, '').replace(',', '.') : t.replace(/,/g, '');
-  else if (comma !== -1) t = (t.match(/,/g)!.length === 1 ? t.replace(',', '.') : t.replace(/,/g, ''));
+  else if (comma !== -1) t = t.match(/,/g)!.length === 1 ? t.replace(',', '.') : t.replace(/,/g, '');
   const n = Number(t);
   return Number.isFinite(n) ? n : null;
 }
@@ -49,7 +49,13 @@ const kindOf = (field: string) => productKinds.get(field) ?? variationKinds.get(
  * One text value of `field`. Returns `{ value }`, or `{ error }` for a value that must refuse
  * its row (a price in another currency). `column` names the source in the counts.
  */
-export function convertValue(field: string, text: string, column: string, scale: number | undefined, c: ConvertContext): { value: unknown } | { error: string } {
+export function convertValue(
+  field: string,
+  text: string,
+  column: string,
+  scale: number | undefined,
+  c: ConvertContext,
+): { value: unknown } | { error: string } {
   const kind = kindOf(field);
   const v = text.trim();
   if (kind === 'number') {
@@ -58,7 +64,8 @@ export function convertValue(field: string, text: string, column: string, scale:
     let n = m === null ? null : decimal(m[2]!);
     if (n === null) return { value: v };
     if (currency !== undefined) {
-      if (c.currency !== undefined && currency !== c.currency.toUpperCase()) return { error: `${column} is in ${currency}, not in ${c.currency.toUpperCase()} (option currency)` };
+      if (c.currency !== undefined && currency !== c.currency.toUpperCase())
+        return { error: `${column} is in ${currency}, not in ${c.currency.toUpperCase()} (option currency)` };
       c.summary.converted('price_with_currency');
     }
     if (scale !== undefined) {

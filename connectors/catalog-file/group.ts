@@ -11,9 +11,7 @@ const fill = (into: Record<string, unknown>, from: Record<string, unknown>): voi
 };
 
 /** What grouping made of a key's rows: a product, or rows refused with a reason. */
-export type Grouped =
-  | { product: FileProduct }
-  | { refused: { line: number; sku: string | null; message: string }[] };
+export type Grouped = { product: FileProduct } | { refused: { line: number; sku: string | null; message: string }[] };
 
 function applyOptions(into: Record<string, unknown>, options: [string, string][], mapper: RowMapper, names: Map<string, string>): void {
   for (const [raw, value] of options) {
@@ -42,7 +40,9 @@ export function groupRows(key: string, rows: MappedRow[], mapper: RowMapper, sum
     fill(product, r.variationFields);
     productImages.push(...r.productImages, ...r.images, ...r.variationImages);
   }
-  for (const r of main.slice(1)) if (r.sku === main[0]!.sku) summary.warn('sku_repeated', `line ${r.line}: sku ${r.sku} again (its first row is used, later ones fill in)`);
+  for (const r of main.slice(1))
+    if (r.sku === main[0]!.sku)
+      summary.warn('sku_repeated', `line ${r.line}: sku ${r.sku} again (its first row is used, later ones fill in)`);
 
   const variations: Record<string, unknown>[] = [];
   const variationsAt: number[] = [];

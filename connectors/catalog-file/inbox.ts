@@ -13,7 +13,12 @@ export const PROCESSING = '.processing';
 export const DONE = '.done';
 export const ERROR = '.error';
 
-export const EXTENSIONS: Record<'csv' | 'json' | 'xml' | 'xlsx', string[]> = { csv: ['.csv', '.txt'], json: ['.json'], xml: ['.xml'], xlsx: ['.xlsx'] };
+export const EXTENSIONS: Record<'csv' | 'json' | 'xml' | 'xlsx', string[]> = {
+  csv: ['.csv', '.txt'],
+  json: ['.json'],
+  xml: ['.xml'],
+  xlsx: ['.xlsx'],
+};
 
 /** Letters and digits of any script, then space . _ - ( ) + , @ = ; no control characters, no slashes. */
 const SAFE_NAME = /^[\p{L}\p{N}][\p{L}\p{N} ._()+,@=-]{0,199}$/u;
@@ -25,7 +30,12 @@ export type Entry =
 
 /** A name for .error/ made from one we refuse: unsafe characters become "_". */
 export function safeName(name: string): string {
-  const cleaned = name.normalize('NFC').replace(/[^\p{L}\p{N} ._()+,@=-]/gu, '_').replace(/\.{2,}/g, '_').replace(/^[._ ]+/, '').slice(0, 180);
+  const cleaned = name
+    .normalize('NFC')
+    .replace(/[^\p{L}\p{N} ._()+,@=-]/gu, '_')
+    .replace(/\.{2,}/g, '_')
+    .replace(/^[._ ]+/, '')
+    .slice(0, 180);
   return cleaned === '' ? 'unnamed' : cleaned;
 }
 
@@ -40,7 +50,8 @@ export function inside(dir: string, name: string): string {
 export async function ensureFolders(inbox: string): Promise<void> {
   for (const d of [PROCESSING, DONE, ERROR]) {
     await fs.mkdir(path.join(inbox, d), { recursive: true });
-    if (!(await fs.lstat(path.join(inbox, d))).isDirectory()) throw userError(`${path.join(inbox, d)} is not a folder (a symbolic link?); remove it, the connector creates it.`);
+    if (!(await fs.lstat(path.join(inbox, d))).isDirectory())
+      throw userError(`${path.join(inbox, d)} is not a folder (a symbolic link?); remove it, the connector creates it.`);
   }
 }
 
@@ -68,10 +79,14 @@ export async function openInboxFile(inbox: string, dir: string, name: string): P
   }
   try {
     const st = await handle.stat();
-    const reason = !st.isFile() ? 'The file is not a regular file; only regular files in the inbox are read.'
-      : st.nlink !== 1 ? 'The file has other names (hard links); only files with one name, in the inbox, are read.'
-        : st.dev !== (await fs.stat(inbox)).dev ? 'The file is on another device than the inbox; only files in the inbox are read.'
-          : !(await openedInside(handle, inbox)) ? 'The file is not inside the inbox; only files in the inbox are read.'
+    const reason = !st.isFile()
+      ? 'The file is not a regular file; only regular files in the inbox are read.'
+      : st.nlink !== 1
+        ? 'The file has other names (hard links); only files with one name, in the inbox, are read.'
+        : st.dev !== (await fs.stat(inbox)).dev
+          ? 'The file is on another device than the inbox; only files in the inbox are read.'
+          : !(await openedInside(handle, inbox))
+            ? 'The file is not inside the inbox; only files in the inbox are read.'
             : null;
     if (reason === null) return { handle, size: st.size };
     await handle.close();
@@ -124,12 +139,20 @@ export async function scan(inbox: string, format: keyof typeof EXTENSIONS | unde
     }
     if (!d.isFile()) continue;
     if (!SAFE_NAME.test(name) || name.includes('..')) {
-      out.push({ kind: 'refused', name, reason: `The file name ${JSON.stringify(name)} has characters other than letters, digits, space and . _ - ( ) + , @ = (or ".."); rename it.` });
+      out.push({
+        kind: 'refused',
+        name,
+        reason: `The file name ${JSON.stringify(name)} has characters other than letters, digits, space and . _ - ( ) + , @ = (or ".."); rename it.`,
+      });
       continue;
     }
     const ext = path.extname(name).toLowerCase();
     if (!accepted.includes(ext)) {
-      out.push({ kind: 'refused', name, reason: `The file extension "${ext}" does not match this connector's format ${format ?? '(any)'} (${accepted.join(', ')}).` });
+      out.push({
+        kind: 'refused',
+        name,
+        reason: `The file extension "${ext}" does not match this connector's format ${format ?? '(any)'} (${accepted.join(', ')}).`,
+      });
       continue;
     }
     const st = await fs.lstat(inside(inbox, name)).catch(() => null);
@@ -142,7 +165,12 @@ export async function scan(inbox: string, format: keyof typeof EXTENSIONS | unde
  * Of the files seen, those whose size and mtime stay unchanged for settleMs (a file still being
  * written waits for a later run). Waits once for all, abortable.
  */
-export async function settled(inbox: string, files: Extract<Entry, { kind: 'file' }>[], settleMs: number, signal?: AbortSignal): Promise<{ ready: string[]; waiting: string[] }> {
+export async function settled(
+  inbox: string,
+  files: Extract<Entry, { kind: 'file' }>[],
+  settleMs: number,
+  signal?: AbortSignal,
+): Promise<{ ready: string[]; waiting: string[] }> {
   if (files.length === 0) return { ready: [], waiting: [] };
   const youngest = Math.max(...files.map((f) => f.mtimeMs));
   const wait = Math.min(settleMs, Math.max(0, settleMs - (Date.now() - youngest)) + 50);

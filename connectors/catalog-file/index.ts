@@ -24,7 +24,14 @@ async function writeReport(dir: string, fileName: string, report: object): Promi
 /** A file of .processing/ refused unread (a link, not a regular file): filed under .error/ with the reason. */
 async function refuse(ctx: Ctx, inbox: string, name: string, reason: string): Promise<void> {
   const final = await moveInto(inside(path.join(inbox, PROCESSING), name), path.join(inbox, ERROR), safeName(name));
-  await writeReport(path.join(inbox, ERROR), final, { file: final, original_name: name, connector: ctx.name, run_id: ctx.runId, outcome: 'error', reason });
+  await writeReport(path.join(inbox, ERROR), final, {
+    file: final,
+    original_name: name,
+    connector: ctx.name,
+    run_id: ctx.runId,
+    outcome: 'error',
+    reason,
+  });
   ctx.report.count('files_error');
   ctx.log.warn({ file: name, reason }, 'catalog file refused');
 }
@@ -44,7 +51,14 @@ async function handle(ctx: Ctx, inbox: string, name: string): Promise<void> {
   await writeReport(dir, final, report);
   ctx.report.count(`files_${report.outcome}`);
   // The dashboard's connector page shows the last file's summary.
-  await ctx.state.set(LAST_INPUT_KEY, { file: final, outcome: report.outcome, reason: report.reason, finished_at: report.finished_at, counts: report.counts, summary: report.summary ?? null });
+  await ctx.state.set(LAST_INPUT_KEY, {
+    file: final,
+    outcome: report.outcome,
+    reason: report.reason,
+    finished_at: report.finished_at,
+    counts: report.counts,
+    summary: report.summary ?? null,
+  });
   ctx.report.count('products_invalid', report.counts.invalid);
   const log = { file: final, outcome: report.outcome, counts: report.counts, feeds: report.feeds.length };
   if (report.outcome === 'error') ctx.log.warn({ ...log, reason: report.reason }, 'catalog file refused');
@@ -67,7 +81,14 @@ async function processInbox(ctx: Ctx, inbox: string): Promise<void> {
   for (const e of entries) {
     if (e.kind !== 'refused') continue;
     const final = await moveInto(inside(inbox, e.name), path.join(inbox, ERROR), safeName(e.name));
-    await writeReport(path.join(inbox, ERROR), final, { file: final, original_name: e.name, connector: ctx.name, run_id: ctx.runId, outcome: 'error', reason: e.reason });
+    await writeReport(path.join(inbox, ERROR), final, {
+      file: final,
+      original_name: e.name,
+      connector: ctx.name,
+      run_id: ctx.runId,
+      outcome: 'error',
+      reason: e.reason,
+    });
     ctx.report.count('files_error');
     ctx.log.warn({ file: e.name, reason: e.reason }, 'catalog file refused');
   }
@@ -90,7 +111,8 @@ async function processInbox(ctx: Ctx, inbox: string): Promise<void> {
 
 export const catalogFile = defineConnector({
   type: 'catalog-file',
-  description: 'Catalog export files (CSV, JSON, XML; shop systems\' exports with a preset) dropped into an inbox folder become product feeds.',
+  description:
+    "Catalog export files (CSV, JSON, XML; shop systems' exports with a preset) dropped into an inbox folder become product feeds.",
   options: CatalogFileOptions,
   needsShop: true,
   // A file dropped in the inbox starts a run now; the schedule stays the floor.
@@ -100,7 +122,8 @@ export const catalogFile = defineConnector({
     const inbox = path.resolve(ctx.options.inbox);
     const st = await fs.stat(inbox).catch(() => null);
     if (st === null || !st.isDirectory()) throw userError(`The inbox ${inbox} does not exist or is not a folder (option inbox).`);
-    if (!(await ctx.catalog.shopExists())) throw userError(`Shop ${ctx.shopPk} (shop_pk) does not exist; create it or fix the connector's entry.`);
+    if (!(await ctx.catalog.shopExists()))
+      throw userError(`Shop ${ctx.shopPk} (shop_pk) does not exist; create it or fix the connector's entry.`);
     await ensureFolders(inbox);
     await processInbox(ctx, inbox);
   },

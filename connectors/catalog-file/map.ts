@@ -14,7 +14,8 @@ function kindsOf(schema: { properties: Record<string, unknown> }): Map<string, K
     const first = Array.isArray(t) ? t.find((x) => x !== 'null') : t;
     if (field === 'images') kinds.set(field, 'images');
     else if (first === 'number' || first === 'integer' || first === 'boolean' || first === 'string') kinds.set(field, first);
-    else if ((s as { anyOf?: unknown[] }).anyOf !== undefined) kinds.set(field, 'string'); // enums
+    else if ((s as { anyOf?: unknown[] }).anyOf !== undefined)
+      kinds.set(field, 'string'); // enums
     else kinds.set(field, 'other');
   }
   return kinds;
@@ -56,11 +57,19 @@ const FALSE = new Set(['false', '0', 'no', 'n', 'nein', '']);
 export function coerce(kind: Kind, text: string): unknown {
   const v = text.trim();
   switch (kind) {
-    case 'number': return DECIMAL.test(v) ? Number(v.replace(',', '.')) : v;
-    case 'integer': return INTEGER.test(v) ? Number(v) : v;
-    case 'boolean': return TRUE.has(v.toLowerCase()) ? true : FALSE.has(v.toLowerCase()) ? false : v;
-    case 'images': return v.split('|').map((u) => u.trim()).filter((u) => u !== '');
-    default: return v;
+    case 'number':
+      return DECIMAL.test(v) ? Number(v.replace(',', '.')) : v;
+    case 'integer':
+      return INTEGER.test(v) ? Number(v) : v;
+    case 'boolean':
+      return TRUE.has(v.toLowerCase()) ? true : FALSE.has(v.toLowerCase()) ? false : v;
+    case 'images':
+      return v
+        .split('|')
+        .map((u) => u.trim())
+        .filter((u) => u !== '');
+    default:
+      return v;
   }
 }
 
@@ -131,7 +140,8 @@ export class CsvGrouper {
   /** `fields`: the header, as Product fields (after `columns` renames). */
   constructor(fields: string[]) {
     this.#parent = fields.indexOf('parent_sku');
-    this.#plan = fields.map((field, cell) => ({ field, cell, product: productKinds.get(field), variation: variationKinds.get(field) }))
+    this.#plan = fields
+      .map((field, cell) => ({ field, cell, product: productKinds.get(field), variation: variationKinds.get(field) }))
       .filter((c) => c.field !== 'parent_sku')
       .sort((a, b) => (a.field < b.field ? -1 : 1));
   }
@@ -165,7 +175,10 @@ export class CsvGrouper {
     }
     const owner = this.open.get(parent);
     if (owner === undefined) {
-      return { sku: typeof out.sku === 'string' ? out.sku : undefined, error: `parent_sku ${excerpt(parent)} is not a product row above this one (variation rows must follow their product, within 1,000 products)` };
+      return {
+        sku: typeof out.sku === 'string' ? out.sku : undefined,
+        error: `parent_sku ${excerpt(parent)} is not a product row above this one (variation rows must follow their product, within 1,000 products)`,
+      };
     }
     if (owner.product.variations === undefined) owner.product = withSortedKey(owner.product, 'variations', []);
     (owner.product.variations as unknown[]).push(out);

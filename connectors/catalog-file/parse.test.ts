@@ -56,8 +56,14 @@ describe('CSV', () => {
     const products = await csvProducts(fixture('products.csv'));
     expect(products.map((p) => p.at)).toEqual([3, 6]);
     expect(products[0]!.product).toEqual({
-      sku: 'TEE-1', name: 'Tee, organic', price: 19.9, stock: 10, brand: 'Acme', description: 'Soft cotton.\nTwo lines, with "quotes".',
-      images: ['https://img.example/tee-1a.jpg', 'https://img.example/tee-1b.jpg'], availability: 'in_stock',
+      sku: 'TEE-1',
+      name: 'Tee, organic',
+      price: 19.9,
+      stock: 10,
+      brand: 'Acme',
+      description: 'Soft cotton.\nTwo lines, with "quotes".',
+      images: ['https://img.example/tee-1a.jpg', 'https://img.example/tee-1b.jpg'],
+      availability: 'in_stock',
       variations: [
         { sku: 'TEE-1-S', stock: 4, images: ['https://img.example/tee-1a.jpg'], size: 'S', color: 'red' },
         { sku: 'TEE-1-M', price: 21, stock: 6, size: 'M', color: 'red' },
@@ -70,7 +76,11 @@ describe('CSV', () => {
 
   it('maps an Akeneo export (; delimiter, BOM, decimal comma) with columns renames', async () => {
     expect(await opened(fixture('akeneo.csv'), sniffDelimiter)).toBe(';');
-    const products = await csvProducts(fixture('akeneo.csv'), { 'name-en_US': 'name', 'price-EUR': 'price', 'description-en_US-ecommerce': 'description' });
+    const products = await csvProducts(fixture('akeneo.csv'), {
+      'name-en_US': 'name',
+      'price-EUR': 'price',
+      'description-en_US-ecommerce': 'description',
+    });
     expect(products.map((p) => p.product)).toEqual([
       { sku: 'AK-1', name: 'Desk lamp', price: 49.9, stock: 3, description: 'A lamp; bright', categories: 'lighting', enabled: '1' },
       { sku: 'AK-2', name: 'Floor lamp', price: 129, stock: 0, categories: 'lighting', enabled: '1' },
@@ -83,11 +93,28 @@ describe('CSV', () => {
   });
 
   it('maps a German ERP header set, children by Vaterartikel', async () => {
-    const columns = { Artikelnummer: 'sku', Vaterartikel: 'parent_sku', Bezeichnung: 'name', Preis: 'price', Bestand: 'stock', Lieferzeit: 'delivery_time', Hersteller: 'brand', Groesse: 'size' };
+    const columns = {
+      Artikelnummer: 'sku',
+      Vaterartikel: 'parent_sku',
+      Bezeichnung: 'name',
+      Preis: 'price',
+      Bestand: 'stock',
+      Lieferzeit: 'delivery_time',
+      Hersteller: 'brand',
+      Groesse: 'size',
+    };
     const [p] = await csvProducts(fixture('erp-de.csv'), columns);
     expect(p!.product).toEqual({
-      sku: 'SCHUH-1', name: 'Wanderschuh', price: 89.95, stock: 12, delivery_time: 3, brand: 'Bergwerk',
-      variations: [{ sku: 'SCHUH-1-42', stock: 5, size: '42' }, { sku: 'SCHUH-1-43', stock: 7, size: '43' }],
+      sku: 'SCHUH-1',
+      name: 'Wanderschuh',
+      price: 89.95,
+      stock: 12,
+      delivery_time: 3,
+      brand: 'Bergwerk',
+      variations: [
+        { sku: 'SCHUH-1-42', stock: 5, size: '42' },
+        { sku: 'SCHUH-1-43', stock: 7, size: '43' },
+      ],
     });
   });
 
@@ -107,16 +134,22 @@ describe('CSV', () => {
   it('refuses bad files with one sentence each', async () => {
     expect(await messageOf(drain(fixture('bad/empty.csv')))).toBe('The file is empty (no header row).');
     expect(await messageOf(drain(fixture('bad/header-only.csv')))).toBe('The file has a header row but no product rows.');
-    expect(await messageOf(drain(fixture('bad/wrong-delimiter.csv')))).toMatch(/^The header row is one field \("sku\\u0009name\\u0009price\\u0009stock"\): the delimiter must be , or ;/);
+    expect(await messageOf(drain(fixture('bad/wrong-delimiter.csv')))).toMatch(
+      /^The header row is one field \("sku\\u0009name\\u0009price\\u0009stock"\): the delimiter must be , or ;/,
+    );
     expect(await messageOf(drain(fixture('bad/broken-quoting.csv')))).toMatch(/^Broken CSV quoting at line 2/);
-    expect(await messageOf(drain(fixture('bad/invalid-utf8.csv')))).toMatch(/^The file is not valid UTF-8 \(bad bytes near byte \d+\); export it as UTF-8\.$/);
+    expect(await messageOf(drain(fixture('bad/invalid-utf8.csv')))).toMatch(
+      /^The file is not valid UTF-8 \(bad bytes near byte \d+\); export it as UTF-8\.$/,
+    );
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wb-csv-'));
     fs.writeFileSync(path.join(dir, 'unclosed.csv'), 'sku,name,price,stock\nA,"never closed,1,1\nB,b,1,1\n');
     expect(await messageOf(drain(path.join(dir, 'unclosed.csv')))).toMatch(/^Broken CSV quoting: a quoted field is never closed/);
     fs.writeFileSync(path.join(dir, 'nosku.csv'), 'code,name\nA,b\n');
     expect(await messageOf(drain(path.join(dir, 'nosku.csv')))).toMatch(/^The header row has no sku column \(found: "code", "name"\)/);
     fs.writeFileSync(path.join(dir, 'fields.csv'), 'sku,name,price,stock\nA,b,1\n');
-    expect(await messageOf(drain(path.join(dir, 'fields.csv')))).toMatch(/^The row at line 2 has a different number of fields than the header/);
+    expect(await messageOf(drain(path.join(dir, 'fields.csv')))).toMatch(
+      /^The row at line 2 has a different number of fields than the header/,
+    );
   });
 
   it('builds products with their fields in sorted order, variations in their place (canonical: delta hashing skips sorting)', () => {
@@ -139,11 +172,25 @@ describe('CSV', () => {
     }
     fs.writeFileSync(file, text);
     const batches = await csvBatches(file);
-    expect(batches.map((b) => [b.products.length, b.rows, b.orphans.length])).toEqual([[1_000, 3_000, 0], [1_000, 3_000, 0], [500, 1_500, 0]]);
+    expect(batches.map((b) => [b.products.length, b.rows, b.orphans.length])).toEqual([
+      [1_000, 3_000, 0],
+      [1_000, 3_000, 0],
+      [500, 1_500, 0],
+    ]);
     // Product i is on line 2 + 3i, its variations on the two lines after it.
     const p = batches[1]!.products[500]!;
     expect([p.product.sku, p.product.price, p.at, p.variationsAt]).toEqual(['P-1500', 'abc', 4_502, [4_503, 4_504]]);
-    expect(batches[2]!.products.at(-1)!.product).toEqual({ description: 'long text '.repeat(15).trim(), name: 'Product 2499, quoted', price: 10.5, sku: 'P-2499', stock: 3, variations: [{ size: 'S', sku: 'P-2499-S', stock: 1 }, { size: 'M', sku: 'P-2499-M', stock: 2 }] });
+    expect(batches[2]!.products.at(-1)!.product).toEqual({
+      description: 'long text '.repeat(15).trim(),
+      name: 'Product 2499, quoted',
+      price: 10.5,
+      sku: 'P-2499',
+      stock: 3,
+      variations: [
+        { size: 'S', sku: 'P-2499-S', stock: 1 },
+        { size: 'M', sku: 'P-2499-M', stock: 2 },
+      ],
+    });
   });
 
   it('a variation row without its product above is an error of that row', async () => {
@@ -152,7 +199,13 @@ describe('CSV', () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wb-csv-'));
     fs.writeFileSync(path.join(dir, 'orphan.csv'), 'sku,parent_sku,name,price,stock\nA,,a,1,1\nV-1,P-1,,,1\n');
     const [b] = await csvBatches(path.join(dir, 'orphan.csv'));
-    expect(b!.orphans).toEqual([{ line: 3, sku: 'V-1', errors: [{ pointer: '/parent_sku', code: 'not_found', message: expect.stringMatching(/^parent_sku "P-1" is not/) }] }]);
+    expect(b!.orphans).toEqual([
+      {
+        line: 3,
+        sku: 'V-1',
+        errors: [{ pointer: '/parent_sku', code: 'not_found', message: expect.stringMatching(/^parent_sku "P-1" is not/) }],
+      },
+    ]);
   });
 });
 
@@ -161,9 +214,16 @@ describe('submitting a batch', () => {
   const fakeContext = (known: Record<string, string> = {}) => {
     const submitted: { sku: string; json: string; hash: string }[][] = [];
     const ctx = {
-      name: 'files', shopPk: 1, baseUrl: 'http://wb.example',
+      name: 'files',
+      shopPk: 1,
+      baseUrl: 'http://wb.example',
       delta: { changed: async (_shop: number, items: { sku: string; hash?: string }[]) => items.filter((i) => known[i.sku] !== i.hash) },
-      catalog: { submitValidated: async (items: { sku: string; json: string; hash: string }[]) => (submitted.push(items), { pk: '7', url: 'http://wb.example/feeds/7/', total: items.length }) },
+      catalog: {
+        submitValidated: async (items: { sku: string; json: string; hash: string }[]) => (
+          submitted.push(items),
+          { pk: '7', url: 'http://wb.example/feeds/7/', total: items.length }
+        ),
+      },
     } as unknown as ConnectorContext;
     return { ctx, submitted };
   };
@@ -176,10 +236,15 @@ describe('submitting a batch', () => {
       { stock: 2, sku: 'N-1', price: 2, name: 'New', images: [{ url: 'https://img.example/a.jpg', note: 'x' }] },
       { sku: 'B-1', name: 'Bad', price: -1, stock: 1, variations: [{ sku: 'B-1-S', price: 'x' }] },
     ]);
-    expect(r.refused).toEqual([{ index: 2, errors: [
-      { pointer: '/price', code: 'too_small', message: 'must be >= 0' },
-      { pointer: '/variations/0/price', code: 'invalid_type', message: 'must be number' },
-    ] }]);
+    expect(r.refused).toEqual([
+      {
+        index: 2,
+        errors: [
+          { pointer: '/price', code: 'too_small', message: 'must be >= 0' },
+          { pointer: '/variations/0/price', code: 'invalid_type', message: 'must be number' },
+        ],
+      },
+    ]);
     expect(r.warnings).toEqual([{ index: 1, pointer: '/images/0/note', message: 'unknown field, ignored' }]);
     expect(r).toMatchObject({ valid: 2, unchanged: 1, feed: { pk: '7', url: 'http://wb.example/feeds/7/', items: 1 } });
     const [item] = submitted[0]!;
@@ -190,27 +255,39 @@ describe('submitting a batch', () => {
 
   it('no feed when nothing changed; the report gives CSV errors their line (a variation its own)', async () => {
     const { ctx, submitted } = fakeContext();
-    const sent: FileProduct[] = [{ product: { sku: 'B-1', name: 'Bad', price: 1, stock: 1, variations: [{ sku: 'B-1-S', price: 'x' }] }, at: 4, variationsAt: [5] }];
-    const r = await submitProducts(ctx, sent.map((p) => p.product));
+    const sent: FileProduct[] = [
+      { product: { sku: 'B-1', name: 'Bad', price: 1, stock: 1, variations: [{ sku: 'B-1-S', price: 'x' }] }, at: 4, variationsAt: [5] },
+    ];
+    const r = await submitProducts(
+      ctx,
+      sent.map((p) => p.product),
+    );
     expect([r.feed, submitted]).toEqual([null, []]);
     const report = newReport('f.csv', 'files', 1, 'csv');
     addBatch(report, 'line', { products: sent, rows: 2, orphans: [] }, sent, [], r);
     expect(report.counts).toMatchObject({ rows: 2, products: 1, variations: 1, valid: 0, invalid: 1, sent: 0 });
-    expect(report.errors).toEqual([{ line: 4, sku: 'B-1', errors: [{ pointer: '/variations/0/price', code: 'invalid_type', message: 'must be number', line: 5 }] }]);
+    expect(report.errors).toEqual([
+      { line: 4, sku: 'B-1', errors: [{ pointer: '/variations/0/price', code: 'invalid_type', message: 'must be number', line: 5 }] },
+    ]);
   });
 });
 
 describe('JSON', () => {
   it('reads the products POST body, element numbers from 1', async () => {
     const products = await opened(fixture('products.json'), readJson);
-    expect(products.map((p) => [p.at, p.product.sku])).toEqual([[1, 'J-1'], [2, 'J-2']]);
+    expect(products.map((p) => [p.at, p.product.sku])).toEqual([
+      [1, 'J-1'],
+      [2, 'J-2'],
+    ]);
     const v = validateProducts(products.map((p) => p.product));
     expect(v.warnings).toEqual([]);
     expect(v.valid[1]!.product).toMatchObject({ template_html: expect.any(String) });
   });
 
   it('refuses what is not an array or object', async () => {
-    expect(await messageOf(opened(fixture('bad/not-array.json'), readJson))).toBe('The JSON is a number, not an array or object of products.');
+    expect(await messageOf(opened(fixture('bad/not-array.json'), readJson))).toBe(
+      'The JSON is a number, not an array or object of products.',
+    );
   });
 });
 
@@ -218,9 +295,16 @@ describe('XML', () => {
   it('reads products with images and variations; the five standard entities only', async () => {
     const products = await opened(fixture('products.xml'), (f) => readXml(f));
     expect(products[0]!.product).toEqual({
-      sku: 'X-1', name: 'Kettle & lid', price: 35, stock: 4, is_default: true,
+      sku: 'X-1',
+      name: 'Kettle & lid',
+      price: 35,
+      stock: 4,
+      is_default: true,
       images: ['https://img.example/k1.jpg', 'https://img.example/k2.jpg'],
-      variations: [{ sku: 'X-1-W', color: 'white', stock: 2 }, { sku: 'X-1-B', color: 'black', stock: 2, price: 37.5 }],
+      variations: [
+        { sku: 'X-1-W', color: 'white', stock: 2 },
+        { sku: 'X-1-B', color: 'black', stock: 2, price: 37.5 },
+      ],
     });
     expect(products[1]!.product).toEqual({ sku: 'X-2', name: 'Toaster', price: 25, stock: 1 });
     expect(validateProducts(products.map((p) => p.product)).errors).toEqual([]);
@@ -228,13 +312,20 @@ describe('XML', () => {
 
   it('renames element names with columns', async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wb-xml-'));
-    fs.writeFileSync(path.join(dir, 'de.xml'), '<products><product><Artikelnummer>A-1</Artikelnummer><Bezeichnung>Lampe</Bezeichnung><Preis>9,50</Preis><Bestand>2</Bestand>'
-      + '<variations><variation><Artikelnummer>A-1-R</Artikelnummer><Farbe>rot</Farbe></variation></variations></product></products>');
-    const [p] = await opened(path.join(dir, 'de.xml'), (f) => readXml(f, { Artikelnummer: 'sku', Bezeichnung: 'name', Preis: 'price', Bestand: 'stock', farbe: 'color' }));
+    fs.writeFileSync(
+      path.join(dir, 'de.xml'),
+      '<products><product><Artikelnummer>A-1</Artikelnummer><Bezeichnung>Lampe</Bezeichnung><Preis>9,50</Preis><Bestand>2</Bestand>' +
+        '<variations><variation><Artikelnummer>A-1-R</Artikelnummer><Farbe>rot</Farbe></variation></variations></product></products>',
+    );
+    const [p] = await opened(path.join(dir, 'de.xml'), (f) =>
+      readXml(f, { Artikelnummer: 'sku', Bezeichnung: 'name', Preis: 'price', Bestand: 'stock', farbe: 'color' }),
+    );
     expect(p!.product).toEqual({ sku: 'A-1', name: 'Lampe', price: 9.5, stock: 2, variations: [{ sku: 'A-1-R', color: 'rot' }] });
   });
 
   it('refuses a DOCTYPE (the billion laughs never expand)', async () => {
-    expect(await messageOf(opened(fixture('bad/xml-bomb.xml'), (f) => readXml(f)))).toBe('The XML has a DOCTYPE or ENTITY declaration, which is refused (entity expansion is off: no XML bombs).');
+    expect(await messageOf(opened(fixture('bad/xml-bomb.xml'), (f) => readXml(f)))).toBe(
+      'The XML has a DOCTYPE or ENTITY declaration, which is refused (entity expansion is off: no XML bombs).',
+    );
   });
 });

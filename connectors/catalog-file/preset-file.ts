@@ -34,10 +34,23 @@ export const PRODUCT_BATCH = 1_000;
 type Staged = MappedRow & { group?: string };
 
 /** A staged row as mapped (stage.ts leaves empty fields out). */
-const hydrate = (r: Partial<Staged>): Staged => ({
-  child: false, needsParent: false, continues: false, sku: null, fields: {}, productFields: {}, variationFields: {},
-  images: [], productImages: [], variationImages: [], options: [], optionNames: {}, aliases: [], ...r,
-} as Staged);
+const hydrate = (r: Partial<Staged>): Staged =>
+  ({
+    child: false,
+    needsParent: false,
+    continues: false,
+    sku: null,
+    fields: {},
+    productFields: {},
+    variationFields: {},
+    images: [],
+    productImages: [],
+    variationImages: [],
+    options: [],
+    optionNames: {},
+    aliases: [],
+    ...r,
+  }) as Staged;
 // options: left out when empty (stage.ts).
 type Alias = { alias: string; to: string; options?: [string, string][] };
 
@@ -68,7 +81,14 @@ function readerFor(format: string, o: { item_path?: string; locale?: string; sco
  * Reads `file` with the preset of `o`, handing products to `emit` a batch at a time (each
  * awaited). Returns the file's summary; refused rows arrive as the batches' orphans.
  */
-export async function readWithPreset(file: InboxFile, format: string, o: PresetOptions, summary: SummaryBuilder, emit: (batch: Batch) => Promise<void>, signal?: AbortSignal): Promise<void> {
+export async function readWithPreset(
+  file: InboxFile,
+  format: string,
+  o: PresetOptions,
+  summary: SummaryBuilder,
+  emit: (batch: Batch) => Promise<void>,
+  signal?: AbortSignal,
+): Promise<void> {
   const preset = effectivePreset(o.preset, o);
   const mapper = new RowMapper(preset, summary, { imageBaseUrl: o.image_base_url, currency: o.currency });
   const read = readerFor(format, preset);
@@ -82,19 +102,25 @@ export async function readWithPreset(file: InboxFile, format: string, o: PresetO
   await withStageDir(async (dir) => {
     const buckets = bucketsFor(bytes);
     const a = new Stage(dir, 'a', buckets);
-    await read(file, ROW_BATCH, async (rows) => {
-      signal?.throwIfAborted();
-      for (const row of rows) {
-        summary.s.rows++;
-        const m = mapper.map(row);
-        if ('skip' in m) summary.skip(m.skip, `line ${row.line}`);
-        else if ('refuse' in m) refuse(row.line, m.sku, m.refuse);
-        else {
-          await a.write(m.row.ref, m.row as unknown as Record<string, unknown>);
-          for (const al of m.row.aliases) if (m.row.sku !== null) await a.write(al.name, { alias: al.name, to: m.row.sku, options: al.options } satisfies Alias);
+    await read(
+      file,
+      ROW_BATCH,
+      async (rows) => {
+        signal?.throwIfAborted();
+        for (const row of rows) {
+          summary.s.rows++;
+          const m = mapper.map(row);
+          if ('skip' in m) summary.skip(m.skip, `line ${row.line}`);
+          else if ('refuse' in m) refuse(row.line, m.sku, m.refuse);
+          else {
+            await a.write(m.row.ref, m.row as unknown as Record<string, unknown>);
+            for (const al of m.row.aliases)
+              if (m.row.sku !== null) await a.write(al.name, { alias: al.name, to: m.row.sku, options: al.options } satisfies Alias);
+          }
         }
-      }
-    }, signal);
+      },
+      signal,
+    );
     await a.close();
     if (summary.s.rows === 0) throw userError('The file has a header row but no product rows.');
 
@@ -128,14 +154,16 @@ export async function readWithPreset(file: InboxFile, format: string, o: PresetO
         summary.s.products++;
         const variations = Array.isArray(product.variations) ? (product.variations as { images?: unknown[] }[]) : [];
         summary.s.variations += variations.length;
-        summary.s.images += (Array.isArray(product.images) ? product.images.length : 0) + variations.reduce((n, v) => n + (v.images?.length ?? 0), 0);
+        summary.s.images +=
+          (Array.isArray(product.images) ? product.images.length : 0) + variations.reduce((n, v) => n + (v.images?.length ?? 0), 0);
       }
       await emit({ products: batch, rows: 0, orphans: orphans.splice(0) });
       batch = [];
     };
     for (const f of b.files) {
       const groups = new Map<string, Staged[]>();
-      for (const r of (await Stage.read<Partial<Staged>>(f)).map(hydrate)) (groups.get(r.group!) ?? groups.set(r.group!, []).get(r.group!)!).push(r);
+      for (const r of (await Stage.read<Partial<Staged>>(f)).map(hydrate))
+        (groups.get(r.group!) ?? groups.set(r.group!, []).get(r.group!)!).push(r);
       for (const [key, rows] of groups) {
         rows.sort((x, y) => x.line - y.line);
         const g = groupRows(key, rows, mapper, summary, preset.parent_row_required);

@@ -22,44 +22,50 @@ import { validate } from '../sdk/index.ts';
  */
 export const ColumnSpec = Type.Union([
   Type.String({ minLength: 1 }),
-  Type.Object({
-    to: Type.String({ minLength: 1 }),
-    /** A list: the value is split on this separator (images: ", " WooCommerce, "," Magento). */
-    split: Type.Optional(Type.String({ minLength: 1 })),
-    /** Multiplied into the field's unit (grams -> kg: 0.001). */
-    scale: Type.Optional(Type.Number()),
-    /** Fields set beside a non-empty value (`{"weight_unit": "lb"}`). */
-    set: Type.Optional(Type.Record(Type.String(), Type.String())),
-    /** Source values -> field values, case-insensitive (`{"instock": "in_stock"}`); others are left as they are. */
-    map: Type.Optional(Type.Record(Type.String(), Type.String())),
-    /** `$alias`: put before the value. `$skip`: why such rows are skipped. */
-    prefix: Type.Optional(Type.String()),
-    reason: Type.Optional(Type.String()),
-  }, { additionalProperties: false }),
+  Type.Object(
+    {
+      to: Type.String({ minLength: 1 }),
+      /** A list: the value is split on this separator (images: ", " WooCommerce, "," Magento). */
+      split: Type.Optional(Type.String({ minLength: 1 })),
+      /** Multiplied into the field's unit (grams -> kg: 0.001). */
+      scale: Type.Optional(Type.Number()),
+      /** Fields set beside a non-empty value (`{"weight_unit": "lb"}`). */
+      set: Type.Optional(Type.Record(Type.String(), Type.String())),
+      /** Source values -> field values, case-insensitive (`{"instock": "in_stock"}`); others are left as they are. */
+      map: Type.Optional(Type.Record(Type.String(), Type.String())),
+      /** `$alias`: put before the value. `$skip`: why such rows are skipped. */
+      prefix: Type.Optional(Type.String()),
+      reason: Type.Optional(Type.String()),
+    },
+    { additionalProperties: false },
+  ),
 ]);
 export type ColumnSpec = Static<typeof ColumnSpec>;
 
-export const Preset = Type.Object({
-  name: Type.String(),
-  /** The documentation this mapping follows. */
-  source: Type.Optional(Type.String()),
-  /** Source column (any case) -> what it becomes. */
-  columns: Type.Record(Type.String(), ColumnSpec),
-  /** Columns the map does not name: dropped (listed once in the report) or kept as attributes. */
-  unmapped: Type.Union([Type.Literal('drop'), Type.Literal('attribute')], { default: 'drop' }),
-  /** Option names (any case) -> field; other options become attributes named by the option. */
-  options: Type.Record(Type.String(), Type.String(), { default: {} }),
-  /** Option values that mean "no option" (Shopify's "Default Title"). */
-  no_option_values: Type.Array(Type.String(), { default: [] }),
-  /** `$parent` rows need their parent row in the file (true) or make the product themselves (false). */
-  parent_row_required: Type.Boolean({ default: true }),
-  /** Fields a new product lacking them takes (existing products keep theirs). */
-  defaults: Type.Record(Type.String(), Type.Unknown(), { default: {} }),
-  /** Documents: the path of the items (`rss.channel.item`, `_embedded.items`). */
-  item_path: Type.Optional(Type.String()),
-  /** The format when the file's extension does not say (csv, xlsx, xml, json). */
-  format: Type.Optional(Type.String()),
-}, { additionalProperties: false });
+export const Preset = Type.Object(
+  {
+    name: Type.String(),
+    /** The documentation this mapping follows. */
+    source: Type.Optional(Type.String()),
+    /** Source column (any case) -> what it becomes. */
+    columns: Type.Record(Type.String(), ColumnSpec),
+    /** Columns the map does not name: dropped (listed once in the report) or kept as attributes. */
+    unmapped: Type.Union([Type.Literal('drop'), Type.Literal('attribute')], { default: 'drop' }),
+    /** Option names (any case) -> field; other options become attributes named by the option. */
+    options: Type.Record(Type.String(), Type.String(), { default: {} }),
+    /** Option values that mean "no option" (Shopify's "Default Title"). */
+    no_option_values: Type.Array(Type.String(), { default: [] }),
+    /** `$parent` rows need their parent row in the file (true) or make the product themselves (false). */
+    parent_row_required: Type.Boolean({ default: true }),
+    /** Fields a new product lacking them takes (existing products keep theirs). */
+    defaults: Type.Record(Type.String(), Type.Unknown(), { default: {} }),
+    /** Documents: the path of the items (`rss.channel.item`, `_embedded.items`). */
+    item_path: Type.Optional(Type.String()),
+    /** The format when the file's extension does not say (csv, xlsx, xml, json). */
+    format: Type.Optional(Type.String()),
+  },
+  { additionalProperties: false },
+);
 export type Preset = Static<typeof Preset>;
 
 export const PRESET_NAMES = ['woocommerce', 'shopify', 'magento2', 'akeneo', 'odoo', 'google-merchant'] as const;

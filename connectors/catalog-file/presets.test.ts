@@ -38,22 +38,47 @@ describe('woocommerce', () => {
     expect([...bySku.keys()].sort()).toEqual(['WOO-CAP', 'WOO-HOODIE']);
     const hoodie = bySku.get('WOO-HOODIE')!;
     expect(hoodie).toMatchObject({
-      name: 'Hoodie', description: '<p>A warm hoodie.</p>', brand: 'Acme', categories: 'Clothing > Hoodies',
-      weight: 1.5, weight_unit: 'lb', depth: 10, width: 8, height: 2, dimensions_unit: 'in',
+      name: 'Hoodie',
+      description: '<p>A warm hoodie.</p>',
+      brand: 'Acme',
+      categories: 'Clothing > Hoodies',
+      weight: 1.5,
+      weight_unit: 'lb',
+      depth: 10,
+      width: 8,
+      height: 2,
+      dimensions_unit: 'in',
       // No price or stock of its own: the lowest variation price, the sum of their stock.
-      price: 42, stock: 13,
+      price: 42,
+      stock: 13,
       images: ['https://shop.example/wp-content/uploads/hoodie.jpg', 'https://shop.example/wp-content/uploads/hoodie-back.jpg'],
     });
     expect(hoodie.variations).toEqual([
-      expect.objectContaining({ sku: 'WOO-HOODIE-BLUE-S', price: 45, stock: 10, color: 'Blue', size: 'S', images: ['https://shop.example/wp-content/uploads/hoodie-blue.jpg'] }),
+      expect.objectContaining({
+        sku: 'WOO-HOODIE-BLUE-S',
+        price: 45,
+        stock: 10,
+        color: 'Blue',
+        size: 'S',
+        images: ['https://shop.example/wp-content/uploads/hoodie-blue.jpg'],
+      }),
       expect.objectContaining({ sku: 'WOO-HOODIE-RED-M', price: 42, stock: 3, color: 'Red', size: 'M' }),
     ]);
     expect(bySku.get('WOO-CAP')).toMatchObject({
-      price: 20, discount: 20, discount_from: '2024-05-01T00:00:00', discount_to: '2024-05-31T00:00:00', stock: 7,
+      price: 20,
+      discount: 20,
+      discount_from: '2024-05-01T00:00:00',
+      discount_to: '2024-05-31T00:00:00',
+      stock: 7,
       images: ['https://shop.example/wp-content/uploads/cap.jpg'],
     });
     expect(summary).toMatchObject({ rows: 4, products: 2, variations: 2, images: 5 });
-    expect(summary.conversions).toMatchObject({ integer_from_decimal: 1, sale_price_to_discount: 1, parent_price_from_variations: 1, parent_stock_from_variations: 1 });
+    expect(summary.conversions).toMatchObject({
+      integer_from_decimal: 1,
+      sale_price_to_discount: 1,
+      parent_price_from_variations: 1,
+      parent_stock_from_variations: 1,
+    });
     expect(summary.warnings.image_relative).toEqual({ count: 1, examples: ['line 5: not an address (set the option image_base_url)'] });
     expect(summary.dropped_columns).toEqual(['Type', 'Published', 'Is featured?']);
   });
@@ -61,7 +86,9 @@ describe('woocommerce', () => {
   it('a variation whose parent is not in the file is refused with its reason', async () => {
     const { bySku, refused } = await read('woocommerce-orphan.csv', { preset: 'woocommerce' });
     expect([...bySku.keys()]).toEqual(['WOO-SOCK']);
-    expect(refused).toEqual([{ line: 3, sku: 'WOO-GONE-1', errors: [{ pointer: '', code: 'not_found', message: 'its parent id:99 is not in the file' }] }]);
+    expect(refused).toEqual([
+      { line: 3, sku: 'WOO-GONE-1', errors: [{ pointer: '', code: 'not_found', message: 'its parent id:99 is not in the file' }] },
+    ]);
   });
 });
 
@@ -71,14 +98,33 @@ describe('shopify', () => {
     expect([...bySku.keys()].sort()).toEqual(['MUG-1', 'shirt']);
     const shirt = bySku.get('shirt')!;
     expect(shirt).toMatchObject({ name: 'Linen Shirt', brand: 'Acme', price: 32, stock: 9 });
-    expect(shirt.images).toEqual(['https://cdn.shopify.example/shirt-1.jpg', 'https://cdn.shopify.example/shirt-2.jpg', 'https://cdn.shopify.example/shirt-3.jpg']);
+    expect(shirt.images).toEqual([
+      'https://cdn.shopify.example/shirt-1.jpg',
+      'https://cdn.shopify.example/shirt-2.jpg',
+      'https://cdn.shopify.example/shirt-3.jpg',
+    ]);
     expect(shirt.variations).toEqual([
-      { sku: 'SHIRT-W-S', price: 40, discount: 25, stock: 5, color: 'White', size: 'S', images: ['https://cdn.shopify.example/shirt-white.jpg'] },
+      {
+        sku: 'SHIRT-W-S',
+        price: 40,
+        discount: 25,
+        stock: 5,
+        color: 'White',
+        size: 'S',
+        images: ['https://cdn.shopify.example/shirt-white.jpg'],
+      },
       { sku: 'SHIRT-W-M', price: 40, discount: 25, stock: 4, color: 'White', size: 'M' },
       { sku: 'SHIRT-B-S', price: 32, stock: 0, color: 'Blue', size: 'S', images: ['https://cdn.shopify.example/shirt-blue.jpg'] },
     ]);
     // Variant Grams: on the variation rows as kg; a "Default Title" product is a simple product of its variant's sku.
-    expect(bySku.get('MUG-1')).toMatchObject({ name: 'Coffee Mug', price: 9.5, stock: 12, weight: 0.35, weight_unit: 'kg', images: ['https://cdn.shopify.example/mug.jpg'] });
+    expect(bySku.get('MUG-1')).toMatchObject({
+      name: 'Coffee Mug',
+      price: 9.5,
+      stock: 12,
+      weight: 0.35,
+      weight_unit: 'kg',
+      images: ['https://cdn.shopify.example/mug.jpg'],
+    });
     expect(bySku.get('MUG-1')!.variations).toBeUndefined();
     expect(summary.conversions['unit:Variant Grams']).toBe(4);
   });
@@ -86,11 +132,23 @@ describe('shopify', () => {
 
 describe('magento2', () => {
   it('children listed before their configurable join it; store-view rows skipped; qty 10.0000; relative images on image_base_url', async () => {
-    const { bySku, summary, refused } = await read('magento2.csv', { preset: 'magento2', image_base_url: 'https://shop.example/media/catalog/product' });
+    const { bySku, summary, refused } = await read('magento2.csv', {
+      preset: 'magento2',
+      image_base_url: 'https://shop.example/media/catalog/product',
+    });
     expect(refused).toEqual([]);
     expect([...bySku.keys()].sort()).toEqual(['MB01', 'MB02']);
     const bag = bySku.get('MB01')!;
-    expect(bag).toMatchObject({ name: 'Joust Duffle Bag', price: 34, discount: 15, discount_from: '2024-05-01T00:00:00', discount_to: '2024-05-31T00:00:00', stock: 0, brand: 'Joust', activity: 'Gym' });
+    expect(bag).toMatchObject({
+      name: 'Joust Duffle Bag',
+      price: 34,
+      discount: 15,
+      discount_from: '2024-05-01T00:00:00',
+      discount_to: '2024-05-31T00:00:00',
+      stock: 0,
+      brand: 'Joust',
+      activity: 'Gym',
+    });
     expect(bag.images).toEqual([
       'https://shop.example/media/catalog/product/m/b/mb01-blue-0.jpg',
       'https://shop.example/media/catalog/product/m/b/mb01-back.jpg',
@@ -108,7 +166,9 @@ describe('magento2', () => {
 
   it('a price in another currency than the currency option refuses its row', async () => {
     const { refused } = await read('magento2-usd.csv', { preset: 'magento2', currency: 'EUR' });
-    expect(refused).toEqual([{ line: 2, sku: null, errors: [{ pointer: '', code: 'refused', message: 'price is in USD, not in EUR (option currency)' }] }]);
+    expect(refused).toEqual([
+      { line: 2, sku: null, errors: [{ pointer: '', code: 'refused', message: 'price is in USD, not in EUR (option currency)' }] },
+    ]);
   });
 });
 
@@ -117,11 +177,26 @@ describe('odoo', () => {
     const { bySku, summary } = await read('odoo.csv', { preset: 'odoo' });
     expect([...bySku.keys()].sort()).toEqual(['FURN-0007', 'FURN-0009']);
     expect(bySku.get('FURN-0007')).toEqual({
-      sku: 'FURN-0007', name: 'Office Chair', price: 120, stock: 8, description: 'Ergonomic chair.', categories: 'All / Saleable / Office Furniture',
-      weight: 12.5, weight_unit: 'kg', color: 'Black,White', legs: 'Steel',
+      sku: 'FURN-0007',
+      name: 'Office Chair',
+      price: 120,
+      stock: 8,
+      description: 'Ergonomic chair.',
+      categories: 'All / Saleable / Office Furniture',
+      weight: 12.5,
+      weight_unit: 'kg',
+      color: 'Black,White',
+      legs: 'Steel',
     });
     // No stock in the file: left to the merge (existing products keep theirs, new ones take the default).
-    expect(bySku.get('FURN-0009')).toEqual({ sku: 'FURN-0009', name: 'Desk Lamp', price: 35.5, weight: 0.8, weight_unit: 'kg', categories: 'All / Saleable' });
+    expect(bySku.get('FURN-0009')).toEqual({
+      sku: 'FURN-0009',
+      name: 'Desk Lamp',
+      price: 35.5,
+      weight: 0.8,
+      weight_unit: 'kg',
+      categories: 'All / Saleable',
+    });
     expect(summary).toMatchObject({ rows: 3, products: 2 });
     expect(summary.warnings.column_not_used).toMatchObject({ count: 1 });
   });

@@ -30,14 +30,22 @@ export async function previewFile(o: CatalogFileOptions, file: string, limit: nu
   }
 }
 
-async function previewOpen(o: CatalogFileOptions, file: InboxFile, named: string, limit: number): Promise<{ products: unknown[]; summary: unknown }> {
+async function previewOpen(
+  o: CatalogFileOptions,
+  file: InboxFile,
+  named: string,
+  limit: number,
+): Promise<{ products: unknown[]; summary: unknown }> {
   const format = o.format ?? named;
   const products: unknown[] = [];
   const summary = new SummaryBuilder();
   const refused: { at: number; sku: unknown; errors: string[] }[] = [];
   let invalid = 0;
   const take = async (batch: Batch): Promise<void> => {
-    const v = validateProducts(batch.products.map((p) => p.product), { inPlace: true, partial: o.preset !== undefined });
+    const v = validateProducts(
+      batch.products.map((p) => p.product),
+      { inPlace: true, partial: o.preset !== undefined },
+    );
     const bad = new Map<number, string[]>();
     for (const e of v.errors) {
       const m = /^\/(\d+)(.*)$/.exec(e.pointer);
@@ -45,7 +53,8 @@ async function previewOpen(o: CatalogFileOptions, file: InboxFile, named: string
       bad.set(i, [...(bad.get(i) ?? []), `${m?.[2] ?? e.pointer}: ${e.message}`]);
     }
     invalid += bad.size;
-    for (const [i, errors] of bad) if (refused.length < EXAMPLES) refused.push({ at: batch.products[i]!.at, sku: batch.products[i]!.product.sku ?? null, errors });
+    for (const [i, errors] of bad)
+      if (refused.length < EXAMPLES) refused.push({ at: batch.products[i]!.at, sku: batch.products[i]!.product.sku ?? null, errors });
     for (const { product } of v.valid) if (products.length < limit) products.push(product);
   };
   if (o.preset !== undefined) {
@@ -53,7 +62,11 @@ async function previewOpen(o: CatalogFileOptions, file: InboxFile, named: string
     return { products, summary: { ...summary.s, invalid_products: { count: invalid, examples: refused } } };
   }
   let rows = 0;
-  if (format === 'csv') await readCsv(file, o.columns, 1_000, async (b) => { rows += b.rows; await take(b); });
+  if (format === 'csv')
+    await readCsv(file, o.columns, 1_000, async (b) => {
+      rows += b.rows;
+      await take(b);
+    });
   else if (format === 'json' || format === 'xml') {
     const all = format === 'json' ? await readJson(file) : await readXml(file, o.columns);
     rows = all.length;

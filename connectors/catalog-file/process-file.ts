@@ -45,7 +45,11 @@ function lastPerSku(products: FileProduct[]): { kept: FileProduct[]; repeated: {
 
 async function submitBatch(ctx: Ctx, report: FileReport, where: Where, batch: Batch, merge?: MergeMode): Promise<void> {
   const { kept, repeated } = lastPerSku(batch.products);
-  const result = await submitProducts(ctx, kept.map((p) => p.product), merge);
+  const result = await submitProducts(
+    ctx,
+    kept.map((p) => p.product),
+    merge,
+  );
   addBatch(report, where, batch, kept, repeated, result);
   ctx.report.count('products_unchanged', result.unchanged);
   if (result.feed === null) return;
@@ -63,7 +67,8 @@ async function readAndSubmit(ctx: Ctx, file: InboxFile, format: string, report: 
   const where: Where = format === 'csv' || preset !== undefined ? 'line' : 'element';
   // A preset's file merges into the catalog (fields it does not carry stay as they are).
   const summary = preset === undefined ? null : new SummaryBuilder();
-  const merge: MergeMode | undefined = summary === null ? undefined : { defaults: effectivePreset(preset!, ctx.options).defaults, lacked: (f, v) => summary.defaulted(f, v) };
+  const merge: MergeMode | undefined =
+    summary === null ? undefined : { defaults: effectivePreset(preset!, ctx.options).defaults, lacked: (f, v) => summary.defaulted(f, v) };
   let sending: Promise<void> = Promise.resolve();
   const emit = async (batch: Batch): Promise<void> => {
     await sending;
@@ -81,7 +86,8 @@ async function readAndSubmit(ctx: Ctx, file: InboxFile, format: string, report: 
       await readCsv(file, columns, BATCH, emit, ctx.signal);
     } else {
       // JSON and XML are one document each: read whole, then submitted in batches.
-      if (format !== 'json' && format !== 'xml') throw userError(`Files of format "${format}" are read with a preset only (option preset); send CSV, JSON or XML.`);
+      if (format !== 'json' && format !== 'xml')
+        throw userError(`Files of format "${format}" are read with a preset only (option preset); send CSV, JSON or XML.`);
       const products = format === 'json' ? await readJson(file) : await readXml(file, columns);
       for (let i = 0; i < products.length; i += BATCH) {
         const slice = products.slice(i, i + BATCH);
@@ -108,9 +114,12 @@ export async function processFile(ctx: Ctx, file: InboxFile, name: string): Prom
     const size = file.size;
     report.bytes = size;
     if (size === 0) throw userError('The file is empty.');
-    if (size > o.max_bytes) throw userError(`The file is ${mb(size)}, over this connector's limit of ${mb(o.max_bytes)} (option max_bytes).`);
+    if (size > o.max_bytes)
+      throw userError(`The file is ${mb(size)}, over this connector's limit of ${mb(o.max_bytes)} (option max_bytes).`);
     if (format !== 'csv' && size > o.max_document_bytes) {
-      throw userError(`The file is ${mb(size)}: ${format.toUpperCase()} files are read whole and the limit is ${mb(o.max_document_bytes)} (option max_document_bytes); split it or send CSV.`);
+      throw userError(
+        `The file is ${mb(size)}: ${format.toUpperCase()} files are read whole and the limit is ${mb(o.max_document_bytes)} (option max_document_bytes); split it or send CSV.`,
+      );
     }
     report.sha256 = await sha256Of(file);
     // Skipped only once every feed of the earlier file was applied; until then it is read again.
@@ -123,8 +132,13 @@ export async function processFile(ctx: Ctx, file: InboxFile, name: string): Prom
     }
     await readAndSubmit(ctx, file, format, report);
     if (report.counts.products === 0 && report.counts.invalid === 0) throw userError('The file has a header row but no product rows.');
-    if (report.counts.valid === 0) throw userError(`None of the file's ${report.counts.products} products is valid; each one's errors are listed in this report.`);
-    await ctx.processed.remember(key, name, report.feeds.map((f) => f.pk));
+    if (report.counts.valid === 0)
+      throw userError(`None of the file's ${report.counts.products} products is valid; each one's errors are listed in this report.`);
+    await ctx.processed.remember(
+      key,
+      name,
+      report.feeds.map((f) => f.pk),
+    );
   } catch (error) {
     if (isTransient(error) || ctx.signal.aborted) throw error;
     report.outcome = 'error';

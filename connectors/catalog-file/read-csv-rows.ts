@@ -8,23 +8,27 @@ import type { RowSink, SourceRow } from './row.ts';
 
 /** Reads `file`, handing `batchSize` rows at a time to `sink` (awaited before reading on). */
 export async function readCsvRows(file: InboxFile, batchSize: number, sink: RowSink, signal?: AbortSignal): Promise<void> {
-  await parseCsv(file, async (records) => {
-    let header: string[] | null = null;
-    let batch: SourceRow[] = [];
-    for await (const { line, cells } of records) {
-      if (header === null) {
-        checkWidth(cells);
-        header = cells.map((h) => h.replace(/^\uFEFF/, '').trim());
-        continue;
+  await parseCsv(
+    file,
+    async (records) => {
+      let header: string[] | null = null;
+      let batch: SourceRow[] = [];
+      for await (const { line, cells } of records) {
+        if (header === null) {
+          checkWidth(cells);
+          header = cells.map((h) => h.replace(/^\uFEFF/, '').trim());
+          continue;
+        }
+        const names = header;
+        batch.push({ line, fields: names.map((h, i) => [h, cells[i] ?? '']) });
+        if (batch.length >= batchSize) {
+          await sink(batch);
+          batch = [];
+        }
       }
-      const names = header;
-      batch.push({ line, fields: names.map((h, i) => [h, cells[i] ?? '']) });
-      if (batch.length >= batchSize) {
-        await sink(batch);
-        batch = [];
-      }
-    }
-    if (header === null) throw userError('The file is empty (no header row).');
-    if (batch.length > 0) await sink(batch);
-  }, signal);
+      if (header === null) throw userError('The file is empty (no header row).');
+      if (batch.length > 0) await sink(batch);
+    },
+    signal,
+  );
 }

@@ -20,7 +20,9 @@ const CHUNK_BYTES = 64 * 1024;
 const SLICE_MS = 20;
 
 const tooManyColumns = (n: number, more = ''): Error =>
-  userError(`The header row has ${n.toLocaleString('en')}${more} columns; a file may have at most ${MAX_COLUMNS.toLocaleString('en')} (catalog-file's column limit).`);
+  userError(
+    `The header row has ${n.toLocaleString('en')}${more} columns; a file may have at most ${MAX_COLUMNS.toLocaleString('en')} (catalog-file's column limit).`,
+  );
 
 /**
  * `,` or `;`: whichever the header line (outside quotes) has more of; `,` when it has neither.
@@ -67,9 +69,11 @@ function headerFields(header: string[], columns: Record<string, string>): string
   if (!fields.includes('sku')) {
     const first = header[0] ?? '';
     // One field holding tabs or pipes: a delimiter we do not read.
-    throw userError(header.length === 1 && /[\t|]/.test(first)
-      ? `The header row is one field (${excerpt(first, 60)}): the delimiter must be , or ; (tab and | are not read).`
-      : `The header row has no sku column (found: ${headerExcerpt(header)}); rename one with the connector's "columns" option.`);
+    throw userError(
+      header.length === 1 && /[\t|]/.test(first)
+        ? `The header row is one field (${excerpt(first, 60)}): the delimiter must be , or ; (tab and | are not read).`
+        : `The header row has no sku column (found: ${headerExcerpt(header)}); rename one with the connector's "columns" option.`,
+    );
   }
   const seen = new Set<string>();
   for (const f of fields) {
@@ -110,7 +114,11 @@ export interface Row {
  * open handle a slice at a time, the event loop given a turn every SLICE_MS. Both readers (the
  * plain one below, and the preset engine's source rows) consume these records.
  */
-export async function parseCsv(file: InboxFile, consume: (records: AsyncIterable<Row>) => Promise<void>, signal?: AbortSignal): Promise<void> {
+export async function parseCsv(
+  file: InboxFile,
+  consume: (records: AsyncIterable<Row>) => Promise<void>,
+  signal?: AbortSignal,
+): Promise<void> {
   const options: Options<Row, string[]> = {
     delimiter: await sniffDelimiter(file),
     bom: true,
@@ -155,30 +163,41 @@ export function checkWidth(header: string[]): void {
  * rows stay in its batch), each batch awaited by `emit` before more of the file is read.
  * Throws a user error for a file that cannot be read as a catalog.
  */
-export async function readCsv(file: InboxFile, columns: Record<string, string>, batchSize: number, emit: (batch: Batch) => Promise<void>, signal?: AbortSignal): Promise<void> {
-  await parseCsv(file, async (records) => {
-    let grouper: CsvGrouper | null = null;
-    let rows = 0;
-    let batch: Batch = { products: [], rows: 0, orphans: [] };
-    const flush = async (g: CsvGrouper): Promise<void> => {
-      batch.products = g.take();
-      await emit(batch);
-      batch = { products: [], rows: 0, orphans: [] };
-    };
-    for await (const { line, cells } of records) {
-      if (grouper === null) {
-        grouper = new CsvGrouper(headerFields(cells, columns));
-        continue;
+export async function readCsv(
+  file: InboxFile,
+  columns: Record<string, string>,
+  batchSize: number,
+  emit: (batch: Batch) => Promise<void>,
+  signal?: AbortSignal,
+): Promise<void> {
+  await parseCsv(
+    file,
+    async (records) => {
+      let grouper: CsvGrouper | null = null;
+      let rows = 0;
+      let batch: Batch = { products: [], rows: 0, orphans: [] };
+      const flush = async (g: CsvGrouper): Promise<void> => {
+        batch.products = g.take();
+        await emit(batch);
+        batch = { products: [], rows: 0, orphans: [] };
+      };
+      for await (const { line, cells } of records) {
+        if (grouper === null) {
+          grouper = new CsvGrouper(headerFields(cells, columns));
+          continue;
+        }
+        // A batch ends only before a product row, so a product's variation rows stay with it.
+        if (grouper.order.length >= batchSize && grouper.startsProduct(cells)) await flush(grouper);
+        rows++;
+        batch.rows++;
+        const r = grouper.add(cells, line);
+        if (r.error !== undefined)
+          batch.orphans.push({ line, sku: r.sku ?? null, errors: [{ pointer: '/parent_sku', code: 'not_found', message: r.error }] });
       }
-      // A batch ends only before a product row, so a product's variation rows stay with it.
-      if (grouper.order.length >= batchSize && grouper.startsProduct(cells)) await flush(grouper);
-      rows++;
-      batch.rows++;
-      const r = grouper.add(cells, line);
-      if (r.error !== undefined) batch.orphans.push({ line, sku: r.sku ?? null, errors: [{ pointer: '/parent_sku', code: 'not_found', message: r.error }] });
-    }
-    if (grouper === null) throw userError('The file is empty (no header row).');
-    if (rows === 0) throw userError('The file has a header row but no product rows.');
-    await flush(grouper);
-  }, signal);
+      if (grouper === null) throw userError('The file is empty (no header row).');
+      if (rows === 0) throw userError('The file has a header row but no product rows.');
+      await flush(grouper);
+    },
+    signal,
+  );
 }

@@ -12,7 +12,10 @@ import type { SourceRow } from './row.ts';
 const fixture = (name: string): string => path.join(path.dirname(fileURLToPath(import.meta.url)), 'fixtures', name);
 const G = { g: 'http://base.google.com/ns/1.0' };
 
-async function read(file: string, opts: Omit<DocumentOptions, 'onItemError'>): Promise<{ rows: SourceRow[]; errors: ItemError[]; batches: number }> {
+async function read(
+  file: string,
+  opts: Omit<DocumentOptions, 'onItemError'>,
+): Promise<{ rows: SourceRow[]; errors: ItemError[]; batches: number }> {
   const errors: ItemError[] = [];
   const rows: SourceRow[] = [];
   let batches = 0;
@@ -40,7 +43,10 @@ describe('XML items (Google Merchant RSS)', () => {
     expect(shirt!.line).toBe(7);
     expect(values(shirt!, 'title')).toEqual(['Cotton T-shirt & more']);
     expect(values(shirt!, 'description')).toEqual(['Soft <b>cotton</b> shirt, 100% organic']);
-    expect(values(shirt!, 'g:additional_image_link')).toEqual(['https://shop.example.com/img/tshirt-red-2.jpg', 'https://shop.example.com/img/tshirt-red-3.jpg']);
+    expect(values(shirt!, 'g:additional_image_link')).toEqual([
+      'https://shop.example.com/img/tshirt-red-2.jpg',
+      'https://shop.example.com/img/tshirt-red-3.jpg',
+    ]);
     expect(values(shirt!, 'g:shipping.g:price')).toEqual(['4.95 USD']);
     expect(values(shirt!, 'g:shipping.g:country')).toEqual(['US']);
     expect(values(shirt!, 'g:price')).toEqual(['15.00 USD']);
@@ -51,8 +57,12 @@ describe('XML items (Google Merchant RSS)', () => {
     expect(errors).toEqual([{ line: 29, message: 'Line 33: unexpected close tag.' }]);
   });
 
-  it('names elements by the namespace, not the file\'s prefix; an undefined entity is its item\'s error; __proto__ is a plain name', async () => {
-    const { rows, errors } = await read(fixture('google-merchant-prefix.xml'), { format: 'xml', item_path: 'rss.channel.item', namespaces: G });
+  it("names elements by the namespace, not the file's prefix; an undefined entity is its item's error; __proto__ is a plain name", async () => {
+    const { rows, errors } = await read(fixture('google-merchant-prefix.xml'), {
+      format: 'xml',
+      item_path: 'rss.channel.item',
+      namespaces: G,
+    });
     expect(rows.map((r) => values(r, 'g:id')[0])).toEqual(['A-1', 'A-3']);
     expect(values(rows[0]!, '__proto__')).toEqual(['x']);
     expect(values(rows[0]!, 'g:gtin')).toEqual(['0012345678905']);
@@ -62,20 +72,28 @@ describe('XML items (Google Merchant RSS)', () => {
   });
 
   it('expands no entity a DOCTYPE declares (no XML bomb), and says so for that item', async () => {
-    const file = tmpFile('bomb.xml', '<?xml version="1.0"?>\n<!DOCTYPE r [<!ENTITY a "aaaaaaaaaa"><!ENTITY b "&a;&a;&a;&a;&a;&a;&a;&a;">]>\n<r><item><id>1</id><t>&b;</t></item><item><id>2</id></item></r>');
+    const file = tmpFile(
+      'bomb.xml',
+      '<?xml version="1.0"?>\n<!DOCTYPE r [<!ENTITY a "aaaaaaaaaa"><!ENTITY b "&a;&a;&a;&a;&a;&a;&a;&a;">]>\n<r><item><id>1</id><t>&b;</t></item><item><id>2</id></item></r>',
+    );
     const { rows, errors } = await read(file, { format: 'xml', item_path: 'r.item' });
     expect(rows.map((r) => r.fields)).toEqual([[['id', '2']]]);
     expect(errors[0]!.message).toMatch(/undefined entity/);
   });
 
-  it('reads attributes (Atom links), caps an item\'s size, and batches', async () => {
+  it("reads attributes (Atom links), caps an item's size, and batches", async () => {
     const items = Array.from({ length: 7 }, (_, i) => `<entry><id>${i}</id><link href="https://x.example/${i}"/></entry>`).join('\n');
     const big = `<entry><id>big</id><summary>${'x'.repeat(3000)}</summary></entry>`;
     const file = tmpFile('atom.xml', `<feed xmlns="http://www.w3.org/2005/Atom">\n${big}\n${items}\n</feed>`);
     const { rows, errors, batches } = await read(file, { format: 'xml', item_path: 'feed.entry', max_item_bytes: 2000, batch_size: 3 });
     expect(rows).toHaveLength(7);
     expect(batches).toBe(3);
-    expect(rows[6]!.fields).toEqual([['link@href', 'https://x.example/6'], ['id', '6']].reverse());
+    expect(rows[6]!.fields).toEqual(
+      [
+        ['link@href', 'https://x.example/6'],
+        ['id', '6'],
+      ].reverse(),
+    );
     expect(errors).toEqual([{ line: 2, message: 'The item is larger than 2000 characters.' }]);
   });
 
@@ -90,7 +108,9 @@ describe('XML items (Google Merchant RSS)', () => {
 
   it('says when no element is at the item path', async () => {
     const file = tmpFile('rss.xml', '<rss><channel><item><title>A</title></item></channel></rss>');
-    await expect(read(file, { format: 'xml', item_path: 'products.product' })).rejects.toThrow('The file has no items at "products.product"');
+    await expect(read(file, { format: 'xml', item_path: 'products.product' })).rejects.toThrow(
+      'The file has no items at "products.product"',
+    );
   });
 });
 
@@ -126,16 +146,27 @@ describe('JSON items (Akeneo REST API page)', () => {
   });
 
   it('takes another locale and channel when asked', async () => {
-    const { rows } = await read(fixture('akeneo-products.json'), { format: 'json', item_path: '_embedded.items', locale: 'fr_FR', scope: 'mobile' });
+    const { rows } = await read(fixture('akeneo-products.json'), {
+      format: 'json',
+      item_path: '_embedded.items',
+      locale: 'fr_FR',
+      scope: 'mobile',
+    });
     const f = new Map(rows[0]!.fields);
     expect(f.get('values.name')).toBe('Veste marron');
     expect(f.has('values.description')).toBe(false);
   });
 
-  it('reads a plain array document and caps an item\'s size', async () => {
+  it("reads a plain array document and caps an item's size", async () => {
     const file = tmpFile('a.json', `[\n{"sku":"A","n":1.5},\n{"sku":"B","long":"${'y'.repeat(500)}"},\n{"sku":"C"}\n]`);
     const { rows, errors } = await read(file, { format: 'json', item_path: '', max_item_bytes: 100 });
-    expect(rows.map((r) => r.fields)).toEqual([[['sku', 'A'], ['n', '1.5']], [['sku', 'C']]]);
+    expect(rows.map((r) => r.fields)).toEqual([
+      [
+        ['sku', 'A'],
+        ['n', '1.5'],
+      ],
+      [['sku', 'C']],
+    ]);
     expect(rows.map((r) => r.line)).toEqual([2, 4]);
     expect(errors).toEqual([{ line: 3, message: 'The item is larger than 100 bytes.' }]);
   });
@@ -153,9 +184,12 @@ describe('JSON items (Akeneo REST API page)', () => {
 });
 
 describe('JSON Lines', () => {
-  it('reads one item per line (product models), a broken line is that line\'s error', async () => {
+  it("reads one item per line (product models), a broken line is that line's error", async () => {
     const { rows, errors } = await read(fixture('akeneo-product-models.jsonl'), { format: 'jsonl', item_path: '' });
-    expect(rows.map((r) => [r.line, new Map(r.fields).get('code')])).toEqual([[1, 'jacket_brown'], [4, 'scarf_model']]);
+    expect(rows.map((r) => [r.line, new Map(r.fields).get('code')])).toEqual([
+      [1, 'jacket_brown'],
+      [4, 'scarf_model'],
+    ]);
     expect(new Map(rows[0]!.fields).get('values.color')).toBe('brown');
     expect(new Map(rows[0]!.fields).get('family_variant')).toBe('clothing_size');
     expect(errors.map((e) => e.line)).toEqual([3]);

@@ -81,7 +81,12 @@ async function* readXml(file: DocumentSource, opts: DocumentOptions, size: numbe
 }
 
 async function* readJson(file: DocumentSource, opts: DocumentOptions, size: number): AsyncGenerator<SourceRow[]> {
-  const items = new JsonItems({ item_path: opts.item_path, locale: opts.locale ?? 'en_US', scope: opts.scope ?? 'ecommerce', max_item_bytes: opts.max_item_bytes ?? MiB });
+  const items = new JsonItems({
+    item_path: opts.item_path,
+    locale: opts.locale ?? 'en_US',
+    scope: opts.scope ?? 'ecommerce',
+    max_item_bytes: opts.max_item_bytes ?? MiB,
+  });
   let failure: unknown = null;
   try {
     for await (const chunk of stream(file, opts.signal)) {
@@ -128,19 +133,26 @@ async function* readJsonLines(file: DocumentSource, opts: DocumentOptions, size:
 export async function* readDocumentRows(file: DocumentSource, opts: DocumentOptions): AsyncGenerator<SourceRow[]> {
   const size = opts.batch_size ?? 500;
   let found = 0;
-  const counted: DocumentOptions = opts.onItemError === undefined ? opts : {
-    ...opts,
-    onItemError: (e) => {
-      found++;
-      opts.onItemError!(e);
-    },
-  };
+  const counted: DocumentOptions =
+    opts.onItemError === undefined
+      ? opts
+      : {
+          ...opts,
+          onItemError: (e) => {
+            found++;
+            opts.onItemError!(e);
+          },
+        };
   const read = opts.format === 'xml' ? readXml : opts.format === 'json' ? readJson : readJsonLines;
   for await (const batch of read(file, counted, size)) {
     found += batch.length;
     yield batch;
   }
   if (found === 0) {
-    throw userError(opts.format === 'jsonl' ? 'The file holds no items (every line is empty).' : `The file has no items at "${opts.item_path}" (the item_path option).`);
+    throw userError(
+      opts.format === 'jsonl'
+        ? 'The file holds no items (every line is empty).'
+        : `The file has no items at "${opts.item_path}" (the item_path option).`,
+    );
   }
 }

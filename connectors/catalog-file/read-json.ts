@@ -15,7 +15,8 @@ export async function readJson(file: InboxFile): Promise<FileProduct[]> {
     throw userError(`The file is not valid JSON: ${clip((error as Error).message, 160)}.`);
   }
   const what = body === null ? 'null' : Array.isArray(body) ? 'array' : typeof body;
-  if (what !== 'array' && what !== 'object') throw userError(`The JSON is ${what === 'null' ? 'null' : `a ${what}`}, not an array or object of products.`);
+  if (what !== 'array' && what !== 'object')
+    throw userError(`The JSON is ${what === 'null' ? 'null' : `a ${what}`}, not an array or object of products.`);
   const items = Array.isArray(body) ? body : [body];
   if (items.length === 0) throw userError('The JSON array is empty: it holds no products.');
   // Element numbers are 1-based, as people count; pointers in the report stay per product.

@@ -25,10 +25,54 @@ async function akeneoWorkbook(): Promise<string> {
   const file = tmp('akeneo.xlsx');
   const book = new ExcelJS.Workbook();
   const sheet = book.addWorksheet('Products');
-  sheet.addRow(['sku', 'family', 'parent', 'name-en_US', 'price-EUR', 'weight', 'weight-unit', 'enabled', 'release_date', 'updated', '', '__proto__', 'categories', 'categories']);
-  sheet.addRow(['jacket-brown-s', 'clothing', 'jacket_brown', 'Brown jacket', 0.1 + 0.2, 800, 'GRAM', true, new Date(Date.UTC(2026, 2, 31)), new Date(Date.UTC(2026, 2, 31, 14, 5, 0)), 'no header', 'p', 'jackets', 'winter']);
+  sheet.addRow([
+    'sku',
+    'family',
+    'parent',
+    'name-en_US',
+    'price-EUR',
+    'weight',
+    'weight-unit',
+    'enabled',
+    'release_date',
+    'updated',
+    '',
+    '__proto__',
+    'categories',
+    'categories',
+  ]);
+  sheet.addRow([
+    'jacket-brown-s',
+    'clothing',
+    'jacket_brown',
+    'Brown jacket',
+    0.1 + 0.2,
+    800,
+    'GRAM',
+    true,
+    new Date(Date.UTC(2026, 2, 31)),
+    new Date(Date.UTC(2026, 2, 31, 14, 5, 0)),
+    'no header',
+    'p',
+    'jackets',
+    'winter',
+  ]);
   sheet.addRow([]);
-  const r = sheet.addRow(['scarf', 'accessories', null, { richText: [{ text: 'Wool ' }, { font: { bold: true }, text: 'scarf' }] }, { formula: 'E2*100', result: 30 }, 1234567890123, null, false, null, null, null, null, { error: '#N/A' }]);
+  const r = sheet.addRow([
+    'scarf',
+    'accessories',
+    null,
+    { richText: [{ text: 'Wool ' }, { font: { bold: true }, text: 'scarf' }] },
+    { formula: 'E2*100', result: 30 },
+    1234567890123,
+    null,
+    false,
+    null,
+    null,
+    null,
+    null,
+    { error: '#N/A' },
+  ]);
   r.getCell(9).value = null;
   sheet.getColumn(9).numFmt = 'yyyy-mm-dd';
   sheet.getColumn(10).numFmt = 'yyyy-mm-dd hh:mm';
@@ -47,26 +91,58 @@ describe('XLSX rows', () => {
     expect(jacket).toEqual({
       line: 2,
       fields: [
-        ['sku', 'jacket-brown-s'], ['family', 'clothing'], ['parent', 'jacket_brown'], ['name-en_US', 'Brown jacket'],
-        ['price-EUR', '0.3'], ['weight', '800'], ['weight-unit', 'GRAM'], ['enabled', 'true'], ['release_date', '2026-03-31'],
-        ['updated', '2026-03-31T14:05:00'], ['__proto__', 'p'], ['categories', 'jackets'], ['categories', 'winter'],
+        ['sku', 'jacket-brown-s'],
+        ['family', 'clothing'],
+        ['parent', 'jacket_brown'],
+        ['name-en_US', 'Brown jacket'],
+        ['price-EUR', '0.3'],
+        ['weight', '800'],
+        ['weight-unit', 'GRAM'],
+        ['enabled', 'true'],
+        ['release_date', '2026-03-31'],
+        ['updated', '2026-03-31T14:05:00'],
+        ['__proto__', 'p'],
+        ['categories', 'jackets'],
+        ['categories', 'winter'],
       ],
     });
     // The empty row 3 is skipped; rich text joined, a formula by its result, an error cell empty.
     expect(scarf!.line).toBe(4);
-    expect(new Map(scarf!.fields)).toEqual(new Map([
-      ['sku', 'scarf'], ['family', 'accessories'], ['parent', ''], ['name-en_US', 'Wool scarf'], ['price-EUR', '30'], ['weight', '1234567890123'],
-      ['weight-unit', ''], ['enabled', 'false'], ['release_date', ''], ['updated', ''], ['__proto__', ''], ['categories', ''],
-    ]));
+    expect(new Map(scarf!.fields)).toEqual(
+      new Map([
+        ['sku', 'scarf'],
+        ['family', 'accessories'],
+        ['parent', ''],
+        ['name-en_US', 'Wool scarf'],
+        ['price-EUR', '30'],
+        ['weight', '1234567890123'],
+        ['weight-unit', ''],
+        ['enabled', 'false'],
+        ['release_date', ''],
+        ['updated', ''],
+        ['__proto__', ''],
+        ['categories', ''],
+      ]),
+    );
   });
 
   it('reads the sheet named by `sheet`, in batches', async () => {
     const file = await akeneoWorkbook();
-    expect(await rowsOf(file, { sheet: 'Variants' })).toEqual([{ line: 2, fields: [['sku', 'jacket-brown-m'], ['size', 'm']] }]);
+    expect(await rowsOf(file, { sheet: 'Variants' })).toEqual([
+      {
+        line: 2,
+        fields: [
+          ['sku', 'jacket-brown-m'],
+          ['size', 'm'],
+        ],
+      },
+    ]);
     const batches: number[] = [];
     for await (const b of readXlsxRows(file, { batch_size: 1 })) batches.push(b.length);
     expect(batches).toEqual([1, 1]);
-    await expect(rowsOf(file, { sheet: 'Prices' })).rejects.toThrow('The workbook has no sheet named "Prices" (it has: Products, Variants).');
+    await expect(rowsOf(file, { sheet: 'Prices' })).rejects.toThrow(
+      'The workbook has no sheet named "Prices" (it has: Products, Variants).',
+    );
   });
 
   it('refuses a file that is not a workbook, and a sheet without rows', async () => {
@@ -80,7 +156,7 @@ describe('XLSX rows', () => {
     await expect(rowsOf(empty)).rejects.toThrow('The sheet has a header row but no rows under it.');
   });
 
-  it('keeps text as written: characters cut by the zip\'s chunks, and entity-like text in inline cells', { timeout: 60_000 }, async () => {
+  it("keeps text as written: characters cut by the zip's chunks, and entity-like text in inline cells", { timeout: 60_000 }, async () => {
     const texts = ['Größe 40 – 10 € 日本', '&lt;b&gt;Tom &quot;&amp;&quot; Jerry&lt;/b&gt; &nbsp; &#233;', 'a & b < c > "d"'];
     for (const useSharedStrings of [true, false]) {
       const file = tmp(`text-${useSharedStrings}.xlsx`);
@@ -101,7 +177,15 @@ describe('XLSX rows', () => {
     const sheet = book.addWorksheet('Products');
     sheet.addRow(['sku', 'family', 'parent', 'name-en_US', 'price-EUR', 'weight', 'created']).commit();
     for (let i = 1; i <= 100_000; i++) {
-      const row = sheet.addRow([`SKU-${i}`, 'clothing', i % 5 === 0 ? '' : `MODEL-${Math.floor(i / 5)}`, `Product number ${i} in cotton`, 19.9 + (i % 100) / 10, i / 1000, new Date(Date.UTC(2026, 0, 1 + (i % 300)))]);
+      const row = sheet.addRow([
+        `SKU-${i}`,
+        'clothing',
+        i % 5 === 0 ? '' : `MODEL-${Math.floor(i / 5)}`,
+        `Product number ${i} in cotton`,
+        19.9 + (i % 100) / 10,
+        i / 1000,
+        new Date(Date.UTC(2026, 0, 1 + (i % 300))),
+      ]);
       row.getCell(7).numFmt = 'yyyy-mm-dd';
       row.commit();
     }
@@ -126,9 +210,22 @@ describe('XLSX rows', () => {
     expect(code).toBe(0);
     const m = JSON.parse(out) as { n: number; at20k: number; at90k: number; maxRss: number; last: SourceRow };
     const MB = 1024 * 1024;
-    console.log(`xlsx 100k rows: live heap ${Math.round(m.at20k / MB)} MB at 20k, ${Math.round(m.at90k / MB)} MB at 90k; peak RSS ${Math.round(m.maxRss / MB)} MB`);
+    console.log(
+      `xlsx 100k rows: live heap ${Math.round(m.at20k / MB)} MB at 20k, ${Math.round(m.at90k / MB)} MB at 90k; peak RSS ${Math.round(m.maxRss / MB)} MB`,
+    );
     expect(m.n).toBe(100_000);
-    expect(m.last).toEqual({ line: 100_001, fields: [['sku', 'SKU-100000'], ['family', 'clothing'], ['parent', ''], ['name-en_US', 'Product number 100000 in cotton'], ['price-EUR', '19.9'], ['weight', '100'], ['created', '2026-04-11']] });
+    expect(m.last).toEqual({
+      line: 100_001,
+      fields: [
+        ['sku', 'SKU-100000'],
+        ['family', 'clothing'],
+        ['parent', ''],
+        ['name-en_US', 'Product number 100000 in cotton'],
+        ['price-EUR', '19.9'],
+        ['weight', '100'],
+        ['created', '2026-04-11'],
+      ],
+    });
     expect(m.at90k - m.at20k).toBeLessThan(16 * MB);
     expect(m.maxRss).toBeLessThan(512 * MB);
   });

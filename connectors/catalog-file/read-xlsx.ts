@@ -49,7 +49,10 @@ export async function* onceMoreEscaped(texts: AsyncIterable<string>): AsyncGener
 }
 
 type Entry = AsyncIterable<Buffer> & { setEncoding(encoding: 'utf8'): void };
-type Reader = new (input: string | Readable, options: Partial<ExcelJS.stream.xlsx.WorkbookStreamReaderOptions>) => ExcelJS.stream.xlsx.WorkbookReader;
+type Reader = new (
+  input: string | Readable,
+  options: Partial<ExcelJS.stream.xlsx.WorkbookStreamReaderOptions>,
+) => ExcelJS.stream.xlsx.WorkbookReader;
 
 /**
  * exceljs 4.4.0's reader decodes each chunk of the zip's XML on its own (utils/parse-sax.js), so
@@ -137,9 +140,11 @@ async function* sheetRows(source: string | Readable, wanted: string | undefined)
     // Not the one: read past it (the zip is a stream; the next sheet comes after it).
     for await (const row of sheet) void row;
   }
-  throw userError(wanted !== undefined
-    ? `The workbook has no sheet named "${wanted}" (it has: ${seen.join(', ').slice(0, 200) || 'none'}).`
-    : 'The workbook has no worksheet.');
+  throw userError(
+    wanted !== undefined
+      ? `The workbook has no sheet named "${wanted}" (it has: ${seen.join(', ').slice(0, 200) || 'none'}).`
+      : 'The workbook has no worksheet.',
+  );
 }
 
 /**

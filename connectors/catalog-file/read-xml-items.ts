@@ -98,7 +98,10 @@ export class XmlItems {
   }
 
   private relative(): string {
-    return this.stack.slice(this.item!.depth).map((o) => o.name).join('.');
+    return this.stack
+      .slice(this.item!.depth)
+      .map((o) => o.name)
+      .join('.');
   }
 
   private add(name: string, value: string): void {
@@ -152,7 +155,8 @@ export class XmlItems {
     const top = this.stack.at(-1);
     if (top === undefined) return;
     const value = top.text.trim();
-    if (this.item !== null && !top.children && this.stack.length > this.item.depth && (value !== '' || !top.attributes)) this.add(this.relative(), value);
+    if (this.item !== null && !top.children && this.stack.length > this.item.depth && (value !== '' || !top.attributes))
+      this.add(this.relative(), value);
     this.stack.pop();
     if (this.item !== null && this.stack.length < this.item.depth) {
       const { line, fields, error } = this.item;

@@ -7,13 +7,32 @@ import { readWhole, type InboxFile } from './inbox.ts';
 import { productKinds, recordToObject, renameHeader, variationKinds, type FileProduct } from './map.ts';
 import { clip, decodeUtf8, excerpt } from './utf8.ts';
 
-const LISTS = new Set(['products.product', 'products.product.images.image', 'products.product.variations.variation', 'products.product.variations.variation.images.image']);
+const LISTS = new Set([
+  'products.product',
+  'products.product.images.image',
+  'products.product.variations.variation',
+  'products.product.variations.variation.images.image',
+]);
 
 /**
  * Element names the parser refuses or renames (they are Object.prototype's): kept under a
  * "#" name no XML element can have while parsing, and given back their own name as a field.
  */
-const RESERVED = new Set(['__proto__', 'constructor', 'prototype', 'hasOwnProperty', 'toString', 'valueOf', '__defineGetter__', '__defineSetter__', '__lookupGetter__', '__lookupSetter__', 'isPrototypeOf', 'propertyIsEnumerable', 'toLocaleString']);
+const RESERVED = new Set([
+  '__proto__',
+  'constructor',
+  'prototype',
+  'hasOwnProperty',
+  'toString',
+  'valueOf',
+  '__defineGetter__',
+  '__defineSetter__',
+  '__lookupGetter__',
+  '__lookupSetter__',
+  'isPrototypeOf',
+  'propertyIsEnumerable',
+  'toLocaleString',
+]);
 const RESERVED_MARK = '#name:';
 const hideReserved = (name: string): string => (RESERVED.has(name) ? `${RESERVED_MARK}${name}` : name);
 const ownName = (key: string): string => (key.startsWith(RESERVED_MARK) ? key.slice(RESERVED_MARK.length) : key);
@@ -48,7 +67,12 @@ function renamed(value: Record<string, unknown>, columns: Record<string, string>
   return Object.fromEntries(keys.map((k, i) => [fields[i]!, value[k]]));
 }
 
-function element(value: unknown, kinds: typeof productKinds, keepUnknown: boolean, columns: Record<string, string>): Record<string, unknown> {
+function element(
+  value: unknown,
+  kinds: typeof productKinds,
+  keepUnknown: boolean,
+  columns: Record<string, string>,
+): Record<string, unknown> {
   if (!isObject(value)) return {};
   const { images: imgs, variations, ...rest } = renamed(value, columns);
   const out = recordToObject(rest, kinds, keepUnknown);
@@ -63,7 +87,8 @@ function element(value: unknown, kinds: typeof productKinds, keepUnknown: boolea
 
 /** The standard's five entities, the only ones a file may use (entity processing stays off). */
 const unescape = (v: unknown): unknown => {
-  if (typeof v === 'string') return v.replace(/&(lt|gt|quot|apos|amp);/g, (_m, e: string) => ({ lt: '<', gt: '>', quot: '"', apos: "'", amp: '&' })[e]!);
+  if (typeof v === 'string')
+    return v.replace(/&(lt|gt|quot|apos|amp);/g, (_m, e: string) => ({ lt: '<', gt: '>', quot: '"', apos: "'", amp: '&' })[e]!);
   if (Array.isArray(v)) return v.map(unescape);
   if (isObject(v)) return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, unescape(x)]));
   return v;
@@ -78,7 +103,8 @@ export async function readXml(file: InboxFile, columns: Record<string, string> =
   const valid = XMLValidator.validate(text);
   if (valid !== true) throw userError(`The XML is not well-formed at line ${valid.err.line}: ${clip(valid.err.msg, 160)}`);
   const doc = parser.parse(text) as Record<string, unknown>;
-  if (!Object.hasOwn(doc, 'products')) throw userError(`The XML root element must be <products> (found ${excerpt(ownName(Object.keys(doc)[0] ?? 'nothing'))}).`);
+  if (!Object.hasOwn(doc, 'products'))
+    throw userError(`The XML root element must be <products> (found ${excerpt(ownName(Object.keys(doc)[0] ?? 'nothing'))}).`);
   const root = doc.products;
   const list = isObject(root) && Array.isArray(root.product) ? root.product : [];
   if (list.length === 0) throw userError('The XML has no <product> elements.');

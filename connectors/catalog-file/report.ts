@@ -46,7 +46,16 @@ export interface FileReport {
   bytes: number | null;
   started_at: string;
   finished_at: string | null;
-  counts: { rows: number; products: number; variations: number; valid: number; invalid: number; unchanged: number; sent: number; warnings: number };
+  counts: {
+    rows: number;
+    products: number;
+    variations: number;
+    valid: number;
+    invalid: number;
+    unchanged: number;
+    sent: number;
+    warnings: number;
+  };
   feeds: { pk: string; url: string; items: number }[];
   errors: ReportEntry[];
   warnings: WarningEntry[];
@@ -56,10 +65,20 @@ export interface FileReport {
 
 export function newReport(file: string, connector: string, runId: number, format: string): FileReport {
   return {
-    file, connector, run_id: runId, format, outcome: 'done', reason: null, sha256: null, bytes: null,
-    started_at: new Date().toISOString(), finished_at: null,
+    file,
+    connector,
+    run_id: runId,
+    format,
+    outcome: 'done',
+    reason: null,
+    sha256: null,
+    bytes: null,
+    started_at: new Date().toISOString(),
+    finished_at: null,
     counts: { rows: 0, products: 0, variations: 0, valid: 0, invalid: 0, unchanged: 0, sent: 0, warnings: 0 },
-    feeds: [], errors: [], warnings: [],
+    feeds: [],
+    errors: [],
+    warnings: [],
   };
 }
 
@@ -69,7 +88,14 @@ const skuOf = (p: FileProduct): string | null => (typeof p.product.sku === 'stri
  * Adds a batch to the report: `sent` are the batch's products that were submitted (one per
  * sku), `repeated` the ones a later row of the same sku replaced, `result` what submitting gave.
  */
-export function addBatch(report: FileReport, where: Where, batch: Batch, sent: FileProduct[], repeated: { earlier: FileProduct; later: FileProduct }[], result: Submitted): void {
+export function addBatch(
+  report: FileReport,
+  where: Where,
+  batch: Batch,
+  sent: FileProduct[],
+  repeated: { earlier: FileProduct; later: FileProduct }[],
+  result: Submitted,
+): void {
   const c = report.counts;
   c.rows += batch.rows;
   c.products += batch.products.length;
@@ -92,5 +118,11 @@ export function addBatch(report: FileReport, where: Where, batch: Batch, sent: F
     error({ [where]: p.at, sku: skuOf(p), errors: where === 'line' ? errors.map((e) => ({ ...e, line: lineOf(p, e.pointer) })) : errors });
   }
   for (const w of result.warnings) warn({ [where]: sent[w.index]!.at, sku: skuOf(sent[w.index]!), pointer: w.pointer, message: w.message });
-  for (const { earlier, later } of repeated) warn({ [where]: earlier.at, sku: skuOf(earlier), pointer: '/sku', message: `sku repeated at ${where} ${later.at}; the later one is used` });
+  for (const { earlier, later } of repeated)
+    warn({
+      [where]: earlier.at,
+      sku: skuOf(earlier),
+      pointer: '/sku',
+      message: `sku repeated at ${where} ${later.at}; the later one is used`,
+    });
 }

@@ -46,8 +46,18 @@ interface Plan {
 
 const ROLE_OPTION = /^\$option_(name|value):(\d+)$/;
 /** Fields a source column may name by itself (any case); stamps the server keeps itself are not read. */
-const KNOWN = new Set([...productKinds.keys(), ...variationKinds.keys()].filter((f) => !['pk', 'created_at', 'updated_at', 'deleted_at', 'variations'].includes(f)));
-const attributeName = (s: string): string => s.trim().toLowerCase().replace(/[^\p{L}\p{N}]+/gu, '_').replace(/^_+|_+$/g, '').slice(0, 100);
+const KNOWN = new Set(
+  [...productKinds.keys(), ...variationKinds.keys()].filter(
+    (f) => !['pk', 'created_at', 'updated_at', 'deleted_at', 'variations'].includes(f),
+  ),
+);
+const attributeName = (s: string): string =>
+  s
+    .trim()
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}]+/gu, '_')
+    .replace(/^_+|_+$/g, '')
+    .slice(0, 100);
 
 export interface MapOptions {
   imageBaseUrl: string | undefined;
@@ -111,8 +121,21 @@ export class RowMapper {
   /** The row as a MappedRow; a skip reason; or a refusal (the row's errors). */
   map(row: SourceRow): { row: MappedRow } | { skip: string } | { refuse: string; sku: string | null } {
     const r: MappedRow = {
-      line: row.line, sku: null, ref: '', child: false, needsParent: false, continues: false,
-      fields: {}, productFields: {}, variationFields: {}, images: [], productImages: [], variationImages: [], options: [], optionNames: {}, aliases: [],
+      line: row.line,
+      sku: null,
+      ref: '',
+      child: false,
+      needsParent: false,
+      continues: false,
+      fields: {},
+      productFields: {},
+      variationFields: {},
+      images: [],
+      productImages: [],
+      variationImages: [],
+      options: [],
+      optionNames: {},
+      aliases: [],
     };
     let parent = '';
     let key = '';
@@ -132,16 +155,35 @@ export class RowMapper {
       }
       if (v === '') continue;
       switch (p.to) {
-        case '$skip': return { skip: p.spec?.reason ?? `${p.column} is set` };
-        case '$key': key = v; continue;
-        case '$parent': parent = v; continue;
-        case '$alias': aliases.push(`${p.spec?.prefix ?? ''}${v}`); continue;
-        case '$children': children = v; continue;
-        case '$sale_price': sale.price = v; continue;
-        case '$sale_from': sale.from = v; continue;
-        case '$sale_to': sale.to = v; continue;
-        case '$compare_at_price': sale.compareAt = v; continue;
-        case '$pairs': for (const [k, val] of pairs(v, ',')) this.#set(r, this.optionField(k), val, 'any', p.column); continue;
+        case '$skip':
+          return { skip: p.spec?.reason ?? `${p.column} is set` };
+        case '$key':
+          key = v;
+          continue;
+        case '$parent':
+          parent = v;
+          continue;
+        case '$alias':
+          aliases.push(`${p.spec?.prefix ?? ''}${v}`);
+          continue;
+        case '$children':
+          children = v;
+          continue;
+        case '$sale_price':
+          sale.price = v;
+          continue;
+        case '$sale_from':
+          sale.from = v;
+          continue;
+        case '$sale_to':
+          sale.to = v;
+          continue;
+        case '$compare_at_price':
+          sale.compareAt = v;
+          continue;
+        case '$pairs':
+          for (const [k, val] of pairs(v, ',')) this.#set(r, this.optionField(k), val, 'any', p.column);
+          continue;
         case '$image': {
           const list = p.spec?.split === undefined ? [v] : v.split(p.spec.split);
           const into = p.level === 'product' ? r.productImages : p.level === 'variation' ? r.variationImages : r.images;
@@ -157,7 +199,8 @@ export class RowMapper {
         (opt[1] === 'name' ? optionNames : optionValues).set(opt[2]!, v);
         continue;
       }
-      const mapped = p.spec?.map === undefined ? v : (Object.entries(p.spec.map).find(([k]) => k.toLowerCase() === v.toLowerCase())?.[1] ?? v);
+      const mapped =
+        p.spec?.map === undefined ? v : (Object.entries(p.spec.map).find(([k]) => k.toLowerCase() === v.toLowerCase())?.[1] ?? v);
       const out = convertValue(p.to, mapped, p.column, p.spec?.scale, this.#c);
       if ('error' in out) return { refuse: out.error, sku: null };
       this.#set(r, p.to, out.value, p.level, p.column);
@@ -224,7 +267,10 @@ export class RowMapper {
     }
     into.discount = pct;
     this.summary.converted('sale_price_to_discount');
-    for (const [when, field] of [[sale.from, 'discount_from'], [sale.to, 'discount_to']] as const) {
+    for (const [when, field] of [
+      [sale.from, 'discount_from'],
+      [sale.to, 'discount_to'],
+    ] as const) {
       if (when === undefined) continue;
       const t = timestamp(when);
       if (t === null) this.summary.warn('date_unreadable', `line ${r.line}: sale date "${when.slice(0, 40)}" (dropped)`);

@@ -56,7 +56,9 @@ export class Stage {
 
   async close(): Promise<void> {
     this.#pending.forEach((text, i) => text !== '' && this.#streams[i]!.write(text));
-    await Promise.all(this.#streams.map((s) => new Promise<void>((resolve, reject) => s.end((e?: Error | null) => (e ? reject(e) : resolve())))));
+    await Promise.all(
+      this.#streams.map((s) => new Promise<void>((resolve, reject) => s.end((e?: Error | null) => (e ? reject(e) : resolve())))),
+    );
   }
 
   /** The records of bucket i, in the order staged. */

@@ -72,13 +72,19 @@ export async function submitProducts(ctx: ConnectorContext, products: Record<str
   const changed = await ctx.delta.changed(ctx.shopPk!, hashed);
   out.unchanged = hashed.length - changed.length;
   if (changed.length === 0) return out;
-  const feed = await ctx.catalog.submitValidated(changed.map(({ sku, product, hash }) => ({ sku, json: product, hash })), { merge: merge !== undefined });
+  const feed = await ctx.catalog.submitValidated(
+    changed.map(({ sku, product, hash }) => ({ sku, json: product, hash })),
+    { merge: merge !== undefined },
+  );
   out.feed = { pk: feed.pk, url: feed.url, items: feed.total };
   return out;
 }
 
 /** A merge feed's item: the product, and the defaults of the required fields it lacks. */
-function mergeItem(product: Record<string, unknown>, merge: MergeMode): { product: Record<string, unknown>; defaults?: Record<string, unknown> } {
+function mergeItem(
+  product: Record<string, unknown>,
+  merge: MergeMode,
+): { product: Record<string, unknown>; defaults?: Record<string, unknown> } {
   const defaults: Record<string, unknown> = {};
   for (const f of REQUIRED) {
     if (product[f] !== undefined || merge.defaults[f] === undefined) continue;

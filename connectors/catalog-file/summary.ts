@@ -27,7 +27,17 @@ export interface FileSummary {
 }
 
 export class SummaryBuilder {
-  readonly s: FileSummary = { rows: 0, products: 0, variations: 0, images: 0, defaults: {}, conversions: {}, warnings: {}, skipped: {}, dropped_columns: [] };
+  readonly s: FileSummary = {
+    rows: 0,
+    products: 0,
+    variations: 0,
+    images: 0,
+    defaults: {},
+    conversions: {},
+    warnings: {},
+    skipped: {},
+    dropped_columns: [],
+  };
   readonly #dropped = new Set<string>();
 
   static #add(to: Record<string, Kind>, kind: string, example: string): void {

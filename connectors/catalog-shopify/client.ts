@@ -25,7 +25,10 @@ export const PRODUCTS_QUERY = `query Products($first: Int!, $after: String, $que
   }
 }`;
 
-interface Cost { requestedQueryCost?: number; throttleStatus?: { maximumAvailable: number; currentlyAvailable: number; restoreRate: number } }
+interface Cost {
+  requestedQueryCost?: number;
+  throttleStatus?: { maximumAvailable: number; currentlyAvailable: number; restoreRate: number };
+}
 interface GraphqlAnswer {
   data?: { products?: { pageInfo: { hasNextPage: boolean; endCursor: string | null }; nodes: ShopifyProduct[] } };
   errors?: { message: string; extensions?: { code?: string } }[];
@@ -62,7 +65,9 @@ export async function* shopifyProducts(c: ShopifyClient, since: Date | null): As
       await sleep(before, undefined, { signal: c.signal });
     }
     const res = await c.api({
-      method: 'POST', url, headers: { 'x-shopify-access-token': c.accessToken, 'content-type': 'application/json' },
+      method: 'POST',
+      url,
+      headers: { 'x-shopify-access-token': c.accessToken, 'content-type': 'application/json' },
       body: JSON.stringify({ query: PRODUCTS_QUERY, variables: { first: PAGE_SIZE, after, query } }),
     });
     const answer = res.body as GraphqlAnswer;
@@ -76,7 +81,13 @@ export async function* shopifyProducts(c: ShopifyClient, since: Date | null): As
       lastCost = undefined;
       continue;
     }
-    if (answer.errors !== undefined && answer.errors.length > 0) throw userError(`Shopify refused the products query: ${answer.errors.map((e) => e.message).join('; ').slice(0, 300)}`);
+    if (answer.errors !== undefined && answer.errors.length > 0)
+      throw userError(
+        `Shopify refused the products query: ${answer.errors
+          .map((e) => e.message)
+          .join('; ')
+          .slice(0, 300)}`,
+      );
     const products = answer.data?.products;
     if (products === undefined) throw userError('Shopify answered the products query without data.products.');
     yield products.nodes;

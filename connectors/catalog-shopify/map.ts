@@ -22,7 +22,12 @@ export const VARIANT_FIELDS: readonly FieldRule[] = [
 /** Option names (lower case) that are waybill fields; others become attributes by name. */
 export const OPTION_FIELDS: Record<string, string> = { color: 'color', colour: 'color', size: 'size' };
 
-export interface ShopifyVariant { id: string; sku?: string | null; selectedOptions?: { name: string; value: string }[]; [field: string]: unknown }
+export interface ShopifyVariant {
+  id: string;
+  sku?: string | null;
+  selectedOptions?: { name: string; value: string }[];
+  [field: string]: unknown;
+}
 export interface ShopifyProduct {
   id: string;
   handle: string;
@@ -53,7 +58,11 @@ export function mapShopifyProduct(p: ShopifyProduct): PulledProduct {
     Object.assign(product, { stock: 0 }, rest, sku === undefined ? {} : { sku });
   } else if (variants.length > 0) {
     const vs = variants.map(variant);
-    Object.assign(product, { price: vs[0]!.price, stock: vs.reduce((n, v) => n + (typeof v.stock === 'number' ? v.stock : 0), 0), variations: vs });
+    Object.assign(product, {
+      price: vs[0]!.price,
+      stock: vs.reduce((n, v) => n + (typeof v.stock === 'number' ? v.stock : 0), 0),
+      variations: vs,
+    });
   }
   return { product, deleted: p.status === 'ARCHIVED', updatedAt: p.updatedAt };
 }

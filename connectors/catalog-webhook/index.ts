@@ -5,12 +5,15 @@
 import { Type } from 'typebox';
 import { AppError, defineConnector, verifyStandardWebhook } from '../sdk/index.ts';
 
-export const CatalogWebhookOptions = Type.Object({
-  /** Env var holding the signing secret ("whsec_<base64>" or plain text). */
-  secret_env: Type.String({ pattern: '^[A-Za-z_][A-Za-z0-9_]*$' }),
-  /** Allowed clock difference of webhook-timestamp, seconds (Standard Webhooks: 5 minutes). */
-  tolerance_seconds: Type.Integer({ minimum: 1, maximum: 86_400, default: 300 }),
-}, { additionalProperties: false });
+export const CatalogWebhookOptions = Type.Object(
+  {
+    /** Env var holding the signing secret ("whsec_<base64>" or plain text). */
+    secret_env: Type.String({ pattern: '^[A-Za-z_][A-Za-z0-9_]*$' }),
+    /** Allowed clock difference of webhook-timestamp, seconds (Standard Webhooks: 5 minutes). */
+    tolerance_seconds: Type.Integer({ minimum: 1, maximum: 86_400, default: 300 }),
+  },
+  { additionalProperties: false },
+);
 
 export const catalogWebhook = defineConnector({
   type: 'catalog-webhook',
@@ -22,10 +25,14 @@ export const catalogWebhook = defineConnector({
   receivers: {
     async webhook(request, ctx) {
       const body = request.rawBody.toString('utf8');
-      const checked = verifyStandardWebhook(ctx.secret(ctx.options.secret_env), request.headers, body, { toleranceSeconds: ctx.options.tolerance_seconds });
+      const checked = verifyStandardWebhook(ctx.secret(ctx.options.secret_env), request.headers, body, {
+        toleranceSeconds: ctx.options.tolerance_seconds,
+      });
       if (!checked.ok) {
         ctx.log.warn({ reason: checked.reason }, 'webhook refused');
-        throw new AppError('invalid_signature', 401, `The webhook signature was refused: ${checked.reason}.`, { headers: { 'www-authenticate': 'Standard-Webhooks' } });
+        throw new AppError('invalid_signature', 401, `The webhook signature was refused: ${checked.reason}.`, {
+          headers: { 'www-authenticate': 'Standard-Webhooks' },
+        });
       }
       const id = String(request.headers['webhook-id']);
       return ctx.once(id, async () => {

@@ -14,7 +14,9 @@ export interface WooClient {
   consumerSecret: string;
 }
 
-const headers = (c: WooClient): Record<string, string> => ({ authorization: `Basic ${Buffer.from(`${c.consumerKey}:${c.consumerSecret}`).toString('base64')}` });
+const headers = (c: WooClient): Record<string, string> => ({
+  authorization: `Basic ${Buffer.from(`${c.consumerKey}:${c.consumerSecret}`).toString('base64')}`,
+});
 
 /** Every page of a list, following X-WP-TotalPages (absent: one page). */
 async function* pagesOf<T>(c: WooClient, path: string, query: Record<string, string>): AsyncGenerator<T[]> {
@@ -33,7 +35,8 @@ async function* pagesOf<T>(c: WooClient, path: string, query: Record<string, str
  * `status=any` leaves out the trash, so trashed products (deletions) are a second listing.
  */
 export async function* wooProducts(c: WooClient, since: Date | null): AsyncGenerator<WooProduct[]> {
-  const changed: Record<string, string> = since === null ? {} : { modified_after: since.toISOString().replace(/\.\d{3}Z$/, ''), dates_are_gmt: 'true' };
+  const changed: Record<string, string> =
+    since === null ? {} : { modified_after: since.toISOString().replace(/\.\d{3}Z$/, ''), dates_are_gmt: 'true' };
   for (const status of ['any', 'trash']) {
     yield* pagesOf<WooProduct>(c, '/wp-json/wc/v3/products', { ...changed, status, orderby: 'id', order: 'asc' });
   }
@@ -41,6 +44,7 @@ export async function* wooProducts(c: WooClient, since: Date | null): AsyncGener
 
 export async function wooVariations(c: WooClient, productId: number): Promise<WooVariation[]> {
   const all: WooVariation[] = [];
-  for await (const page of pagesOf<WooVariation>(c, `/wp-json/wc/v3/products/${productId}/variations`, { orderby: 'id', order: 'asc' })) all.push(...page);
+  for await (const page of pagesOf<WooVariation>(c, `/wp-json/wc/v3/products/${productId}/variations`, { orderby: 'id', order: 'asc' }))
+    all.push(...page);
   return all;
 }

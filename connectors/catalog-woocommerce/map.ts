@@ -28,16 +28,22 @@ export const PRODUCT_FIELDS: readonly FieldRule[] = [
   { to: 'category', from: 'categories.0.name', as: 'text' },
 ];
 
-export const VARIATION_FIELDS: readonly FieldRule[] = [
-  ...COMMON,
-  { to: 'images', from: 'image', as: 'images' },
-];
+export const VARIATION_FIELDS: readonly FieldRule[] = [...COMMON, { to: 'images', from: 'image', as: 'images' }];
 
 /** Attribute names (lower case) that are waybill fields; others become category attributes by name. */
 export const ATTRIBUTE_FIELDS: Record<string, string> = { color: 'color', colour: 'color', size: 'size' };
 
-export interface WooAttribute { name: string; option?: string; options?: string[]; variation?: boolean }
-export interface WooVariation { id: number; attributes?: WooAttribute[]; [field: string]: unknown }
+export interface WooAttribute {
+  name: string;
+  option?: string;
+  options?: string[];
+  variation?: boolean;
+}
+export interface WooVariation {
+  id: number;
+  attributes?: WooAttribute[];
+  [field: string]: unknown;
+}
 export interface WooProduct {
   id: number;
   type: string;
@@ -53,7 +59,8 @@ export interface WooMapOptions {
   dimensions_unit?: string;
 }
 
-const attributeKey = (name: string): string => ATTRIBUTE_FIELDS[name.toLowerCase()] ?? name.toLowerCase().replace(/^pa_/, '').replace(/\s+/g, '_');
+const attributeKey = (name: string): string =>
+  ATTRIBUTE_FIELDS[name.toLowerCase()] ?? name.toLowerCase().replace(/^pa_/, '').replace(/\s+/g, '_');
 
 function attributes(list: WooAttribute[] | undefined, which: 'product' | 'variation'): Record<string, string> {
   const out: Record<string, string> = {};

@@ -3,10 +3,34 @@
 // connector throws, the API's own product rules, content hashing, and the polling engine the
 // carrier connectors share. The host (src/connectors/host) implements the ports.
 export {
-  defineConnector, OutboundError, isProblemCount, LAST_INPUT_KEY, MAX_THROTTLE_MS, throttled, ThrottledError, userError,
-  type AnyConnectorDefinition, type CatalogPort, type ConnectorContext, type ConnectorDefinition, type DeltaItem, type DeltaStore,
-  type HttpAnswer, type HttpGet, type HttpPort, type HttpRequest, type OutboundFailure, type ProcessedStore, type ReceiverContext, type ReceiverRequest,
-  type ReceiverResponse, type RunReport, type StateStore, type SubmittedFeed, type TrackingPort, type ValidatedProduct,
+  defineConnector,
+  OutboundError,
+  isProblemCount,
+  LAST_INPUT_KEY,
+  MAX_THROTTLE_MS,
+  throttled,
+  ThrottledError,
+  userError,
+  type AnyConnectorDefinition,
+  type CatalogPort,
+  type ConnectorContext,
+  type ConnectorDefinition,
+  type DeltaItem,
+  type DeltaStore,
+  type HttpAnswer,
+  type HttpGet,
+  type HttpPort,
+  type HttpRequest,
+  type OutboundFailure,
+  type ProcessedStore,
+  type ReceiverContext,
+  type ReceiverRequest,
+  type ReceiverResponse,
+  type RunReport,
+  type StateStore,
+  type SubmittedFeed,
+  type TrackingPort,
+  type ValidatedProduct,
 } from './contract.ts';
 
 // Errors a receiver answers with (problem JSON: code, status, message, headers).
@@ -25,7 +49,11 @@ export { verify as verifyStandardWebhook } from '../../src/webhooks/signature.ts
 
 // Carrier tracking: the normalized result a carrier's answer maps to, and the polling engine.
 export {
-  TRACKING_STATUSES, type TrackedShipment, type TrackingEvent, type TrackingResult, type TrackingStatus,
+  TRACKING_STATUSES,
+  type TrackedShipment,
+  type TrackingEvent,
+  type TrackingResult,
+  type TrackingStatus,
 } from '../../src/tracking/tracking.schemas.ts';
 export { pollShipments, type TrackingAdapter } from './tracking/engine.ts';
 export { applyPushed, type PushedUpdate } from './tracking/push.ts';

@@ -6,7 +6,12 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { joinUrl, pathSegment } from '../sdk/index.ts';
 
-export function aftershipRequest(baseUrl: string, apiKey: string, slug: string, trackingNumber: string): { url: string; headers: Record<string, string> } {
+export function aftershipRequest(
+  baseUrl: string,
+  apiKey: string,
+  slug: string,
+  trackingNumber: string,
+): { url: string; headers: Record<string, string> } {
   return {
     url: joinUrl(baseUrl, `/trackings/${pathSegment(slug, 'courier slug')}/${pathSegment(trackingNumber)}`),
     headers: { 'as-api-key': apiKey, 'content-type': 'application/json' },
@@ -19,7 +24,8 @@ export const slugOf = (carrier: string, slugs: Record<string, string>): string =
   return hit?.[1] ?? lower;
 };
 
-export const aftershipSignature = (secret: string, rawBody: Buffer): string => createHmac('sha256', secret).update(rawBody).digest('base64');
+export const aftershipSignature = (secret: string, rawBody: Buffer): string =>
+  createHmac('sha256', secret).update(rawBody).digest('base64');
 
 /** true when the header carries the body's signature under this secret (constant-time compare). */
 export function verifyAftership(secret: string, rawBody: Buffer, header: string | string[] | undefined): boolean {

@@ -30,7 +30,17 @@ describe('AfterShip tags and subtags', () => {
   });
 
   it('every documented tag is mapped; an unknown one is unknown; a subtag alone gives its tag', () => {
-    expect(Object.keys(AFTERSHIP_TAGS)).toEqual(['Pending', 'InfoReceived', 'InTransit', 'OutForDelivery', 'AttemptFail', 'Delivered', 'AvailableForPickup', 'Exception', 'Expired']);
+    expect(Object.keys(AFTERSHIP_TAGS)).toEqual([
+      'Pending',
+      'InfoReceived',
+      'InTransit',
+      'OutForDelivery',
+      'AttemptFail',
+      'Delivered',
+      'AvailableForPickup',
+      'Exception',
+      'Expired',
+    ]);
     expect(mapAftershipTag('Teleported', undefined).status).toBe('unknown');
     expect(mapAftershipTag(undefined, 'Delivered_003').status).toBe('delivered');
   });
@@ -55,20 +65,25 @@ describe('AfterShip tracking objects', () => {
   });
 
   it('a GET answer by id (data is the tracking) is read too; an envelope without tracking is not', () => {
-    expect(trackingOfResponse({ meta: { code: 200 }, data: { tag: 'InTransit', checkpoints: [] } })).toEqual({ tag: 'InTransit', checkpoints: [] });
+    expect(trackingOfResponse({ meta: { code: 200 }, data: { tag: 'InTransit', checkpoints: [] } })).toEqual({
+      tag: 'InTransit',
+      checkpoints: [],
+    });
     expect(trackingOfResponse({ meta: { code: 4004, message: 'Tracking does not exist.' }, data: {} })).toBeNull();
   });
 });
 
 describe('AfterShip requests and signatures', () => {
   it('GET /trackings/{slug}/{tracking_number} with as-api-key; slugs by carrier name', () => {
-    expect(aftershipRequest('https://api.aftership.com/tracking/2024-01', 'k', 'dhl-germany', '123 4').url).toBe('https://api.aftership.com/tracking/2024-01/trackings/dhl-germany/123%204');
+    expect(aftershipRequest('https://api.aftership.com/tracking/2024-01', 'k', 'dhl-germany', '123 4').url).toBe(
+      'https://api.aftership.com/tracking/2024-01/trackings/dhl-germany/123%204',
+    );
     expect(aftershipRequest('https://x', 'k', 'ups', '1').headers['as-api-key']).toBe('k');
     expect(slugOf('DHL Paket', { 'dhl paket': 'dhl-germany' })).toBe('dhl-germany');
     expect(slugOf('UPS', {})).toBe('ups');
   });
 
-  it('a tracking number of dots never changes the path (it would call the account\'s list)', () => {
+  it("a tracking number of dots never changes the path (it would call the account's list)", () => {
     expect(() => aftershipRequest('https://x', 'k', 'ups', '..')).toThrow(/cannot be put in the carrier's URL/);
     expect(() => aftershipRequest('https://x', 'k', '.', '1')).toThrow(/courier slug/);
     expect(aftershipRequest('https://x', 'k', 'ups', '../a').url).toBe('https://x/trackings/ups/..%2Fa');

@@ -1,7 +1,16 @@
 // AfterShip tracking -> the normalized model. AfterShip's tag is the delivery status; its
 // subtag refines it (e.g. Exception_011 "returned to sender", Exception_013 "lost"). The
 // subtag table wins; a subtag not listed falls back to its tag.
-import { type TrackingEvent, type TrackingResult, type TrackingStatus, carrierTime, placeText, resultOf, textOf, withDelivery } from '../sdk/index.ts';
+import {
+  type TrackingEvent,
+  type TrackingResult,
+  type TrackingStatus,
+  carrierTime,
+  placeText,
+  resultOf,
+  textOf,
+  withDelivery,
+} from '../sdk/index.ts';
 
 export const AFTERSHIP_TAGS: Record<string, TrackingStatus> = {
   Pending: 'pre_transit',
@@ -67,8 +76,15 @@ const toEvent = (c: Checkpoint): TrackingEvent | null => {
     carrierCode: textOf(c.subtag) ?? textOf(c.tag),
     carrierText: textOf(c.message) ?? textOf(c.subtag_message),
     // AfterShip's own location text when it gives one; else its parts.
-    location: textOf(c.location) !== null ? placeText({ locality: c.location })
-      : placeText({ locality: c.city, region: c.state, postal: c.zip ?? c.postal_code, country: c.country_region_name ?? c.country_name ?? c.country_region ?? c.country_iso3 }),
+    location:
+      textOf(c.location) !== null
+        ? placeText({ locality: c.location })
+        : placeText({
+            locality: c.city,
+            region: c.state,
+            postal: c.zip ?? c.postal_code,
+            country: c.country_region_name ?? c.country_name ?? c.country_region ?? c.country_iso3,
+          }),
   };
 };
 

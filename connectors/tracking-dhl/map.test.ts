@@ -38,8 +38,11 @@ describe('DHL answers', () => {
     expect(r.finalFailure).toBe(false);
     expect(r.events.map((e) => e.status)).toEqual(['delivered', 'out_for_delivery', 'in_transit', 'pre_transit']);
     expect(r.events[0]).toEqual({
-      occurredAt: new Date('2026-11-20T14:03:00Z'), status: 'delivered', carrierCode: 'delivered',
-      carrierText: 'DELIVERED: The shipment has been successfully delivered', location: 'Berlin, 10117, DE',
+      occurredAt: new Date('2026-11-20T14:03:00Z'),
+      status: 'delivered',
+      carrierCode: 'delivered',
+      carrierText: 'DELIVERED: The shipment has been successfully delivered',
+      location: 'Berlin, 10117, DE',
     });
   });
 
@@ -54,7 +57,9 @@ describe('DHL answers', () => {
   });
 
   it('builds the documented request', () => {
-    expect(dhlRequest({ baseUrl: 'https://api-eu.dhl.com/', apiKey: 'k', trackingNumber: '00340 434', service: 'parcel-de' }))
-      .toEqual({ url: 'https://api-eu.dhl.com/track/shipments?trackingNumber=00340+434&service=parcel-de', headers: { 'DHL-API-Key': 'k' } });
+    expect(dhlRequest({ baseUrl: 'https://api-eu.dhl.com/', apiKey: 'k', trackingNumber: '00340 434', service: 'parcel-de' })).toEqual({
+      url: 'https://api-eu.dhl.com/track/shipments?trackingNumber=00340+434&service=parcel-de',
+      headers: { 'DHL-API-Key': 'k' },
+    });
   });
 });

@@ -2,7 +2,16 @@
 // finer meaning (out for delivery, at a pickup point, a failed attempt, a return) is only in
 // the event's `status` / `description` text, so each code has a small table of text rules,
 // checked in order, first match wins.
-import { type TrackingEvent, type TrackingResult, type TrackingStatus, carrierTime, placeText, resultOf, textOf, withDelivery } from '../sdk/index.ts';
+import {
+  type TrackingEvent,
+  type TrackingResult,
+  type TrackingStatus,
+  carrierTime,
+  placeText,
+  resultOf,
+  textOf,
+  withDelivery,
+} from '../sdk/index.ts';
 
 export const DHL_STATUS_CODES = ['pre-transit', 'transit', 'delivered', 'failure', 'unknown'] as const;
 
@@ -23,7 +32,10 @@ export const DHL_MAPPING: Record<(typeof DHL_STATUS_CODES)[number], { rules: Rul
     rules: [
       { text: RETURNED, status: 'returned_to_sender' },
       { text: /out for delivery|loaded onto the delivery vehicle|with delivery courier/i, status: 'out_for_delivery' },
-      { text: /ready for (pick ?up|collection)|available for (pick ?up|collection)|at the (retail outlet|parcel ?shop|packstation|service ?point|post office)/i, status: 'available_for_pickup' },
+      {
+        text: /ready for (pick ?up|collection)|available for (pick ?up|collection)|at the (retail outlet|parcel ?shop|packstation|service ?point|post office)/i,
+        status: 'available_for_pickup',
+      },
     ],
     otherwise: 'in_transit',
   },
@@ -73,9 +85,15 @@ const toEvent = (e: DhlEvent): TrackingEvent | null => {
 
 /** The answer of GET /track/shipments for one tracking number; null when it holds no shipment. */
 export function mapDhlResponse(body: unknown): TrackingResult | null {
-  const shipment = (body as { shipments?: { status?: DhlEvent; events?: DhlEvent[]; details?: { proofOfDelivery?: { timestamp?: string } } }[] } | null)?.shipments?.[0];
+  const shipment = (
+    body as { shipments?: { status?: DhlEvent; events?: DhlEvent[]; details?: { proofOfDelivery?: { timestamp?: string } } }[] } | null
+  )?.shipments?.[0];
   if (shipment === undefined) return null;
-  const events = withDelivery((shipment.events ?? []).map(toEvent).filter((e): e is TrackingEvent => e !== null), shipment.details?.proofOfDelivery?.timestamp, 'delivered');
+  const events = withDelivery(
+    (shipment.events ?? []).map(toEvent).filter((e): e is TrackingEvent => e !== null),
+    shipment.details?.proofOfDelivery?.timestamp,
+    'delivered',
+  );
   const current = shipment.status ?? shipment.events?.[0];
   if (current === undefined) return resultOf('unknown', null, false, events);
   const currentEvent = toEvent(current);

@@ -6,7 +6,12 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { joinUrl } from '../sdk/index.ts';
 
-export function easypostRequest(baseUrl: string, apiKey: string, trackingCode: string, carrier: string | null): { url: string; headers: Record<string, string> } {
+export function easypostRequest(
+  baseUrl: string,
+  apiKey: string,
+  trackingCode: string,
+  carrier: string | null,
+): { url: string; headers: Record<string, string> } {
   const params = new URLSearchParams({ tracking_code: trackingCode });
   if (carrier !== null) params.set('carrier', carrier);
   return {
@@ -22,7 +27,9 @@ export const carrierOf = (carrier: string, carriers: Record<string, string>): st
 };
 
 export const easypostSignature = (secret: string, rawBody: Buffer): string =>
-  `hmac-sha256-hex=${createHmac('sha256', Buffer.from(secret.normalize('NFKD'), 'utf8')).update(rawBody).digest('hex')}`;
+  `hmac-sha256-hex=${createHmac('sha256', Buffer.from(secret.normalize('NFKD'), 'utf8'))
+    .update(rawBody)
+    .digest('hex')}`;
 
 /** true when X-Hmac-Signature carries the body's signature under this secret (constant-time compare). */
 export function verifyEasypost(secret: string, rawBody: Buffer, header: string | string[] | undefined): boolean {

@@ -2,19 +2,32 @@
 // EasyPost's tracker.updated events at POST /webhooks/carriers/{name}/ (X-Hmac-Signature; a
 // wrong signature is a 401; a repeated event id is applied once).
 import { Type } from 'typebox';
-import { defineConnector, userError, AppError, notFound, pollShipments, CarrierError, ENV_NAME, pollingOptions, applyPushed } from '../sdk/index.ts';
+import {
+  defineConnector,
+  userError,
+  AppError,
+  notFound,
+  pollShipments,
+  CarrierError,
+  ENV_NAME,
+  pollingOptions,
+  applyPushed,
+} from '../sdk/index.ts';
 import { carrierOf, easypostRequest, verifyEasypost } from './client.ts';
 import { mapEasypostTracker, trackerOfList, type EasypostTracker } from './map.ts';
 
-export const TrackingEasypostOptions = Type.Object({
-  ...pollingOptions,
-  /** Env var holding the EasyPost API key (HTTP Basic user); needed to poll, not for webhooks. */
-  api_key_env: Type.Optional(Type.String({ pattern: ENV_NAME })),
-  /** Env var holding the webhook's webhook_secret; needed to accept webhooks. */
-  webhook_secret_env: Type.Optional(Type.String({ pattern: ENV_NAME })),
-  /** A shop's carrier name -> EasyPost's carrier ("UPS Ground": "UPS"); a name not listed is not sent. */
-  carrier_names: Type.Record(Type.String(), Type.String({ minLength: 1 }), { default: {} }),
-}, { additionalProperties: false });
+export const TrackingEasypostOptions = Type.Object(
+  {
+    ...pollingOptions,
+    /** Env var holding the EasyPost API key (HTTP Basic user); needed to poll, not for webhooks. */
+    api_key_env: Type.Optional(Type.String({ pattern: ENV_NAME })),
+    /** Env var holding the webhook's webhook_secret; needed to accept webhooks. */
+    webhook_secret_env: Type.Optional(Type.String({ pattern: ENV_NAME })),
+    /** A shop's carrier name -> EasyPost's carrier ("UPS Ground": "UPS"); a name not listed is not sent. */
+    carrier_names: Type.Record(Type.String(), Type.String({ minLength: 1 }), { default: {} }),
+  },
+  { additionalProperties: false },
+);
 
 interface EventBody {
   id?: unknown;
@@ -24,11 +37,13 @@ interface EventBody {
 
 export const trackingEasypost = defineConnector({
   type: 'tracking-easypost',
-  description: 'Polls EasyPost trackers for the shipments of its carriers and accepts its signed tracker.updated events at POST /webhooks/carriers/{name}/.',
+  description:
+    'Polls EasyPost trackers for the shipments of its carriers and accepts its signed tracker.updated events at POST /webhooks/carriers/{name}/.',
   options: TrackingEasypostOptions,
   async run(ctx) {
     const o = ctx.options;
-    if (o.api_key_env === undefined) throw userError(`Connector ${ctx.name} has no api_key_env: it cannot poll EasyPost (webhooks need only webhook_secret_env).`);
+    if (o.api_key_env === undefined)
+      throw userError(`Connector ${ctx.name} has no api_key_env: it cannot poll EasyPost (webhooks need only webhook_secret_env).`);
     const apiKey = ctx.secret(o.api_key_env);
     await pollShipments(ctx, {
       async track(shipment, get) {
@@ -53,10 +68,12 @@ export const trackingEasypost = defineConnector({
       } catch {
         throw new AppError('invalid_json', 400, 'The body is not valid JSON.');
       }
-      if (typeof body !== 'object' || body === null || typeof body.id !== 'string') throw new AppError('invalid_webhook', 400, 'An EasyPost event needs an id.');
+      if (typeof body !== 'object' || body === null || typeof body.id !== 'string')
+        throw new AppError('invalid_webhook', 400, 'An EasyPost event needs an id.');
       const eventId = body.id;
       // Other events (batch.updated, shipment.invoice...) say nothing about a parcel.
-      if (body.description !== 'tracker.updated') return ctx.once(`easypost:${eventId}`, async () => ({ status: 200, body: { received: true, shipments: 0 } }));
+      if (body.description !== 'tracker.updated')
+        return ctx.once(`easypost:${eventId}`, async () => ({ status: 200, body: { received: true, shipments: 0 } }));
       const tracker = body.result;
       if (typeof tracker !== 'object' || tracker === null || typeof tracker.tracking_code !== 'string') {
         throw new AppError('invalid_webhook', 400, 'An EasyPost tracker.updated event needs result.tracking_code.');

@@ -24,7 +24,18 @@ describe('EasyPost statuses', () => {
   });
 
   it('every documented status is mapped', () => {
-    expect(Object.keys(EASYPOST_STATUSES).sort()).toEqual(['available_for_pickup', 'cancelled', 'delivered', 'error', 'failure', 'in_transit', 'out_for_delivery', 'pre_transit', 'return_to_sender', 'unknown']);
+    expect(Object.keys(EASYPOST_STATUSES).sort()).toEqual([
+      'available_for_pickup',
+      'cancelled',
+      'delivered',
+      'error',
+      'failure',
+      'in_transit',
+      'out_for_delivery',
+      'pre_transit',
+      'return_to_sender',
+      'unknown',
+    ]);
   });
 });
 

@@ -20,7 +20,12 @@ export const EASYPOST_STATUSES: Record<string, TrackingStatus> = {
 /** status_detail values of a failure the carrier will not recover from. */
 const FINAL_DETAILS = /lost|destroyed|damaged|not_delivered_disposed/;
 
-interface Location { city?: string | null; state?: string | null; zip?: string | null; country?: string | null }
+interface Location {
+  city?: string | null;
+  state?: string | null;
+  zip?: string | null;
+  country?: string | null;
+}
 
 interface Detail {
   datetime?: string;
@@ -60,14 +65,23 @@ const toEvent = (d: Detail): TrackingEvent | null => {
 
 /** One Tracker (GET answer's `trackers[0]`, or a tracker.updated event's `result`). */
 export function mapEasypostTracker(t: EasypostTracker): TrackingResult {
-  const details = Array.isArray(t.tracking_details) ? t.tracking_details.filter((d): d is Detail => typeof d === 'object' && d !== null) : [];
+  const details = Array.isArray(t.tracking_details)
+    ? t.tracking_details.filter((d): d is Detail => typeof d === 'object' && d !== null)
+    : [];
   const mapped = mapEasypostStatus(t.status, t.status_detail);
-  return resultOf(mapped.status, textOf(t.status_detail) ?? textOf(t.status), mapped.final, details.map(toEvent).filter((e): e is TrackingEvent => e !== null));
+  return resultOf(
+    mapped.status,
+    textOf(t.status_detail) ?? textOf(t.status),
+    mapped.final,
+    details.map(toEvent).filter((e): e is TrackingEvent => e !== null),
+  );
 }
 
 /** The newest tracker of a list answer (`{"trackers":[...]}`, newest first); null when none. */
 export function trackerOfList(body: unknown): EasypostTracker | null {
   const list = (body as { trackers?: unknown } | null)?.trackers;
   const first: unknown = Array.isArray(list) ? list[0] : undefined;
-  return typeof first === 'object' && first !== null && typeof (first as EasypostTracker).status === 'string' ? first as EasypostTracker : null;
+  return typeof first === 'object' && first !== null && typeof (first as EasypostTracker).status === 'string'
+    ? (first as EasypostTracker)
+    : null;
 }

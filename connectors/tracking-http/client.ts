@@ -18,7 +18,12 @@ export function fillTemplate(template: string, values: { base_url: string; track
     .replaceAll('{carrier}', () => pathSegment(values.carrier, 'carrier name'));
 }
 
-export function httpRequest(o: HttpRequestOptions, apiKey: string | null, trackingCode: string, carrier: string): { url: string; headers: Record<string, string> } {
+export function httpRequest(
+  o: HttpRequestOptions,
+  apiKey: string | null,
+  trackingCode: string,
+  carrier: string,
+): { url: string; headers: Record<string, string> } {
   const headers: Record<string, string> = { ...o.headers };
   if (o.auth_header !== undefined && apiKey !== null) headers[o.auth_header] = `${o.auth_prefix}${apiKey}`;
   return { url: fillTemplate(o.url_template, { base_url: o.base_url, tracking_code: trackingCode, carrier }), headers };

@@ -1,13 +1,25 @@
 // tracking-http: where a generic carrier API keeps its status and events (JSON paths from the
 // options) and what its codes mean (the options' status_map) -> the normalized model.
-import { TRACKING_STATUSES, type TrackingEvent, type TrackingResult, type TrackingStatus, carrierTime, resultOf, textOf } from '../sdk/index.ts';
+import {
+  TRACKING_STATUSES,
+  type TrackingEvent,
+  type TrackingResult,
+  type TrackingStatus,
+  carrierTime,
+  resultOf,
+  textOf,
+} from '../sdk/index.ts';
 
 /**
  * A value at a JSON path: dots between keys, array indexes as `.0` or `[0]`, an optional
  * leading `$`. "data.shipments[0].status.code". undefined when any step is missing.
  */
 export function atPath(value: unknown, path: string): unknown {
-  const steps = path.replace(/^\$\.?/, '').replace(/\[(\d+)\]/g, '.$1').split('.').filter((s) => s !== '');
+  const steps = path
+    .replace(/^\$\.?/, '')
+    .replace(/\[(\d+)\]/g, '.$1')
+    .split('.')
+    .filter((s) => s !== '');
   let v = value;
   for (const step of steps) {
     if (v === null || typeof v !== 'object') return undefined;

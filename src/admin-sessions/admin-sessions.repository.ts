@@ -4,7 +4,10 @@ import type { Executor } from '../db/database.ts';
 const seconds = (n: number) => sql<Date>`now() - make_interval(secs => ${n})`;
 
 export const insertSession = (db: Executor, idHash: string, lifetimeSeconds: number) =>
-  db.insertInto('admin_sessions').values({ id_hash: idHash, expires_at: sql<Date>`now() + make_interval(secs => ${lifetimeSeconds})` }).execute();
+  db
+    .insertInto('admin_sessions')
+    .values({ id_hash: idHash, expires_at: sql<Date>`now() + make_interval(secs => ${lifetimeSeconds})` })
+    .execute();
 
 /**
  * The session if it is still valid: not past its absolute end, used within the idle limit.
@@ -20,10 +23,13 @@ export const findLiveSession = (db: Executor, idHash: string, idleSeconds: numbe
     .executeTakeFirst();
 
 export const touchSession = (db: Executor, idHash: string) =>
-  db.updateTable('admin_sessions').set({ last_seen_at: sql<Date>`now()` }).where('id_hash', '=', idHash).execute();
+  db
+    .updateTable('admin_sessions')
+    .set({ last_seen_at: sql<Date>`now()` })
+    .where('id_hash', '=', idHash)
+    .execute();
 
-export const deleteSession = (db: Executor, idHash: string) =>
-  db.deleteFrom('admin_sessions').where('id_hash', '=', idHash).execute();
+export const deleteSession = (db: Executor, idHash: string) => db.deleteFrom('admin_sessions').where('id_hash', '=', idHash).execute();
 
 /** Drops sessions past their absolute end or idle for idleSeconds; returns how many. */
 export const pruneSessions = async (db: Executor, idleSeconds: number): Promise<number> => {

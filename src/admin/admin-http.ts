@@ -21,7 +21,8 @@ export const Fragment = Type.Object({ fragment: Type.Optional(Type.Literal('1'))
  */
 export const PAGE_HEADERS = {
   'cache-control': 'no-store',
-  'content-security-policy': "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; frame-ancestors 'none'; form-action 'self'; base-uri 'none'",
+  'content-security-policy':
+    "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; frame-ancestors 'none'; form-action 'self'; base-uri 'none'",
   'x-frame-options': 'DENY',
   'referrer-policy': 'same-origin',
   'x-content-type-options': 'nosniff',
@@ -45,8 +46,9 @@ export function isApiPath(url: string): boolean {
  * q); curl accepts any type alike and the dashboard's script asks for JSON: they are not pages.
  */
 export const wantsPage = (request: FastifyRequest): boolean =>
-  (request.method === 'GET' || request.method === 'HEAD') && !isApiPath(request.url)
-  && preferredType(request.headers.accept, ['application/json', 'text/html']) === 'text/html';
+  (request.method === 'GET' || request.method === 'HEAD') &&
+  !isApiPath(request.url) &&
+  preferredType(request.headers.accept, ['application/json', 'text/html']) === 'text/html';
 
 export const sendHtml = (reply: FastifyReply, body: string | Html, status = 200): FastifyReply =>
   reply.code(status).type('text/html; charset=utf-8').headers(PAGE_HEADERS).send(String(body));

@@ -15,7 +15,9 @@ export const LOGIN_PATH = '/admin/login';
  * every cookie refused.
  */
 export const cookieSecret = (adminToken: string | undefined): string =>
-  adminToken === undefined ? randomBytes(32).toString('hex') : createHmac('sha256', adminToken).update('waybill admin cookie v2').digest('hex');
+  adminToken === undefined
+    ? randomBytes(32).toString('hex')
+    : createHmac('sha256', adminToken).update('waybill admin cookie v2').digest('hex');
 
 /**
  * Only the dashboard's paths, never read by scripts, never sent to another site. Secure when
@@ -43,8 +45,7 @@ export function sessionIdOf(request: FastifyRequest): string | undefined {
 }
 
 /** Where a page request without a session goes: the login page, then back (same-site paths only). */
-export const loginRedirect = (url: string): string =>
-  `${LOGIN_PATH}?next=${encodeURIComponent(safeNext(url))}`;
+export const loginRedirect = (url: string): string => `${LOGIN_PATH}?next=${encodeURIComponent(safeNext(url))}`;
 
 export const safeNext = (next: string | undefined): string =>
   next !== undefined && /^\/admin(\/|$)/.test(next) && !next.startsWith('//') && !next.includes('\\') ? next : '/admin/';

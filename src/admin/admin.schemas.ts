@@ -2,7 +2,12 @@
 import { Type, type Static } from 'typebox';
 
 export const JobStateT = Type.Union([
-  Type.Literal('created'), Type.Literal('retry'), Type.Literal('active'), Type.Literal('completed'), Type.Literal('cancelled'), Type.Literal('failed'),
+  Type.Literal('created'),
+  Type.Literal('retry'),
+  Type.Literal('active'),
+  Type.Literal('completed'),
+  Type.Literal('cancelled'),
+  Type.Literal('failed'),
 ]);
 const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(t: T) => Type.Union([t, Type.Null()]);
 
@@ -38,19 +43,34 @@ export type JobOut = Static<typeof JobOut>;
 export const JobListQuery = Type.Object({
   state: Type.Optional(JobStateT),
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 500, default: 50 })),
-  q: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'A job id, or text anywhere in the job data (case-insensitive).' })),
-  order: Type.Optional(Type.Union([Type.Literal('newest'), Type.Literal('oldest')], { description: 'By creation time; default newest first.' })),
+  q: Type.Optional(
+    Type.String({ minLength: 1, maxLength: 200, description: 'A job id, or text anywhere in the job data (case-insensitive).' }),
+  ),
+  order: Type.Optional(
+    Type.Union([Type.Literal('newest'), Type.Literal('oldest')], { description: 'By creation time; default newest first.' }),
+  ),
 });
 export type JobListQuery = Static<typeof JobListQuery>;
 
-export const JobParams = Type.Object({ queue: Type.String({ minLength: 1, maxLength: 200 }), id: Type.String({ minLength: 1, maxLength: 100 }) });
+export const JobParams = Type.Object({
+  queue: Type.String({ minLength: 1, maxLength: 200 }),
+  id: Type.String({ minLength: 1, maxLength: 100 }),
+});
 export const QueueParams = Type.Object({ queue: Type.String({ minLength: 1, maxLength: 200 }) });
 
 export const LogQueryT = Type.Object({
   /** Minimum level; empty means any. */
-  level: Type.Optional(Type.Union([
-    Type.Literal(''), Type.Literal('trace'), Type.Literal('debug'), Type.Literal('info'), Type.Literal('warn'), Type.Literal('error'), Type.Literal('fatal'),
-  ])),
+  level: Type.Optional(
+    Type.Union([
+      Type.Literal(''),
+      Type.Literal('trace'),
+      Type.Literal('debug'),
+      Type.Literal('info'),
+      Type.Literal('warn'),
+      Type.Literal('error'),
+      Type.Literal('fatal'),
+    ]),
+  ),
   feed: Type.Optional(Type.String({ maxLength: 200 })),
   run: Type.Optional(Type.String({ maxLength: 200 })),
   request: Type.Optional(Type.String({ maxLength: 200 })),
@@ -89,14 +109,16 @@ export const OverviewOut = Type.Object({
   jobs: Type.Object({ waiting: Type.Integer(), active: Type.Integer(), dead: Type.Integer(), oldest_age_seconds: Type.Number() }),
   /** Feeds kept, by state: queued, processing, done, partial (done with item errors), failed. */
   feeds: Type.Object({ by_state: Type.Record(Type.String(), Type.Integer()) }),
-  connectors: Nullable(Type.Object({
-    total: Type.Integer(),
-    enabled: Type.Integer(),
-    /** Connectors whose last run failed, ended partial (items or files refused) or was skipped (no shop yet). */
-    failing: Type.Integer(),
-    partial: Type.Integer(),
-    skipped: Type.Integer(),
-  })),
+  connectors: Nullable(
+    Type.Object({
+      total: Type.Integer(),
+      enabled: Type.Integer(),
+      /** Connectors whose last run failed, ended partial (items or files refused) or was skipped (no shop yet). */
+      failing: Type.Integer(),
+      partial: Type.Integer(),
+      skipped: Type.Integer(),
+    }),
+  ),
   /** Webhook deliveries attempted in the last `hours` whose last attempt failed (retried or given up) or was refused. */
   webhooks: Nullable(Type.Object({ failing: Type.Integer(), refused: Type.Integer(), hours: Type.Integer() })),
   charts: Type.Object({
@@ -130,9 +152,12 @@ export const ActionOut = Type.Object({ ok: Type.Boolean(), detail: Type.String()
  * except that a done feed with failed items is `partial`. The marketplace API keeps its
  * documented state (done) and status (Complete), which existing clients read.
  */
-export const FeedOutcome = Type.Union([Type.Literal('queued'), Type.Literal('processing'), Type.Literal('done'), Type.Literal('partial'), Type.Literal('failed')], {
-  description: 'The state, except a done feed with failed items: partial',
-});
+export const FeedOutcome = Type.Union(
+  [Type.Literal('queued'), Type.Literal('processing'), Type.Literal('done'), Type.Literal('partial'), Type.Literal('failed')],
+  {
+    description: 'The state, except a done feed with failed items: partial',
+  },
+);
 export type FeedOutcome = Static<typeof FeedOutcome>;
 
 export const feedOutcome = (f: { state: string; counts: { failed: number } }): FeedOutcome =>

@@ -109,7 +109,13 @@ export class AdminService {
     if (service === undefined) return null;
     const list = await service.list({ lastRuns: 1 });
     const last = (outcome: string): number => list.filter((c) => c.last_runs[0]?.outcome === outcome).length;
-    return { total: list.length, enabled: list.filter((c) => c.enabled).length, failing: last('failed'), partial: last('partial'), skipped: last('skipped') };
+    return {
+      total: list.length,
+      enabled: list.filter((c) => c.enabled).length,
+      failing: last('failed'),
+      partial: last('partial'),
+      skipped: last('skipped'),
+    };
   }
 
   #inspector(): QueueInspector {
@@ -128,16 +134,25 @@ export class AdminService {
 
   async jobs(queue: string, query: JobListQuery = {}): Promise<JobOut[]> {
     await this.#knownQueue(queue);
-    return (await this.#inspector().listJobs(queue, { state: query.state, limit: query.limit, search: query.q, order: query.order })).map(toJob);
+    return (await this.#inspector().listJobs(queue, { state: query.state, limit: query.limit, search: query.q, order: query.order })).map(
+      toJob,
+    );
   }
 
   /** Jobs of every queue whose id is `q` or whose data holds it, newest (or oldest) first. */
   async searchJobs(query: JobListQuery & { q?: string }): Promise<JobOut[]> {
     const limit = query.limit ?? 50;
     const names = (await this.#inspector().listQueues()).map((q) => q.name);
-    const found = (await Promise.all(names.map((name) => this.#inspector().listJobs(name, { state: query.state, limit, search: query.q, order: query.order })))).flat();
+    const found = (
+      await Promise.all(
+        names.map((name) => this.#inspector().listJobs(name, { state: query.state, limit, search: query.q, order: query.order })),
+      )
+    ).flat();
     const sign = query.order === 'oldest' ? 1 : -1;
-    return found.sort((a, b) => sign * a.createdOn.localeCompare(b.createdOn)).slice(0, limit).map(toJob);
+    return found
+      .sort((a, b) => sign * a.createdOn.localeCompare(b.createdOn))
+      .slice(0, limit)
+      .map(toJob);
   }
 
   async job(queue: string, id: string): Promise<JobOut> {
@@ -154,8 +169,14 @@ export class AdminService {
     const dead = queue.endsWith('.dead');
     // A feed job that failed for good marked its feed failed; run again, it would find the feed
     // failed and skip it. So the feed is queued again (a new job), and a dead copy leaves its queue.
-    if (FEED_QUEUE.test(queue) && typeof feedPk === 'string' && feeds !== undefined
-      && (dead ? ['created', 'retry', 'failed'].includes(job.state) : job.state === 'failed' && (await this.#inspector().deadCopyOf(queue, id)) === null)) {
+    if (
+      FEED_QUEUE.test(queue) &&
+      typeof feedPk === 'string' &&
+      feeds !== undefined &&
+      (dead
+        ? ['created', 'retry', 'failed'].includes(job.state)
+        : job.state === 'failed' && (await this.#inspector().deadCopyOf(queue, id)) === null)
+    ) {
       await feeds.retry(feedPk);
       if (dead) await this.#inspector().cancelJob(queue, id);
       return { ok: true, detail: `Feed ${feedPk} of job ${id} was queued again.` };
@@ -163,11 +184,26 @@ export class AdminService {
     if (!(await this.#inspector().retryJob(queue, id))) {
       const copy = job.state === 'failed' ? await this.#inspector().deadCopyOf(queue, id) : null;
       if (copy !== null) {
-        throw new AppError('not_retryable', 409, `Job ${id} failed for good: retry its copy ${copy} in ${queue}.dead instead (retrying both would run it twice).`, { extra: { dead_copy: { queue: `${queue}.dead`, id: copy } } });
+        throw new AppError(
+          'not_retryable',
+          409,
+          `Job ${id} failed for good: retry its copy ${copy} in ${queue}.dead instead (retrying both would run it twice).`,
+          { extra: { dead_copy: { queue: `${queue}.dead`, id: copy } } },
+        );
       }
-      throw new AppError('not_retryable', 409, `Job ${id} is ${job.state}; only failed jobs and jobs of a dead-letter queue can be retried.`);
+      throw new AppError(
+        'not_retryable',
+        409,
+        `Job ${id} is ${job.state}; only failed jobs and jobs of a dead-letter queue can be retried.`,
+      );
     }
-    return { ok: true, detail: job.source_queue !== null || queue.endsWith('.dead') ? `Job ${id} was moved back to ${job.source_queue ?? queue.slice(0, -5)}.` : `Job ${id} will run again.` };
+    return {
+      ok: true,
+      detail:
+        job.source_queue !== null || queue.endsWith('.dead')
+          ? `Job ${id} was moved back to ${job.source_queue ?? queue.slice(0, -5)}.`
+          : `Job ${id} will run again.`,
+    };
   }
 
   /** Cancels a waiting job; 409 when it is running or over. */
@@ -192,7 +228,9 @@ export class AdminService {
     if (this.#history === null || this.#history.key !== key || this.#history.until < now) {
       const value = inspector.depthHistory(hours * 60, stepMinutes);
       this.#history = { key, until: now + 15_000, value };
-      value.catch(() => { this.#history = null; });
+      value.catch(() => {
+        this.#history = null;
+      });
     }
     return this.#history.value;
   }
@@ -219,7 +257,12 @@ export class AdminService {
     const waiting = work.reduce((n, q) => n + q.queued, 0);
     // The depth history is rebuilt at most every 15 s: its last point is now, the cards' figure,
     // so the chart and the card above it never disagree.
-    const depth = history.map((p) => ({ at: p.at, value: Object.entries(p.queued).filter(([name]) => !name.endsWith('.dead')).reduce((n, [, v]) => n + v, 0) }));
+    const depth = history.map((p) => ({
+      at: p.at,
+      value: Object.entries(p.queued)
+        .filter(([name]) => !name.endsWith('.dead'))
+        .reduce((n, [, v]) => n + v, 0),
+    }));
     if (depth.length > 0) depth[depth.length - 1] = { ...depth.at(-1)!, value: waiting };
     return {
       generated_at: new Date().toISOString(),

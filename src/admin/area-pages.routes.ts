@@ -12,7 +12,18 @@ import { ordersAdmin } from './orders-admin.routes.ts';
 import { webhooksAdmin } from './webhooks-admin.routes.ts';
 import type { Nav } from './views/layout.ts';
 
-export const areaPages: FastifyPluginAsyncTypebox<{ services: { shops: ShopService; webhooks: WebhookService; orders: OrderService; marketplaces: MarketplaceService; connectors: ConnectorService; feeds: FeedService }; nav: Nav; publicUrl?: string }> = async (app, opts) => {
+export const areaPages: FastifyPluginAsyncTypebox<{
+  services: {
+    shops: ShopService;
+    webhooks: WebhookService;
+    orders: OrderService;
+    marketplaces: MarketplaceService;
+    connectors: ConnectorService;
+    feeds: FeedService;
+  };
+  nav: Nav;
+  publicUrl?: string;
+}> = async (app, opts) => {
   await app.register(feedsAdmin, opts);
   await app.register(connectorsAdmin, opts);
   await app.register(ordersAdmin, opts);

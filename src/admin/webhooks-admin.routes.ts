@@ -20,19 +20,40 @@ const PageQuery = Type.Object({
   fragment: Type.Optional(Type.Literal('1')),
 });
 
-export const webhooksAdmin: FastifyPluginAsyncTypebox<{ services: { webhooks: WebhookService; shops: ShopService }; nav: Nav }> = async (app, { services, nav }) => {
-  app.get('/admin/api/webhooks/deliveries', {
-    config: apiConfig,
-    schema: {
-      tags, security, querystring: DeliveryQuery, response: { 200: Type.Array(WebhookDelivery) },
-      summary: 'Webhook deliveries of every shop, the latest attempted first, each with its attempts (filter by shop, event, resource pk, state, delivery id)',
+export const webhooksAdmin: FastifyPluginAsyncTypebox<{ services: { webhooks: WebhookService; shops: ShopService }; nav: Nav }> = async (
+  app,
+  { services, nav },
+) => {
+  app.get(
+    '/admin/api/webhooks/deliveries',
+    {
+      config: apiConfig,
+      schema: {
+        tags,
+        security,
+        querystring: DeliveryQuery,
+        response: { 200: Type.Array(WebhookDelivery) },
+        summary:
+          'Webhook deliveries of every shop, the latest attempted first, each with its attempts (filter by shop, event, resource pk, state, delivery id)',
+      },
     },
-  }, async (request) => services.webhooks.listDeliveries(request.query));
+    async (request) => services.webhooks.listDeliveries(request.query),
+  );
 
-  app.get('/admin/api/webhooks/deliveries/:delivery', {
-    config: apiConfig,
-    schema: { tags, security, summary: 'One webhook delivery (its webhook-id) with every attempt', params: Type.Object({ delivery: Type.String({ minLength: 1, maxLength: 100 }) }), response: { 200: WebhookDelivery } },
-  }, async (request) => services.webhooks.getDelivery(request.params.delivery));
+  app.get(
+    '/admin/api/webhooks/deliveries/:delivery',
+    {
+      config: apiConfig,
+      schema: {
+        tags,
+        security,
+        summary: 'One webhook delivery (its webhook-id) with every attempt',
+        params: Type.Object({ delivery: Type.String({ minLength: 1, maxLength: 100 }) }),
+        response: { 200: WebhookDelivery },
+      },
+    },
+    async (request) => services.webhooks.getDelivery(request.params.delivery),
+  );
 
   app.get('/admin/webhooks', { config: pageConfig, schema: { hide: true, querystring: PageQuery } }, async (request, reply) => {
     const q = request.query;
@@ -44,6 +65,9 @@ export const webhooksAdmin: FastifyPluginAsyncTypebox<{ services: { webhooks: We
       delivery: q.delivery?.trim() || undefined,
     };
     const [list, names] = await Promise.all([services.webhooks.listDeliveries({ ...f, limit: 100 }), shopNames(services)]);
-    return sendHtml(reply, q.fragment === '1' ? webhooksFragment(list, names) : page('Webhooks', 'webhooks', nav, webhooksBody(f, list, names)));
+    return sendHtml(
+      reply,
+      q.fragment === '1' ? webhooksFragment(list, names) : page('Webhooks', 'webhooks', nav, webhooksBody(f, list, names)),
+    );
   });
 };

@@ -12,8 +12,7 @@ import { bodyItems } from './product-validation.ts';
  * the one rule set the connectors use too (every item's errors by pointer, unknown fields as
  * warnings). Params and query strings keep the usual validation.
  */
-export const bodyCheckedByFeeds: FastifySchemaCompiler<unknown> = (def) =>
-  def.httpPart === 'body' ? () => true : validatorCompiler(def);
+export const bodyCheckedByFeeds: FastifySchemaCompiler<unknown> = (def) => (def.httpPart === 'body' ? () => true : validatorCompiler(def));
 
 export const ShopParams = Type.Object({ shop: Type.Integer({ minimum: 1 }) });
 export const ProductParams = Type.Object({ shop: Type.Integer({ minimum: 1 }), product: Type.Integer({ minimum: 1 }) });
@@ -22,7 +21,11 @@ export const VariationParams = Type.Object({ ...ProductParams.properties, variat
 /** The body as a list of items; 400 for an empty array or a body that is neither object nor array. */
 export function itemsOf(body: unknown): { items: unknown[]; single: boolean } {
   const { items, single, errors } = bodyItems(body);
-  if (errors.length > 0) throw badRequest(errors[0]!.code === 'too_few' ? 'Send at least one item.' : 'The body must be an object or an array of objects.', errors);
+  if (errors.length > 0)
+    throw badRequest(
+      errors[0]!.code === 'too_few' ? 'Send at least one item.' : 'The body must be an object or an array of objects.',
+      errors,
+    );
   return { items, single };
 }
 
@@ -30,4 +33,3 @@ export function itemsOf(body: unknown): { items: unknown[]; single: boolean } {
 export function feedCreated(reply: FastifyReply, feed: Feed, base: string): FastifyReply {
   return reply.code(201).header('location', feedUrl(base, feed.pk)).type('application/json').send(presentApi(feed, base));
 }
-

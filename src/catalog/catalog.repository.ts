@@ -33,7 +33,13 @@ const products = (db: Executor, shopPk: number, f: Omit<ProductFilter, 'limit' |
 export const pagePks = async (db: Executor, shopPk: number, f: ProductFilter): Promise<number[]> => {
   const fromEnd = f.total !== undefined && f.offset + f.limit / 2 > f.total / 2;
   const rows = fromEnd
-    ? await products(db, shopPk, f).select('pk').orderBy('shop_pk', 'desc').orderBy('pk', 'desc').offset(Math.max(0, f.total! - f.offset - f.limit)).limit(Math.max(0, Math.min(f.limit, f.total! - f.offset))).execute()
+    ? await products(db, shopPk, f)
+        .select('pk')
+        .orderBy('shop_pk', 'desc')
+        .orderBy('pk', 'desc')
+        .offset(Math.max(0, f.total! - f.offset - f.limit))
+        .limit(Math.max(0, Math.min(f.limit, f.total! - f.offset)))
+        .execute()
     : await products(db, shopPk, f).select('pk').orderBy('shop_pk').orderBy('pk').offset(f.offset).limit(f.limit).execute();
   return rows.map((r) => r.pk).sort((a, b) => a - b);
 };
@@ -60,20 +66,41 @@ export const vacuumCatalog = (db: Db): Promise<void> =>
 
 /** Live products of a shop, as the catalog writer counts them (migration 20261124T0030). */
 export const liveProductCount = async (db: Executor, shopPk: number): Promise<number> => {
-  const r = await db.selectFrom('product_counts').select((eb) => eb.fn.sum<string | null>('live').as('n')).where('shop_pk', '=', shopPk).executeTakeFirstOrThrow();
+  const r = await db
+    .selectFrom('product_counts')
+    .select((eb) => eb.fn.sum<string | null>('live').as('n'))
+    .where('shop_pk', '=', shopPk)
+    .executeTakeFirstOrThrow();
   return Number(r.n ?? 0);
 };
 
 export const countProducts = async (db: Executor, shopPk: number, f: Omit<ProductFilter, 'limit' | 'offset'>): Promise<number> =>
-  Number((await products(db, shopPk, f).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n);
+  Number(
+    (
+      await products(db, shopPk, f)
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .executeTakeFirstOrThrow()
+    ).n,
+  );
 
 export const findProduct = (db: Executor, shopPk: number, pk: number) =>
-  db.selectFrom('products').selectAll().where('shop_pk', '=', shopPk).where('pk', '=', pk).where('deleted_at', 'is', null).executeTakeFirst();
+  db
+    .selectFrom('products')
+    .selectAll()
+    .where('shop_pk', '=', shopPk)
+    .where('pk', '=', pk)
+    .where('deleted_at', 'is', null)
+    .executeTakeFirst();
 
 export const imagesOf = (db: Executor, productPks: number[]) =>
   productPks.length === 0
     ? Promise.resolve([])
-    : db.selectFrom('product_images').select(['pk', 'product_pk', 'url', 'position']).where('product_pk', 'in', productPks).orderBy('position').execute();
+    : db
+        .selectFrom('product_images')
+        .select(['pk', 'product_pk', 'url', 'position'])
+        .where('product_pk', 'in', productPks)
+        .orderBy('position')
+        .execute();
 
 export const liveVariationsOf = (db: Executor, productPks: number[]) =>
   productPks.length === 0
@@ -81,14 +108,26 @@ export const liveVariationsOf = (db: Executor, productPks: number[]) =>
     : db.selectFrom('variations').selectAll().where('product_pk', 'in', productPks).where('deleted_at', 'is', null).orderBy('pk').execute();
 
 export const findVariation = (db: Executor, productPk: number, pk: number) =>
-  db.selectFrom('variations').selectAll().where('product_pk', '=', productPk).where('pk', '=', pk).where('deleted_at', 'is', null).executeTakeFirst();
+  db
+    .selectFrom('variations')
+    .selectAll()
+    .where('product_pk', '=', productPk)
+    .where('pk', '=', pk)
+    .where('deleted_at', 'is', null)
+    .executeTakeFirst();
 
 export const linksOf = (db: Executor, variationPks: number[]) =>
   variationPks.length === 0
     ? Promise.resolve([])
-    : db.selectFrom('variation_images').select(['variation_pk', 'image_pk', 'position']).where('variation_pk', 'in', variationPks).orderBy('position').execute();
+    : db
+        .selectFrom('variation_images')
+        .select(['variation_pk', 'image_pk', 'position'])
+        .where('variation_pk', 'in', variationPks)
+        .orderBy('position')
+        .execute();
 
-export const softDeleteProduct = async (db: Executor, shopPk: number, pk: number): Promise<boolean> => (await softDeleteProducts(db, [pk], shopPk)) > 0;
+export const softDeleteProduct = async (db: Executor, shopPk: number, pk: number): Promise<boolean> =>
+  (await softDeleteProducts(db, [pk], shopPk)) > 0;
 
 export type ProductRecord = NonNullable<Awaited<ReturnType<typeof findProduct>>>;
 export type VariationRecord = Awaited<ReturnType<typeof liveVariationsOf>>[number];

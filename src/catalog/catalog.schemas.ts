@@ -43,7 +43,11 @@ export const ImageRef = Type.Object({ pk: Type.Integer({ minimum: 1 }), ...readO
 export type ImageRef = { pk: number };
 
 /** A product image moved to a 0-based position (PUT .../images/). */
-export const ImagePosition = Type.Object({ pk: Type.Integer({ minimum: 1 }), position: Type.Integer({ minimum: 0, maximum: 1_000_000 }), ...readOnly(['url', 'url_source']) });
+export const ImagePosition = Type.Object({
+  pk: Type.Integer({ minimum: 1 }),
+  position: Type.Integer({ minimum: 0, maximum: 1_000_000 }),
+  ...readOnly(['url', 'url_source']),
+});
 export type ImagePosition = { pk: number; position: number };
 
 const choice = (spec: FieldSpec) => Type.Union(spec.options!.map((o) => Type.Literal(o.value)));
@@ -57,21 +61,46 @@ function fieldSchema(spec: FieldSpec, images: TSchema, variations: TSchema | und
   let s: TSchema;
   switch (spec.format) {
     // A required text is required trimmed: a sku of only spaces is no sku (NOT_BLANK).
-    case 'text': s = Type.String({ ...(spec.requirement === 'Required' ? { minLength: 1, pattern: NOT_BLANK } : {}), ...(spec.max_length === null ? {} : { maxLength: spec.max_length }) }); break;
-    case 'numeric_text': s = Type.String({ pattern: '^\\d{1,10}(\\.\\d{1,6})?$', description: 'numeric text, e.g. "21" or "21.00"' }); break;
-    case 'integer': s = Type.Integer(bounds('minimum', 'maximum')); break;
-    case 'decimal': s = Type.Number(bounds('minimum', 'maximum')); break;
-    case 'boolean': s = Type.Boolean(); break;
-    case 'timestamp': s = Timestamp; break;
-    case 'datetime': s = Type.String({ format: 'timestamp-zone', description: 'YYYY-MM-DDThh:mm:ss, or ISO 8601 with a zone' }); break;
-    case 'choice': s = choice(spec); break;
-    case 'images': s = Type.Array(images, { maxItems: MAX_IMAGES }); break;
-    case 'variations': s = variations === undefined ? Type.Never() : Type.Array(variations, { maxItems: MAX_VARIATIONS }); break;
+    case 'text':
+      s = Type.String({
+        ...(spec.requirement === 'Required' ? { minLength: 1, pattern: NOT_BLANK } : {}),
+        ...(spec.max_length === null ? {} : { maxLength: spec.max_length }),
+      });
+      break;
+    case 'numeric_text':
+      s = Type.String({ pattern: '^\\d{1,10}(\\.\\d{1,6})?$', description: 'numeric text, e.g. "21" or "21.00"' });
+      break;
+    case 'integer':
+      s = Type.Integer(bounds('minimum', 'maximum'));
+      break;
+    case 'decimal':
+      s = Type.Number(bounds('minimum', 'maximum'));
+      break;
+    case 'boolean':
+      s = Type.Boolean();
+      break;
+    case 'timestamp':
+      s = Timestamp;
+      break;
+    case 'datetime':
+      s = Type.String({ format: 'timestamp-zone', description: 'YYYY-MM-DDThh:mm:ss, or ISO 8601 with a zone' });
+      break;
+    case 'choice':
+      s = choice(spec);
+      break;
+    case 'images':
+      s = Type.Array(images, { maxItems: MAX_IMAGES });
+      break;
+    case 'variations':
+      s = variations === undefined ? Type.Never() : Type.Array(variations, { maxItems: MAX_VARIATIONS });
+      break;
   }
   return spec.nullable === true ? nullable(s) : s;
 }
 
-const WITH_ATTRIBUTES = { description: 'Fields outside the field catalog (GET /fields/) are category attributes: stored and returned as sent.' };
+const WITH_ATTRIBUTES = {
+  description: 'Fields outside the field catalog (GET /fields/) are category attributes: stored and returned as sent.',
+};
 
 type Where = 'product' | 'product_update' | 'variation' | 'variation_update';
 
@@ -95,7 +124,11 @@ function properties(where: Where, variations?: TSchema): Record<string, TSchema>
 
 export const VariationCreate = Type.Object(properties('variation'), WITH_ATTRIBUTES);
 interface VariationFields {
-  price?: number; stock?: number; discount?: number | null; discount_from?: string | null; discount_to?: string | null;
+  price?: number;
+  stock?: number;
+  discount?: number | null;
+  discount_from?: string | null;
+  discount_to?: string | null;
   /** Other documented fields and category attributes. */
   [field: string]: unknown;
 }
@@ -106,7 +139,13 @@ export type VariationUpdate = VariationFields & { pk: number; sku?: string; imag
 
 export const Product = Type.Object(properties('product', VariationCreate), WITH_ATTRIBUTES);
 export type ProductInput = {
-  sku: string; name: string; price: number; stock: number; images?: ImageInput[]; variations?: VariationCreate[]; [attribute: string]: unknown;
+  sku: string;
+  name: string;
+  price: number;
+  stock: number;
+  images?: ImageInput[];
+  variations?: VariationCreate[];
+  [attribute: string]: unknown;
 };
 
 /** PUT /products/: a partial product identified by `pk` or `sku` (checked in code). */
@@ -114,10 +153,13 @@ export const ProductUpdate = Type.Object(properties('product_update', VariationC
 export type ProductUpdate = Partial<ProductInput> & { pk?: number };
 
 /** DELETE /products/: `{"pk"}` or `{"sku"}` (checked in code); a GET's product may be sent as it is. */
-export const ProductRef = Type.Object({
-  pk: Type.Optional(Type.Integer({ minimum: 1 })),
-  sku: Type.Optional(Type.String({ minLength: 1, maxLength: 100, pattern: NOT_BLANK })),
-}, { additionalProperties: true });
+export const ProductRef = Type.Object(
+  {
+    pk: Type.Optional(Type.Integer({ minimum: 1 })),
+    sku: Type.Optional(Type.String({ minLength: 1, maxLength: 100, pattern: NOT_BLANK })),
+  },
+  { additionalProperties: true },
+);
 export type ProductRef = { pk?: number; sku?: string };
 
 /** Request bodies: one item or a non-empty array of them. */
@@ -131,37 +173,47 @@ export type StoredImage = Static<typeof StoredImage>;
 
 /** Documented fields kept in the attributes document, as a GET returns them. */
 const CORE = new Set(['sku', 'name', 'price', 'stock', 'images', 'variations']);
-const storedFields = (inVariation: boolean): Record<string, TSchema> => Object.fromEntries(FIELD_CATALOG
-  .filter((s) => !CORE.has(s.name) && s.ignored !== true && (!inVariation || s.in_variation))
-  .map((s) => [s.name, Type.Optional(fieldSchema(s, ImageInput, undefined))]));
+const storedFields = (inVariation: boolean): Record<string, TSchema> =>
+  Object.fromEntries(
+    FIELD_CATALOG.filter((s) => !CORE.has(s.name) && s.ignored !== true && (!inVariation || s.in_variation)).map((s) => [
+      s.name,
+      Type.Optional(fieldSchema(s, ImageInput, undefined)),
+    ]),
+  );
 
 const ATTRIBUTES = 'Category attributes (fields outside the field catalog) are returned at the top level beside these fields.';
 
-export const StoredVariation = Type.Object({
-  pk: Type.Integer(),
-  product_pk: Type.Integer(),
-  sku: Type.String(),
-  /** The variation's own price, else the product's. */
-  price: Type.Number(),
-  stock: Type.Integer(),
-  ...storedFields(true),
-  images: Type.Array(StoredImage),
-  created_at: ReplyTimestamp,
-  updated_at: ReplyTimestamp,
-}, { additionalProperties: true, description: ATTRIBUTES });
+export const StoredVariation = Type.Object(
+  {
+    pk: Type.Integer(),
+    product_pk: Type.Integer(),
+    sku: Type.String(),
+    /** The variation's own price, else the product's. */
+    price: Type.Number(),
+    stock: Type.Integer(),
+    ...storedFields(true),
+    images: Type.Array(StoredImage),
+    created_at: ReplyTimestamp,
+    updated_at: ReplyTimestamp,
+  },
+  { additionalProperties: true, description: ATTRIBUTES },
+);
 export type StoredVariation = Static<typeof StoredVariation>;
 
-export const StoredProduct = Type.Object({
-  pk: Type.Integer(),
-  shop_pk: Type.Integer(),
-  sku: Type.String(),
-  name: Type.String(),
-  price: Type.Number(),
-  stock: Type.Integer(),
-  ...storedFields(false),
-  images: Type.Array(StoredImage),
-  variations: Type.Array(StoredVariation),
-  created_at: ReplyTimestamp,
-  updated_at: replyTimestamp('any change of the product, its variations or images'),
-}, { additionalProperties: true, description: ATTRIBUTES });
+export const StoredProduct = Type.Object(
+  {
+    pk: Type.Integer(),
+    shop_pk: Type.Integer(),
+    sku: Type.String(),
+    name: Type.String(),
+    price: Type.Number(),
+    stock: Type.Integer(),
+    ...storedFields(false),
+    images: Type.Array(StoredImage),
+    variations: Type.Array(StoredVariation),
+    created_at: ReplyTimestamp,
+    updated_at: replyTimestamp('any change of the product, its variations or images'),
+  },
+  { additionalProperties: true, description: ATTRIBUTES },
+);
 export type StoredProduct = Static<typeof StoredProduct>;

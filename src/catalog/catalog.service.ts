@@ -44,7 +44,9 @@ export class CatalogService {
     } else {
       [pks, count] = await Promise.all([
         repo.pagePks(this.#db, shopPk, { ...filter, ...page }),
-        q.sku === undefined && q.updatedSince === undefined ? repo.liveProductCount(this.#db, shopPk) : repo.countProducts(this.#db, shopPk, filter),
+        q.sku === undefined && q.updatedSince === undefined
+          ? repo.liveProductCount(this.#db, shopPk)
+          : repo.countProducts(this.#db, shopPk, filter),
       ]);
     }
     const batches = async function* (this: CatalogService): AsyncGenerator<StoredProduct[]> {
@@ -101,10 +103,18 @@ export class CatalogService {
   }
 
   /** The images of a product in order: one page of them and how many there are. */
-  async productImages(shopPk: number, productPk: number, page: number, pageSize: number): Promise<{ total: number; results: StoredImage[] }> {
+  async productImages(
+    shopPk: number,
+    productPk: number,
+    page: number,
+    pageSize: number,
+  ): Promise<{ total: number; results: StoredImage[] }> {
     await this.assertProduct(shopPk, productPk);
     const all = await repo.imagesOf(this.#db, [productPk]);
-    return { total: all.length, results: all.slice((page - 1) * pageSize, page * pageSize).map((i) => ({ pk: i.pk, url: i.url, position: i.position })) };
+    return {
+      total: all.length,
+      results: all.slice((page - 1) * pageSize, page * pageSize).map((i) => ({ pk: i.pk, url: i.url, position: i.position })),
+    };
   }
 
   async productImage(shopPk: number, productPk: number, imagePk: number): Promise<StoredImage> {
@@ -127,7 +137,10 @@ export class CatalogService {
   async #hydrate(rows: repo.ProductRecord[]): Promise<StoredProduct[]> {
     const pks = rows.map((r) => r.pk);
     const [images, variations] = await Promise.all([repo.imagesOf(this.#db, pks), repo.liveVariationsOf(this.#db, pks)]);
-    const links = await repo.linksOf(this.#db, variations.map((v) => v.pk));
+    const links = await repo.linksOf(
+      this.#db,
+      variations.map((v) => v.pk),
+    );
     const imageByPk = new Map(images.map((i) => [i.pk, i]));
     const group = <T, K>(list: T[], by: (t: T) => K): Map<K, T[]> => {
       const m = new Map<K, T[]>();

@@ -6,7 +6,7 @@ import { hash } from 'node:crypto';
 export function canonicalJson(value: unknown): string {
   // Most values (a CSV's products, built in sorted field order) are already canonical: then
   // the native JSON.stringify gives the same text, several times faster.
-  return isCanonical(value) ? JSON.stringify(value) ?? 'null' : sortedJson(value);
+  return isCanonical(value) ? (JSON.stringify(value) ?? 'null') : sortedJson(value);
 }
 
 const plainProto = Object.prototype;

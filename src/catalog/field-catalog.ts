@@ -10,7 +10,8 @@ import { INT4_MAX } from '../validation/column-types.ts';
  * with a zone (read-only stamps sent back from a GET); `choice` one of `options`; `images` a
  * list of {"url"} or address strings; `variations` a list of Variation.
  */
-export type FieldFormat = 'text' | 'numeric_text' | 'integer' | 'decimal' | 'boolean' | 'timestamp' | 'datetime' | 'choice' | 'images' | 'variations';
+export type FieldFormat =
+  'text' | 'numeric_text' | 'integer' | 'decimal' | 'boolean' | 'timestamp' | 'datetime' | 'choice' | 'images' | 'variations';
 export type Requirement = 'Required' | 'Recommended' | 'Optional';
 
 export interface FieldSpec {
@@ -33,28 +34,54 @@ export interface FieldSpec {
 const opts = (...pairs: [string, string][]) => pairs.map(([value, text]) => ({ value, text }));
 
 const f = (name: string, text: string, format: FieldFormat, more: Partial<FieldSpec> = {}): FieldSpec => ({
-  name, text, format, requirement: 'Optional', max_length: null, min_num: null, max_num: null, options: null, in_variation: false, ...more,
+  name,
+  text,
+  format,
+  requirement: 'Optional',
+  max_length: null,
+  min_num: null,
+  max_num: null,
+  options: null,
+  in_variation: false,
+  ...more,
 });
 
 const SKU = 100;
 const SHORT = 100;
 
 export const FIELD_CATALOG: readonly FieldSpec[] = [
-  f('sku', 'Product code, unique in the shop (in a product, unique among its variations)', 'text', { requirement: 'Required', max_length: SKU, in_variation: true }),
+  f('sku', 'Product code, unique in the shop (in a product, unique among its variations)', 'text', {
+    requirement: 'Required',
+    max_length: SKU,
+    in_variation: true,
+  }),
   f('name', 'Product name', 'text', { requirement: 'Required', max_length: 255 }),
   f('sku_simple', 'Simple product code', 'text', { max_length: SKU }),
   f('brand', 'Brand', 'text', { requirement: 'Recommended', max_length: 255 }),
   f('category_pk', 'Id of the category', 'integer', { requirement: 'Recommended' }),
   f('description', 'Description', 'text', { requirement: 'Recommended', max_length: 65_535 }),
   f('short_description', 'Short description', 'text', { max_length: 65_535 }),
-  f('price', 'Price (a variation without one has its product\'s)', 'decimal', { requirement: 'Required', min_num: 0, in_variation: true }),
-  f('stock', 'Units in stock (a variation without one has its product\'s)', 'integer', { requirement: 'Required', min_num: 0, max_num: INT4_MAX, in_variation: true }),
-  f('availability', 'Availability', 'choice', { in_variation: true, options: opts(['in_stock', 'In stock'], ['preorder', 'Preorder'], ['out_of_stock', 'Out of stock']) }),
-  f('condition', 'Condition', 'choice', { in_variation: true, options: opts(['new', 'New'], ['used', 'Used'], ['refurbished', 'Refurbished']) }),
+  f('price', "Price (a variation without one has its product's)", 'decimal', { requirement: 'Required', min_num: 0, in_variation: true }),
+  f('stock', "Units in stock (a variation without one has its product's)", 'integer', {
+    requirement: 'Required',
+    min_num: 0,
+    max_num: INT4_MAX,
+    in_variation: true,
+  }),
+  f('availability', 'Availability', 'choice', {
+    in_variation: true,
+    options: opts(['in_stock', 'In stock'], ['preorder', 'Preorder'], ['out_of_stock', 'Out of stock']),
+  }),
+  f('condition', 'Condition', 'choice', {
+    in_variation: true,
+    options: opts(['new', 'New'], ['used', 'Used'], ['refurbished', 'Refurbished']),
+  }),
   f('color', 'Color (free text)', 'text', { max_length: SHORT, in_variation: true }),
   f('secondary_color', 'Secondary color (free text)', 'text', { max_length: SHORT, in_variation: true }),
   f('size', 'Size (free text: numeric and alphanumeric sizes occur)', 'text', { max_length: SHORT, in_variation: true }),
-  f('gender', 'Gender', 'choice', { options: opts(['unisex', 'Unisex'], ['male', 'Male'], ['female', 'Female'], ['boy', 'Boy'], ['girl', 'Girl']) }),
+  f('gender', 'Gender', 'choice', {
+    options: opts(['unisex', 'Unisex'], ['male', 'Male'], ['female', 'Female'], ['boy', 'Boy'], ['girl', 'Girl']),
+  }),
   f('tax', 'Tax rate, as numeric text ("21" or "21.00")', 'numeric_text', { max_length: 17 }),
   f('delivery_time', 'Delivery time in days', 'integer', { min_num: 0, max_num: INT4_MAX }),
   f('discount', 'Discount, a percentage', 'decimal', { min_num: 0, max_num: 99, in_variation: true, nullable: true }),
@@ -65,14 +92,19 @@ export const FIELD_CATALOG: readonly FieldSpec[] = [
   f('width', 'Width', 'decimal'),
   f('height', 'Height', 'decimal'),
   f('depth', 'Depth', 'decimal'),
-  f('dimensions_unit', 'Unit of width, height and depth', 'choice', { options: opts(['cm', 'Centimetre'], ['mm', 'Millimetre'], ['m', 'Metre'], ['in', 'Inch']) }),
+  f('dimensions_unit', 'Unit of width, height and depth', 'choice', {
+    options: opts(['cm', 'Centimetre'], ['mm', 'Millimetre'], ['m', 'Metre'], ['in', 'Inch']),
+  }),
   f('shipping', 'Shipping cost (-1: not set)', 'decimal'),
   f('shipping_width', 'Package width', 'decimal'),
   f('shipping_height', 'Package height', 'decimal'),
   f('shipping_depth', 'Package depth', 'decimal'),
   f('shipping_price_mia', 'Shipping price (MIA)', 'decimal'),
   f('is_default', 'Default product', 'boolean'),
-  f('images', 'Images: {"url"} objects or address strings, http(s); a GET\'s images may be sent back', 'images', { requirement: 'Recommended', in_variation: true }),
+  f('images', 'Images: {"url"} objects or address strings, http(s); a GET\'s images may be sent back', 'images', {
+    requirement: 'Recommended',
+    in_variation: true,
+  }),
   f('variations', 'Variations of the product', 'variations'),
   f('created_at', 'Accepted, not stored (server time is kept)', 'datetime', { ignored: true, in_variation: true }),
   f('updated_at', 'Accepted, not stored (server time is kept)', 'datetime', { ignored: true, in_variation: true }),

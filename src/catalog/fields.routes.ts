@@ -22,13 +22,18 @@ export const FieldJson = Type.Object({
 });
 
 export const fieldRoutes: FastifyPluginAsyncTypebox = async (app) => {
-  app.get(FIELDS, {
-    config: { auth: 'shop', allow: ALLOW },
-    schema: {
-      tags: ['catalog'], summary: 'The field catalog: every documented Product and Variation field with its rules',
-      description: 'Any other field of a product or variation is a category attribute: stored and returned as sent.',
-      response: { 200: Type.Array(FieldJson) },
+  app.get(
+    FIELDS,
+    {
+      config: { auth: 'shop', allow: ALLOW },
+      schema: {
+        tags: ['catalog'],
+        summary: 'The field catalog: every documented Product and Variation field with its rules',
+        description: 'Any other field of a product or variation is a category attribute: stored and returned as sent.',
+        response: { 200: Type.Array(FieldJson) },
+      },
     },
-  }, async () => publicCatalog());
+    async () => publicCatalog(),
+  );
   allowOnly(app, FIELDS, ALLOW);
 };

@@ -29,37 +29,80 @@ export const imageRoutes: FastifyPluginAsyncTypebox<CatalogRoutesOptions> = asyn
     const base = baseUrl(request, publicUrl);
     const { shop, product } = request.params as { shop: number; product: number };
     // An address alone is one image to add.
-    const { items, single } = typeof request.body === 'string' && type === 'product_image_add' ? { items: [request.body], single: true } : itemsOf(request.body);
-    const feed = await services.feeds.submit({ shopPk: shop, type, items, single, productPk: product, source: sourceOf(request), baseUrl: base });
+    const { items, single } =
+      typeof request.body === 'string' && type === 'product_image_add' ? { items: [request.body], single: true } : itemsOf(request.body);
+    const feed = await services.feeds.submit({
+      shopPk: shop,
+      type,
+      items,
+      single,
+      productPk: product,
+      source: sourceOf(request),
+      baseUrl: base,
+    });
     return feedCreated(reply, feed, base);
   };
   const report = 'Its report has one success item per image: {sku, product_pk, image_pk, url_source, position}.';
 
-  app.get(IMAGES, {
-    config: { auth: 'shop', allow: IMAGES_ALLOW },
-    schema: {
-      tags: ['catalog'], summary: 'The images of a product, in order (positions 0-based)', params: ProductParams,
-      querystring: Type.Object(PageQuery), response: { 200: Type.Array(StoredImage) },
+  app.get(
+    IMAGES,
+    {
+      config: { auth: 'shop', allow: IMAGES_ALLOW },
+      schema: {
+        tags: ['catalog'],
+        summary: 'The images of a product, in order (positions 0-based)',
+        params: ProductParams,
+        querystring: Type.Object(PageQuery),
+        response: { 200: Type.Array(StoredImage) },
+      },
     },
-  }, async (request, reply) => {
-    const { page, page_size: pageSize } = request.query;
-    const r = await services.catalog.productImages(request.params.shop, request.params.product, page, pageSize);
-    return sendPage(reply, request, baseUrl(request, publicUrl), { page, pageSize, total: r.total }, r.results);
-  });
-  app.post(IMAGES, write('Add images to a product, after the ones it has: a feed', oneOrMany(ImageInput, '{"url"} or an address string, or an array of them'),
-    `An address the product has already is reported with its image and not added twice. ${report}`), submit('product_image_add'));
-  app.put(IMAGES, write('Reorder the images of a product: a feed', oneOrMany(ImagePosition, '{"pk","position"} (0-based), or an array of them'),
-    `Each image sent moves to its position (past the end: the end); the others keep their order around them. ${report}`), submit('product_image_reorder'));
-  app.delete(IMAGES, write('Remove images from a product (and from its variations): a feed', oneOrMany(ImageRef, '{"pk"} of an image, or an array of them'),
-    `The remaining images close up (positions 0..n-1). ${report}`), submit('product_image_delete'));
+    async (request, reply) => {
+      const { page, page_size: pageSize } = request.query;
+      const r = await services.catalog.productImages(request.params.shop, request.params.product, page, pageSize);
+      return sendPage(reply, request, baseUrl(request, publicUrl), { page, pageSize, total: r.total }, r.results);
+    },
+  );
+  app.post(
+    IMAGES,
+    write(
+      'Add images to a product, after the ones it has: a feed',
+      oneOrMany(ImageInput, '{"url"} or an address string, or an array of them'),
+      `An address the product has already is reported with its image and not added twice. ${report}`,
+    ),
+    submit('product_image_add'),
+  );
+  app.put(
+    IMAGES,
+    write(
+      'Reorder the images of a product: a feed',
+      oneOrMany(ImagePosition, '{"pk","position"} (0-based), or an array of them'),
+      `Each image sent moves to its position (past the end: the end); the others keep their order around them. ${report}`,
+    ),
+    submit('product_image_reorder'),
+  );
+  app.delete(
+    IMAGES,
+    write(
+      'Remove images from a product (and from its variations): a feed',
+      oneOrMany(ImageRef, '{"pk"} of an image, or an array of them'),
+      `The remaining images close up (positions 0..n-1). ${report}`,
+    ),
+    submit('product_image_delete'),
+  );
   allowOnly(app, IMAGES, IMAGES_ALLOW);
 
-  app.get(IMAGE, {
-    config: { auth: 'shop', allow: IMAGE_ALLOW },
-    schema: {
-      tags: ['catalog'], summary: 'One image of a product',
-      params: Type.Object({ ...ProductParams.properties, image: Type.Integer({ minimum: 1 }) }), response: { 200: StoredImage },
+  app.get(
+    IMAGE,
+    {
+      config: { auth: 'shop', allow: IMAGE_ALLOW },
+      schema: {
+        tags: ['catalog'],
+        summary: 'One image of a product',
+        params: Type.Object({ ...ProductParams.properties, image: Type.Integer({ minimum: 1 }) }),
+        response: { 200: StoredImage },
+      },
     },
-  }, async (request) => services.catalog.productImage(request.params.shop, request.params.product, request.params.image));
+    async (request) => services.catalog.productImage(request.params.shop, request.params.product, request.params.image),
+  );
   allowOnly(app, IMAGE, IMAGE_ALLOW);
 };

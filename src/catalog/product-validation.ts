@@ -10,7 +10,18 @@ import { compileRequestSchema } from '../validation/ajv.ts';
 import { oversizeArray, oversizeMessage } from '../validation/array-caps.ts';
 import { nulErrors } from '../validation/storable-text.ts';
 import { formatTimestamp, parseTimestamp, TIMESTAMP_MESSAGE, ZONED_TIMESTAMP_MESSAGE } from '../validation/timestamp.ts';
-import { NOT_BLANK, ImageInput, ImagePosition, ImageRef, Product, ProductRef, ProductUpdate, VariationCreate, VariationUpdate, type ProductInput } from './catalog.schemas.ts';
+import {
+  NOT_BLANK,
+  ImageInput,
+  ImagePosition,
+  ImageRef,
+  Product,
+  ProductRef,
+  ProductUpdate,
+  VariationCreate,
+  VariationUpdate,
+  type ProductInput,
+} from './catalog.schemas.ts';
 import { editDistance } from '../validation/near-miss.ts';
 import { InexactNumber, INEXACT_NUMBER_CODE, inexactMessage, inexactNumbers } from '../validation/exact-numbers.ts';
 import { MAX_ATTRIBUTE_BYTES, MAX_ATTRIBUTE_NAME, MAX_ATTRIBUTES, MAX_ATTRIBUTES_BYTES } from './field-catalog.ts';
@@ -23,7 +34,8 @@ export interface ItemWarning {
 }
 
 /** Item kinds, one per feed item shape. */
-export type ItemKind = 'product' | 'product_update' | 'product_ref' | 'variation_create' | 'variation_update' | 'pk_ref' | 'image_input' | 'image_position';
+export type ItemKind =
+  'product' | 'product_update' | 'product_ref' | 'variation_create' | 'variation_update' | 'pk_ref' | 'image_input' | 'image_position';
 
 /** Kinds whose items carry category attributes at their top level (and, for products, in their variations). */
 const attributeSchemas = new Set<TSchema>([Product, ProductUpdate, VariationCreate, VariationUpdate]);
@@ -52,9 +64,19 @@ const validatorOf = (kind: ItemKind): ValidateFunction => {
 };
 
 const codeOfKeyword: Record<string, string> = {
-  type: 'invalid_type', required: 'required', enum: 'invalid_value', const: 'invalid_value', anyOf: 'invalid_value',
-  minLength: 'too_short', maxLength: 'too_long', minimum: 'too_small', maximum: 'too_large', minItems: 'too_few',
-  maxItems: 'too_many', pattern: 'invalid_format', format: 'invalid_format',
+  type: 'invalid_type',
+  required: 'required',
+  enum: 'invalid_value',
+  const: 'invalid_value',
+  anyOf: 'invalid_value',
+  minLength: 'too_short',
+  maxLength: 'too_long',
+  minimum: 'too_small',
+  maximum: 'too_large',
+  minItems: 'too_few',
+  maxItems: 'too_many',
+  pattern: 'invalid_format',
+  format: 'invalid_format',
 };
 
 /** Ajv errors of one item as field errors under `prefix` (`/3`), one per field. */
@@ -103,7 +125,8 @@ function copyJson(value: unknown): unknown {
   if (!isObject(value)) return value;
   const out: Record<string, unknown> = {};
   for (const key of Object.keys(value)) {
-    if (key === '__proto__') Object.defineProperty(out, key, { value: copyJson(value[key]), enumerable: true, writable: true, configurable: true });
+    if (key === '__proto__')
+      Object.defineProperty(out, key, { value: copyJson(value[key]), enumerable: true, writable: true, configurable: true });
     else out[key] = copyJson(value[key]);
   }
   return out;
@@ -147,7 +170,9 @@ const escape = (key: string): string => key.replaceAll('~', '~0').replaceAll('/'
 function strip(schema: TSchema, value: unknown, pointer: string, found: Unknown, silent = false): void {
   const s = schema as { properties?: Record<string, TSchema>; items?: TSchema; anyOf?: TSchema[]; type?: unknown };
   if (s.anyOf !== undefined) {
-    const branch = s.anyOf.find((b) => ((b as { type?: unknown }).type === 'object') === isObject(value) && (b as { type?: unknown }).type !== undefined);
+    const branch = s.anyOf.find(
+      (b) => ((b as { type?: unknown }).type === 'object') === isObject(value) && (b as { type?: unknown }).type !== undefined,
+    );
     if (branch !== undefined) strip(branch, value, pointer, found);
     return;
   }
@@ -163,12 +188,20 @@ function strip(schema: TSchema, value: unknown, pointer: string, found: Unknown,
           attributes++;
           const at = `${pointer}/${escape(key)}`;
           if (key.length === 0 || key.length > MAX_ATTRIBUTE_NAME) {
-            (badNames ??= []).push({ pointer: at, code: 'invalid_attribute', message: `an attribute name has 1-${MAX_ATTRIBUTE_NAME} characters` });
+            (badNames ??= []).push({
+              pointer: at,
+              code: 'invalid_attribute',
+              message: `an attribute name has 1-${MAX_ATTRIBUTE_NAME} characters`,
+            });
           }
           const size = Buffer.byteLength(JSON.stringify(value[key]) ?? '');
           found.attributeBytes += size;
           if (size > MAX_ATTRIBUTE_BYTES) {
-            (badNames ??= []).push({ pointer: at, code: 'too_large', message: `is ${bytes(size)} bytes as JSON; a category attribute's value takes at most ${bytes(MAX_ATTRIBUTE_BYTES)}` });
+            (badNames ??= []).push({
+              pointer: at,
+              code: 'too_large',
+              message: `is ${bytes(size)} bytes as JSON; a category attribute's value takes at most ${bytes(MAX_ATTRIBUTE_BYTES)}`,
+            });
           }
           const field = probableField(key, Object.keys(s.properties));
           if (field !== undefined && value[field] === undefined) found.nearMisses.push({ pointer: at, name: key, field });
@@ -182,7 +215,11 @@ function strip(schema: TSchema, value: unknown, pointer: string, found: Unknown,
       }
     }
     if (attributes > MAX_ATTRIBUTES) {
-      found.errors.push({ pointer, code: 'too_many_attributes', message: `has ${attributes} category attributes; at most ${MAX_ATTRIBUTES}` });
+      found.errors.push({
+        pointer,
+        code: 'too_many_attributes',
+        message: `has ${attributes} category attributes; at most ${MAX_ATTRIBUTES}`,
+      });
     } else if (badNames !== undefined) {
       found.errors.push(...badNames);
     }
@@ -198,7 +235,9 @@ function strip(schema: TSchema, value: unknown, pointer: string, found: Unknown,
 function withNearMiss(e: FieldError, nearMisses: Unknown['nearMisses']): FieldError {
   if (e.code !== 'required') return e;
   const parent = e.pointer.slice(0, e.pointer.lastIndexOf('/'));
-  const miss = nearMisses.find((m) => m.field === e.pointer.slice(parent.length + 1) && m.pointer.slice(0, m.pointer.lastIndexOf('/')) === parent);
+  const miss = nearMisses.find(
+    (m) => m.field === e.pointer.slice(parent.length + 1) && m.pointer.slice(0, m.pointer.lastIndexOf('/')) === parent,
+  );
   return miss === undefined ? e : { ...e, message: `${e.message} (did you mean ${miss.field}? ${JSON.stringify(miss.name)} was sent)` };
 }
 
@@ -270,7 +309,12 @@ export interface ValidateOptions {
  * start with an index (`/price`, not `/0/price`). Items are copied and the input is left as it
  * was, unless `inPlace`: then unknown fields are removed from the input's own objects.
  */
-export function validateItems<T = Record<string, unknown>>(kind: ItemKind, items: unknown[], single = false, options: ValidateOptions = {}): ItemsValidation<T> {
+export function validateItems<T = Record<string, unknown>>(
+  kind: ItemKind,
+  items: unknown[],
+  single = false,
+  options: ValidateOptions = {},
+): ItemsValidation<T> {
   const validate = validatorOf(kind);
   const out: ItemsValidation<T> = { valid: [], errors: [], errorsTotal: 0, warnings: [] };
   const inPlace = options.inPlace === true;
@@ -282,7 +326,8 @@ export function validateItems<T = Record<string, unknown>>(kind: ItemKind, items
   items.forEach((raw, index) => {
     const prefix = single ? '' : `/${index}`;
     // An image to add may be its address alone.
-    if (!isObject(raw) && !(kind === 'image_input' && typeof raw === 'string')) return fail([{ pointer: prefix, code: 'invalid_type', message: 'must be object' }]);
+    if (!isObject(raw) && !(kind === 'image_input' && typeof raw === 'string'))
+      return fail([{ pointer: prefix, code: 'invalid_type', message: 'must be object' }]);
     // An array over its bound (images, variations) is the item's one error, found before its
     // elements are copied or checked.
     const over = oversizeArray(schemas[kind], raw);
@@ -293,7 +338,11 @@ export function validateItems<T = Record<string, unknown>>(kind: ItemKind, items
     const unknown: Unknown = { pointers: [], count: 0, errors: [], attributeBytes: 0, nearMisses: [] };
     strip(schemas[kind], item, prefix, unknown, REFERENCES.has(kind));
     const valid = validate(item);
-    const errors: FieldError[] = inexact.map(({ pointer, number }) => ({ pointer, code: INEXACT_NUMBER_CODE, message: inexactMessage(number) }));
+    const errors: FieldError[] = inexact.map(({ pointer, number }) => ({
+      pointer,
+      code: INEXACT_NUMBER_CODE,
+      message: inexactMessage(number),
+    }));
     const inexactAt = new Set(errors.map((e) => e.pointer));
     const checked = !valid ? toFieldErrors(validate.errors ?? [], prefix) : isObject(item) ? inUtc(item, prefix) : [];
     errors.push(...checked.filter((e) => !inexactAt.has(e.pointer)).map((e) => withNearMiss(e, unknown.nearMisses)));
@@ -301,15 +350,30 @@ export function validateItems<T = Record<string, unknown>>(kind: ItemKind, items
     errors.push(...unknown.errors);
     nulErrors(item, prefix, errors);
     if (unknown.attributeBytes > MAX_ATTRIBUTES_BYTES) {
-      errors.push({ pointer: prefix, code: 'attributes_too_large', message: `its category attributes take ${bytes(unknown.attributeBytes)} bytes as JSON (its variations' included); an item's take at most ${bytes(MAX_ATTRIBUTES_BYTES)}` });
+      errors.push({
+        pointer: prefix,
+        code: 'attributes_too_large',
+        message: `its category attributes take ${bytes(unknown.attributeBytes)} bytes as JSON (its variations' included); an item's take at most ${bytes(MAX_ATTRIBUTES_BYTES)}`,
+      });
     }
     if (errors.length > 0) return fail(errors);
     for (const m of unknown.nearMisses) {
-      out.warnings.push({ index, pointer: m.pointer, code: 'probable_typo', message: `stored as the category attribute ${JSON.stringify(m.name)}; did you mean ${m.field}?` });
+      out.warnings.push({
+        index,
+        pointer: m.pointer,
+        code: 'probable_typo',
+        message: `stored as the category attribute ${JSON.stringify(m.name)}; did you mean ${m.field}?`,
+      });
     }
     for (const pointer of unknown.pointers) out.warnings.push({ index, pointer, code: 'unknown_field', message: 'unknown field, ignored' });
     const more = unknown.count - unknown.pointers.length;
-    if (more > 0) out.warnings.push({ index, pointer: prefix, code: 'unknown_field', message: `${more} more unknown field${more === 1 ? '' : 's'}, ignored` });
+    if (more > 0)
+      out.warnings.push({
+        index,
+        pointer: prefix,
+        code: 'unknown_field',
+        message: `${more} more unknown field${more === 1 ? '' : 's'}, ignored`,
+      });
     out.valid.push({ index, item: item as T });
   });
   return out;
@@ -323,14 +387,21 @@ export function bodyItems(body: unknown): { items: unknown[]; single: boolean; e
       : { items: body, single: false, errors: [] };
   }
   if (isObject(body)) return { items: [body], single: true, errors: [] };
-  return { items: [], single: false, errors: [{ pointer: '', code: 'invalid_type', message: 'must be an object or a non-empty array of objects' }] };
+  return {
+    items: [],
+    single: false,
+    errors: [{ pointer: '', code: 'invalid_type', message: 'must be an object or a non-empty array of objects' }],
+  };
 }
 
 /**
  * The products POST's rules: `body` is one Product or an array of them. Errors point into
  * the body (`/3/variations/0/price`); unknown fields become warnings.
  */
-export function validateProducts(body: unknown, options: ValidateOptions = {}): {
+export function validateProducts(
+  body: unknown,
+  options: ValidateOptions = {},
+): {
   valid: { index: number; product: ProductInput }[];
   errors: FieldError[];
   errorsTotal: number;
@@ -339,5 +410,10 @@ export function validateProducts(body: unknown, options: ValidateOptions = {}): 
   const { items, single, errors } = bodyItems(body);
   if (errors.length > 0) return { valid: [], errors, errorsTotal: errors.length, warnings: [] };
   const r = validateItems<ProductInput>(options.partial === true ? 'product_update' : 'product', items, single, options);
-  return { valid: r.valid.map(({ index, item }) => ({ index, product: item })), errors: r.errors, errorsTotal: r.errorsTotal, warnings: r.warnings };
+  return {
+    valid: r.valid.map(({ index, item }) => ({ index, product: item })),
+    errors: r.errors,
+    errorsTotal: r.errorsTotal,
+    warnings: r.warnings,
+  };
 }

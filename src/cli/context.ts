@@ -39,12 +39,31 @@ export const embeddedExists = (dataDir: string): boolean => fs.existsSync(path.j
  */
 function requireDatabase(config: Config): void {
   if (config.databaseUrl !== undefined || embeddedExists(config.dataDir)) return;
-  throw new CliError('no_database', `no database: set DATABASE_URL, or WAYBILL_DATA_DIR to the daemon's data folder (${config.dataDir} holds none; \`waybill init\` creates one there)`, 2);
+  throw new CliError(
+    'no_database',
+    `no database: set DATABASE_URL, or WAYBILL_DATA_DIR to the daemon's data folder (${config.dataDir} holds none; \`waybill init\` creates one there)`,
+    2,
+  );
 }
 
 /** Error codes of a database that cannot be reached or entered (Node's socket codes, Postgres's SQLSTATEs). */
-const UNREACHABLE = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ECONNRESET', '28P01', '28000', '3D000']);
-const SQLSTATE_TEXT: Record<string, string> = { '28P01': 'password authentication failed', '28000': 'access refused (pg_hba.conf)', '3D000': 'the database does not exist' };
+const UNREACHABLE = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ECONNRESET',
+  '28P01',
+  '28000',
+  '3D000',
+]);
+const SQLSTATE_TEXT: Record<string, string> = {
+  '28P01': 'password authentication failed',
+  '28000': 'access refused (pg_hba.conf)',
+  '3D000': 'the database does not exist',
+};
 
 /** The first unreachable-database code in an error, its causes and an AggregateError's errors. */
 function unreachableCode(error: unknown, depth = 0): string | null {
@@ -64,13 +83,18 @@ export function describeDatabaseError(error: unknown, config: Config): CliError 
   const code = unreachableCode(error);
   if (code === null) return null;
   const reason = SQLSTATE_TEXT[code] ?? code;
-  if (config.databaseUrl === undefined) return new CliError('database_unreachable', `cannot reach the embedded database in ${config.dataDir}: ${reason}`, 1);
+  if (config.databaseUrl === undefined)
+    return new CliError('database_unreachable', `cannot reach the embedded database in ${config.dataDir}: ${reason}`, 1);
   const url = new URL(config.databaseUrl);
   const where = `${url.hostname || 'localhost'}:${url.port || '5432'}`;
   // The server answered but refused: name the database too.
-  return new CliError('database_unreachable', SQLSTATE_TEXT[code] === undefined
-    ? `cannot reach the database at ${where}: ${reason}`
-    : `cannot use the database at ${where}${url.pathname}: ${reason}`, 1);
+  return new CliError(
+    'database_unreachable',
+    SQLSTATE_TEXT[code] === undefined
+      ? `cannot reach the database at ${where}: ${reason}`
+      : `cannot use the database at ${where}${url.pathname}: ${reason}`,
+    1,
+  );
 }
 
 /** Runs fn with services; jobs are sent through a queue that is started only if fn sends one. */
@@ -80,11 +104,12 @@ export async function withServices<T>(ctx: CliContext, fn: (services: Services) 
   let queue: JobQueue | null = null;
   let starting: Promise<JobQueue> | null = null;
   // Memoized: two sends at once start one queue.
-  const started = (): Promise<JobQueue> => (starting ??= (async () => {
-    queue = new JobQueue({ connectionString: connection.connectionString, logger: ctx.logger, supervise: false, max: 2 });
-    await queue.start();
-    return queue;
-  })());
+  const started = (): Promise<JobQueue> =>
+    (starting ??= (async () => {
+      queue = new JobQueue({ connectionString: connection.connectionString, logger: ctx.logger, supervise: false, max: 2 });
+      await queue.start();
+      return queue;
+    })());
   const lazyJobs: JobSender & { ready(): Promise<boolean> } = {
     send: async (db, name, data, options) => (await started()).send(db, name, data, options),
     sendMany: async (db, name, jobs) => (await started()).sendMany(db, name, jobs),

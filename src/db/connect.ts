@@ -32,18 +32,31 @@ export interface Connection {
   close(): Promise<void>;
 }
 
-export async function connect(config: Config, logger: Logger, options: { migrate?: boolean; applicationName?: string; superviseEmbedded?: boolean } = {}): Promise<Connection> {
+export async function connect(
+  config: Config,
+  logger: Logger,
+  options: { migrate?: boolean; applicationName?: string; superviseEmbedded?: boolean } = {},
+): Promise<Connection> {
   let embedded: EmbeddedHandle | null = null;
   let connectionString = config.databaseUrl;
   if (connectionString === undefined) {
     embedded = await startEmbedded({ dataDir: config.dataDir, log: (m) => logger.info(m) });
     connectionString = embedded.connectionString;
-    logger.info({ dataDir: config.dataDir, startedHere: embedded.startedHere }, embedded.startedHere ? 'embedded Postgres started' : 'joined the running embedded Postgres');
+    logger.info(
+      { dataDir: config.dataDir, startedHere: embedded.startedHere },
+      embedded.startedHere ? 'embedded Postgres started' : 'joined the running embedded Postgres',
+    );
   }
-  const watchdog = embedded !== null && options.superviseEmbedded === true
-    ? superviseEmbedded({ dataDir: config.dataDir, connectionString, log: (m) => logger.warn(m) })
-    : null;
-  const { db, pool } = createDb({ connectionString, max: config.dbPoolMax, applicationName: options.applicationName ?? 'waybill', timeoutMs: config.dbTimeoutMs });
+  const watchdog =
+    embedded !== null && options.superviseEmbedded === true
+      ? superviseEmbedded({ dataDir: config.dataDir, connectionString, log: (m) => logger.warn(m) })
+      : null;
+  const { db, pool } = createDb({
+    connectionString,
+    max: config.dbPoolMax,
+    applicationName: options.applicationName ?? 'waybill',
+    timeoutMs: config.dbTimeoutMs,
+  });
   try {
     if (options.migrate !== false) {
       const report = await migrate(connectionString);

@@ -15,7 +15,19 @@ import type { TrackingTables } from '../tracking/tracking.tables.ts';
 import type { WebhookTables } from '../webhooks/webhooks.tables.ts';
 import type { LogTables } from '../logs/logs.tables.ts';
 
-export interface Database extends ShopTables, MarketplaceTables, CatalogTables, FeedTables, OrderTables, ConnectorTables, IdempotencyTables, AdminSessionTables, TrackingTables, WebhookTables, LogTables {}
+export interface Database
+  extends
+    ShopTables,
+    MarketplaceTables,
+    CatalogTables,
+    FeedTables,
+    OrderTables,
+    ConnectorTables,
+    IdempotencyTables,
+    AdminSessionTables,
+    TrackingTables,
+    WebhookTables,
+    LogTables {}
 
 export type Db = Kysely<Database>;
 export type Trx = Transaction<Database>;
@@ -96,7 +108,13 @@ class PreparingClient extends pg.Client {
     const name = preparedNames.get(text);
     const limit = longWork.getStore();
     if (name === undefined && limit === undefined) return this.#timed(call.apply(this, args));
-    return this.#timed(call.call(this, { ...(name === undefined ? {} : { name }), text, values, ...(limit === undefined ? {} : { query_timeout: limit }) }, callback));
+    return this.#timed(
+      call.call(
+        this,
+        { ...(name === undefined ? {} : { name }), text, values, ...(limit === undefined ? {} : { query_timeout: limit }) },
+        callback,
+      ),
+    );
   }
 
   #timed(result: never): never {
@@ -169,7 +187,10 @@ export async function inSavepoint<T>(trx: Trx, fn: () => Promise<T>): Promise<T>
   } catch (error) {
     // Rolled back and released: a savepoint left behind would stay a subtransaction until the
     // commit. A failed rollback leaves the transaction aborted: its next statement fails.
-    await sql`rollback to savepoint wb_part`.execute(trx).then(() => sql`release savepoint wb_part`.execute(trx)).catch(() => undefined);
+    await sql`rollback to savepoint wb_part`
+      .execute(trx)
+      .then(() => sql`release savepoint wb_part`.execute(trx))
+      .catch(() => undefined);
     throw error;
   }
 }

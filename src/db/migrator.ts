@@ -24,7 +24,9 @@ export async function migrateToLatest(db: Kysely<any>): Promise<MigrationReport>
   const { error, results }: MigrationResultSet = await migrator.migrateToLatest();
   const failed = results?.find((r) => r.status === 'Error');
   if (error !== undefined || failed !== undefined) {
-    throw new Error(`migration ${failed?.migrationName ?? ''} failed: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+    throw new Error(`migration ${failed?.migrationName ?? ''} failed: ${error instanceof Error ? error.message : String(error)}`, {
+      cause: error,
+    });
   }
   const all = await migrator.getMigrations();
   const done = all.filter((m) => m.executedAt !== undefined);

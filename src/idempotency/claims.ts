@@ -60,7 +60,11 @@ export async function settle<B>(store: ClaimStore<B>, reply: StoredReply<B>): Pr
 }
 
 /** claim, then the work, then settle: a duplicate gets the first reply (`replayed`), a throw frees the key. */
-export async function once<B>(store: ClaimStore<B>, options: ClaimOptions, work: () => Promise<StoredReply<B>>): Promise<{ reply: StoredReply<B>; replayed: boolean }> {
+export async function once<B>(
+  store: ClaimStore<B>,
+  options: ClaimOptions,
+  work: () => Promise<StoredReply<B>>,
+): Promise<{ reply: StoredReply<B>; replayed: boolean }> {
   const claimed = await claim(store, options);
   if (claimed.kind === 'replay') return { reply: claimed.reply, replayed: true };
   try {

@@ -11,7 +11,9 @@ import * as repo from './idempotency.repository.ts';
 export type IdempotentReply = StoredReply<string>;
 
 export const bodyHash = (method: string, path: string, body: unknown): string =>
-  createHash('sha256').update(`${method} ${path}\n${JSON.stringify(body ?? null)}`).digest('hex');
+  createHash('sha256')
+    .update(`${method} ${path}\n${JSON.stringify(body ?? null)}`)
+    .digest('hex');
 
 export class IdempotencyService {
   readonly #db: Db;
@@ -42,8 +44,12 @@ export class IdempotencyService {
     }
     const hash = bodyHash(method, path, body);
     return claim(this.#store(shopPk, key, { method, path, body_hash: hash }), {
-      fingerprint: { hash, reused: () => new AppError('idempotency_key_reused', 422, 'This Idempotency-Key was used with another request body.') },
-      inFlight: () => new AppError('idempotency_key_in_flight', 409, 'A request with this Idempotency-Key is still being processed; retry later.'),
+      fingerprint: {
+        hash,
+        reused: () => new AppError('idempotency_key_reused', 422, 'This Idempotency-Key was used with another request body.'),
+      },
+      inFlight: () =>
+        new AppError('idempotency_key_in_flight', 409, 'A request with this Idempotency-Key is still being processed; retry later.'),
     });
   }
 

@@ -82,19 +82,47 @@ export interface JobGroup {
 export const FEED_BATCH = 50;
 /** A shop's share of the feed queue in jobs: its tier's batches (SHOP_TIERS) times the batch. */
 function shares(batch: number): { default: number; tiers: Record<string, number> } {
-  return { default: SHOP_TIERS.standard * batch, tiers: Object.fromEntries(Object.entries(SHOP_TIERS).map(([tier, n]) => [tier, n * batch])) };
+  return {
+    default: SHOP_TIERS.standard * batch,
+    tiers: Object.fromEntries(Object.entries(SHOP_TIERS).map(([tier, n]) => [tier, n * batch])),
+  };
 }
 
-const prune: QueueSettings = { retryLimit: 3, retryDelay: 60, retryBackoff: true, expireInSeconds: 600, concurrency: 1, notify: false, policy: 'standard' };
+const prune: QueueSettings = {
+  retryLimit: 3,
+  retryDelay: 60,
+  retryBackoff: true,
+  expireInSeconds: 600,
+  concurrency: 1,
+  notify: false,
+  policy: 'standard',
+};
 
 export const queueSettings: { [K in JobName]: QueueSettings } = {
   // One POST per attempt, so the job's attempts and the Webhooks page's are one count: 15
   // attempts, due 1-2 s after the first failure (workers find due retries every 5 s), then
   // twice as long each time up to an hour apart: given up 3-4 h after the first attempt.
-  'webhook.deliver': { retryLimit: 14, retryDelay: 1, retryBackoff: true, retryDelayMax: 3_600, expireInSeconds: 120, concurrency: 4, notify: true, policy: 'standard' },
+  'webhook.deliver': {
+    retryLimit: 14,
+    retryDelay: 1,
+    retryBackoff: true,
+    retryDelayMax: 3_600,
+    expireInSeconds: 120,
+    concurrency: 4,
+    notify: true,
+    policy: 'standard',
+  },
   // exclusive + singletonKey = connector name: one queued or running run per connector, so a
   // tick during a long run is dropped, not doubled. Transient failures retry 3 times from 30 s.
-  'connector.run': { retryLimit: 3, retryDelay: 30, retryBackoff: true, expireInSeconds: 3_600, concurrency: 2, notify: true, policy: 'exclusive' },
+  'connector.run': {
+    retryLimit: 3,
+    retryDelay: 30,
+    retryBackoff: true,
+    expireInSeconds: 3_600,
+    concurrency: 2,
+    notify: true,
+    policy: 'exclusive',
+  },
   // Transient failures (database away, a feed locked by another worker) retry from 1 s, doubling.
   // expireInSeconds bounds one run (a dead worker's feed is re-queued by feeds.requeue-stopped). No
   // NOTIFY: its lock at commit serialized every feed-creating transaction (measured: commits
@@ -103,17 +131,40 @@ export const queueSettings: { [K in JobName]: QueueSettings } = {
   // transaction), `concurrency` batches in flight per process (WAYBILL_WORKER_CONCURRENCY); a
   // shop holds at most its tier's share of batches at once, across replicas.
   'feed.process': {
-    retryLimit: 8, retryDelay: 1, retryBackoff: true, expireInSeconds: 900, concurrency: 4, notify: false, policy: 'standard',
-    batch: FEED_BATCH, groupShare: shares(FEED_BATCH),
+    retryLimit: 8,
+    retryDelay: 1,
+    retryBackoff: true,
+    expireInSeconds: 900,
+    concurrency: 4,
+    notify: false,
+    policy: 'standard',
+    batch: FEED_BATCH,
+    groupShare: shares(FEED_BATCH),
   },
   'prune.feeds': prune,
   'prune.idempotency-keys': prune,
   'prune.webhook-deliveries': prune,
   'prune.receipts': prune,
   // stately: a large feed done while a run is queued adds nothing (that run covers it).
-  'catalog.tidy': { retryLimit: 2, retryDelay: 5, retryBackoff: true, expireInSeconds: 900, concurrency: 1, notify: false, policy: 'stately' },
+  'catalog.tidy': {
+    retryLimit: 2,
+    retryDelay: 5,
+    retryBackoff: true,
+    expireInSeconds: 900,
+    concurrency: 1,
+    notify: false,
+    policy: 'stately',
+  },
   // The next tick (a minute later) is its retry.
-  'feeds.requeue-stopped': { retryLimit: 0, retryDelay: 0, retryBackoff: false, expireInSeconds: 60, concurrency: 1, notify: false, policy: 'standard' },
+  'feeds.requeue-stopped': {
+    retryLimit: 0,
+    retryDelay: 0,
+    retryBackoff: false,
+    expireInSeconds: 60,
+    concurrency: 1,
+    notify: false,
+    policy: 'standard',
+  },
 };
 
 /** Queue of a name's exhausted or permanently failed jobs. */

@@ -143,9 +143,17 @@ export class JobQueue implements JobSender {
     return this.boss.send(name, data as object, { ...options, db: inTransactionOf(db) });
   }
 
-  async sendMany<K extends JobName>(db: Executor, name: K, jobs: { data: JobMap[K]; group?: { id: string; tier?: string } }[]): Promise<void> {
+  async sendMany<K extends JobName>(
+    db: Executor,
+    name: K,
+    jobs: { data: JobMap[K]; group?: { id: string; tier?: string } }[],
+  ): Promise<void> {
     if (jobs.length > 0) {
-      await this.boss.insert(name, jobs.map((j) => ({ data: j.data as object, ...(j.group === undefined ? {} : { group: j.group }) })), { db: inTransactionOf(db) });
+      await this.boss.insert(
+        name,
+        jobs.map((j) => ({ data: j.data as object, ...(j.group === undefined ? {} : { group: j.group }) })),
+        { db: inTransactionOf(db) },
+      );
     }
   }
 
@@ -177,15 +185,18 @@ export class JobQueue implements JobSender {
           notifyPollingIntervalSeconds: 5,
           perJobResults: true,
         },
-        async (jobs: Job<unknown>[]) => Promise.all(jobs.map(async (job) => {
-          const ctx = this.#contextOf(name, job);
-          try {
-            await handler(job.data, ctx);
-            return this.#settled(name, job, ctx, { status: 'fulfilled', value: undefined });
-          } catch (error) {
-            return this.#settled(name, job, ctx, { status: 'rejected', reason: error });
-          }
-        })),
+        async (jobs: Job<unknown>[]) =>
+          Promise.all(
+            jobs.map(async (job) => {
+              const ctx = this.#contextOf(name, job);
+              try {
+                await handler(job.data, ctx);
+                return this.#settled(name, job, ctx, { status: 'fulfilled', value: undefined });
+              } catch (error) {
+                return this.#settled(name, job, ctx, { status: 'rejected', reason: error });
+              }
+            }),
+          ),
       );
       this.#workers.set(name, [workerId]);
     }
@@ -200,23 +211,27 @@ export class JobQueue implements JobSender {
     const share = queueSettings[name].groupShare;
     const ids: string[] = [];
     for (let i = 0; i < slots; i++) {
-      ids.push(await this.boss.work(
-        name,
-        {
-          batchSize: batch,
-          localConcurrency: 1,
-          burstWhenBatchFull: true,
-          pollingIntervalSeconds: 2,
-          notifyPollingIntervalSeconds: 5,
-          perJobResults: true,
-          ...(share === undefined ? {} : { groupConcurrency: share }),
-        },
-        async (jobs: Job<unknown>[]) => {
-          const each = jobs.map((job) => ({ job, ctx: this.#contextOf(name, job) }));
-          const results = await handler(each.map(({ job, ctx }) => ({ data: job.data as never, ctx })));
-          return each.map(({ job, ctx }, i) => this.#settled(name, job, ctx, results[i] ?? { status: 'rejected', reason: new Error('no result for this job') }));
-        },
-      ));
+      ids.push(
+        await this.boss.work(
+          name,
+          {
+            batchSize: batch,
+            localConcurrency: 1,
+            burstWhenBatchFull: true,
+            pollingIntervalSeconds: 2,
+            notifyPollingIntervalSeconds: 5,
+            perJobResults: true,
+            ...(share === undefined ? {} : { groupConcurrency: share }),
+          },
+          async (jobs: Job<unknown>[]) => {
+            const each = jobs.map((job) => ({ job, ctx: this.#contextOf(name, job) }));
+            const results = await handler(each.map(({ job, ctx }) => ({ data: job.data as never, ctx })));
+            return each.map(({ job, ctx }, i) =>
+              this.#settled(name, job, ctx, results[i] ?? { status: 'rejected', reason: new Error('no result for this job') }),
+            );
+          },
+        ),
+      );
     }
     return ids;
   }
@@ -234,7 +249,11 @@ export class JobQueue implements JobSender {
     }
     const error: unknown = result.reason;
     // The stack too: the dashboard's job page shows a failure in full.
-    const output = { message: error instanceof Error ? error.message : String(error), code: (error as { code?: string }).code, stack: error instanceof Error ? error.stack : undefined };
+    const output = {
+      message: error instanceof Error ? error.message : String(error),
+      code: (error as { code?: string }).code,
+      stack: error instanceof Error ? error.stack : undefined,
+    };
     if (isTransient(error)) {
       ctx.log.warn({ err: error }, 'job failed, will retry');
       metrics.jobFinished(name, 'retry');

@@ -100,7 +100,8 @@ interface JobRow {
   source_retry_count: number | null;
 }
 
-const JOB_COLUMNS = 'id, name, state, data, retry_count, retry_limit, created_on, started_on, completed_on, output, source_output, source_name, source_id, source_retry_count';
+const JOB_COLUMNS =
+  'id, name, state, data, retry_count, retry_limit, created_on, started_on, completed_on, output, source_output, source_name, source_id, source_retry_count';
 
 const iso = (d: Date | string | null): string | null => (d === null ? null : new Date(d).toISOString());
 
@@ -134,7 +135,10 @@ export class PgBossInspector implements QueueInspector {
   }
 
   #sql<T>(text: string, values: unknown[]): Promise<T[]> {
-    return this.#boss.getDb().executeSql(text, values).then((r) => (r as { rows: T[] }).rows);
+    return this.#boss
+      .getDb()
+      .executeSql(text, values)
+      .then((r) => (r as { rows: T[] }).rows);
   }
 
   #isKnown(queue: string): boolean {
@@ -145,7 +149,15 @@ export class PgBossInspector implements QueueInspector {
     // Counted here rather than read from getQueues(): pg-boss refreshes those counts only on its
     // monitor pass, and the dashboard must show a retried job leave its queue at once.
     const names = this.#known();
-    const rows = await this.#sql<{ name: string; queued: number; deferred: number; active: number; failed: number; total: number; age: number | null }>(
+    const rows = await this.#sql<{
+      name: string;
+      queued: number;
+      deferred: number;
+      active: number;
+      failed: number;
+      total: number;
+      age: number | null;
+    }>(
       `select name,
               count(*) filter (where state < 'active')::int as queued,
               count(*) filter (where state < 'active' and start_after > now())::int as deferred,
@@ -203,7 +215,7 @@ export class PgBossInspector implements QueueInspector {
     }
     if (job.state !== 'failed') return false;
     // Its dead-letter copy still waits: that copy is the one to retry, or the job would run twice.
-    if (await this.deadCopyOf(queue, id) !== null) return false;
+    if ((await this.deadCopyOf(queue, id)) !== null) return false;
     await this.#boss.retry(queue, id);
     return true;
   }

@@ -11,7 +11,8 @@ export const insertLines = async (db: Executor, rows: NewLogLine[]): Promise<voi
 
 /** Deletes every line but the newest `keep` (by id: the order they were stored in). */
 export const pruneLines = async (db: Executor, keep: number): Promise<number> => {
-  const r = await db.deleteFrom('log_lines')
+  const r = await db
+    .deleteFrom('log_lines')
     .where('id', '<=', sql<number>`(select max(id) from log_lines) - ${keep}`)
     .executeTakeFirst();
   return Number(r.numDeletedRows);
@@ -52,4 +53,11 @@ export const queryLines = (db: Executor, f: LineFilter) => {
 export type LogLineRow = Awaited<ReturnType<typeof queryLines>>[number];
 
 export const lastLineId = async (db: Executor): Promise<number> =>
-  Number((await db.selectFrom('log_lines').select((eb) => eb.fn.max('id').as('id')).executeTakeFirst())?.id ?? 0);
+  Number(
+    (
+      await db
+        .selectFrom('log_lines')
+        .select((eb) => eb.fn.max('id').as('id'))
+        .executeTakeFirst()
+    )?.id ?? 0,
+  );

@@ -57,7 +57,13 @@ export class LogLineService {
   async query(q: LogQuery = {}): Promise<{ lines: LogLine[]; last_seq: number }> {
     const rows = await repo.queryLines(this.#db, {
       level: q.level === undefined ? undefined : LEVELS[q.level],
-      request: q.request, feed: q.feed, run: q.run, job: q.job, text: q.q, after: q.after, before: q.before,
+      request: q.request,
+      feed: q.feed,
+      run: q.run,
+      job: q.job,
+      text: q.q,
+      after: q.after,
+      before: q.before,
       limit: Math.min(Math.max(q.limit ?? 200, 1), 2_000),
     });
     const lines = rows.reverse().map((r) => ({
@@ -67,7 +73,7 @@ export class LogLineService {
       msg: r.msg,
       fields: { ...r.fields, ...(r.pid === null ? {} : { pid: r.pid }), ...(r.hostname === null ? {} : { hostname: r.hostname }) },
     }));
-    const last = lines.at(-1)?.seq ?? (q.after ?? (await repo.lastLineId(this.#db)));
+    const last = lines.at(-1)?.seq ?? q.after ?? (await repo.lastLineId(this.#db));
     return { lines, last_seq: Math.max(last, q.after ?? 0) };
   }
 }

@@ -10,17 +10,24 @@ export const metricsRoutes = fp(async (app: FastifyInstance) => {
     metrics.httpRequest(route, request.method, reply.statusCode, reply.elapsedTime / 1000);
   });
 
-  app.get('/metrics', {
-    // Prometheus asks for text/plain or OpenMetrics, not JSON.
-    config: { html: true },
-    // Scraped every few seconds: no request lines unless something goes wrong.
-    logLevel: 'warn',
-    schema: {
-      tags: ['system'], summary: 'Prometheus metrics (text exposition format)', produces: ['text/plain'], security: [],
-      response: { 200: { description: 'The metrics', content: { 'text/plain': { schema: { type: 'string' } } } } },
+  app.get(
+    '/metrics',
+    {
+      // Prometheus asks for text/plain or OpenMetrics, not JSON.
+      config: { html: true },
+      // Scraped every few seconds: no request lines unless something goes wrong.
+      logLevel: 'warn',
+      schema: {
+        tags: ['system'],
+        summary: 'Prometheus metrics (text exposition format)',
+        produces: ['text/plain'],
+        security: [],
+        response: { 200: { description: 'The metrics', content: { 'text/plain': { schema: { type: 'string' } } } } },
+      },
     },
-  }, async (_request, reply) => {
-    const { contentType, body } = await metrics.render();
-    return reply.type(contentType).send(body);
-  });
+    async (_request, reply) => {
+      const { contentType, body } = await metrics.render();
+      return reply.type(contentType).send(body);
+    },
+  );
 });

@@ -76,7 +76,12 @@ export function renderPdf(data: LabelData, options: { compress?: boolean } = {})
   });
   const width = W - 2 * M;
   doc.font('Helvetica-Bold').fontSize(18).text(data.carrier, M, M, { width });
-  doc.font('Helvetica').fontSize(8).text(`Order ${data.order.pk}${data.order.reference === null ? '' : ` (${data.order.reference})`} · shipment ${data.shipment_id}`, { width });
+  doc
+    .font('Helvetica')
+    .fontSize(8)
+    .text(`Order ${data.order.pk}${data.order.reference === null ? '' : ` (${data.order.reference})`} · shipment ${data.shipment_id}`, {
+      width,
+    });
   doc.moveDown(0.6).font('Helvetica-Bold').fontSize(7).text('FROM', { width });
   doc.font('Helvetica').fontSize(9).text(data.shop.name, { width });
   doc.moveDown(0.6).font('Helvetica-Bold').fontSize(7).text('TO', { width });
@@ -96,7 +101,11 @@ export function renderPdf(data: LabelData, options: { compress?: boolean } = {})
     if (i % 2 === 0) doc.rect(x, barTop, w * unit, 60).fill('#000000');
     x += w * unit;
   });
-  doc.fillColor('#000000').font('Courier-Bold').fontSize(12).text(data.tracking_code, M, barTop + 66, { width, align: 'center' });
+  doc
+    .fillColor('#000000')
+    .font('Courier-Bold')
+    .fontSize(12)
+    .text(data.tracking_code, M, barTop + 66, { width, align: 'center' });
   doc.end();
   return done;
 }
@@ -112,12 +121,18 @@ export function renderZpl(data: LabelData): string {
     return out;
   };
   const parts = [
-    '^XA', '^CI28', '^PW812', '^LL1218',
+    '^XA',
+    '^CI28',
+    '^PW812',
+    '^LL1218',
     line(data.carrier, 50),
     line(`Order ${data.order.pk}${data.order.reference === null ? '' : ` (${data.order.reference})`} - shipment ${data.shipment_id}`, 24),
-    line('FROM', 20), line(data.shop.name, 28),
-    line('TO', 20), ...recipientLines(data.recipient).map((l) => line(l, 34)),
-    line('ITEMS', 20), ...itemLines(data.items).map((l) => line(l, 24)),
+    line('FROM', 20),
+    line(data.shop.name, 28),
+    line('TO', 20),
+    ...recipientLines(data.recipient).map((l) => line(l, 34)),
+    line('ITEMS', 20),
+    ...itemLines(data.items).map((l) => line(l, 24)),
     `^FO60,900^BY3^BCN,180,Y,N,N^FD${zplText(data.tracking_code)}^FS`,
     '^XZ',
   ];

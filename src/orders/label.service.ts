@@ -76,10 +76,17 @@ export class LabelService {
         tracking_code: `shipment ${shipment?.id} has no tracking_code (POST .../ship/ with it)`,
         shipping_address: 'the order has no shipping_address',
       };
-      throw new AppError('label_unavailable', 409, `No label can be made: ${missing.map((m) => hints[m]).join('; ')}.`, { extra: { missing } });
+      throw new AppError('label_unavailable', 409, `No label can be made: ${missing.map((m) => hints[m]).join('; ')}.`, {
+        extra: { missing },
+      });
     }
     if (!CODE128_TEXT.test(shipment.tracking_code!)) {
-      throw new AppError('label_unavailable', 409, `No label can be made: tracking_code ${JSON.stringify(shipment.tracking_code)} has characters a Code 128 barcode cannot hold.`, { extra: { missing: [] } });
+      throw new AppError(
+        'label_unavailable',
+        409,
+        `No label can be made: tracking_code ${JSON.stringify(shipment.tracking_code)} has characters a Code 128 barcode cannot hold.`,
+        { extra: { missing: [] } },
+      );
     }
     const shop = await this.#shops.get(ref.shopPk);
     const inShipment = new Set(shipment.item_pks);
@@ -97,13 +104,19 @@ export class LabelService {
 
   #signature(ref: LabelRef, expires: number): Buffer {
     this.#key ??= this.#keySource();
-    return createHmac('sha256', this.#key).update(`label\n${ref.shopPk}\n${ref.marketplacePk}\n${ref.orderPk}\n${ref.format}\n${expires}`).digest();
+    return createHmac('sha256', this.#key)
+      .update(`label\n${ref.shopPk}\n${ref.marketplacePk}\n${ref.orderPk}\n${ref.format}\n${expires}`)
+      .digest();
   }
 
   /** The query string of a link that opens this label until now + ttl. */
   signedQuery(ref: LabelRef): string {
     const expires = Math.floor(this.#now() / 1000) + this.#ttl;
-    return new URLSearchParams({ format: ref.format, expires: String(expires), signature: this.#signature(ref, expires).toString('base64url') }).toString();
+    return new URLSearchParams({
+      format: ref.format,
+      expires: String(expires),
+      signature: this.#signature(ref, expires).toString('base64url'),
+    }).toString();
   }
 
   /**
@@ -116,10 +129,16 @@ export class LabelService {
     const expires = Number(sent.expires);
     const wanted = Buffer.from(this.#signature(ref, expires).toString('base64url'));
     const given = Buffer.from(signature);
-    const canonical = String(expires) === sent.expires && Number.isSafeInteger(expires)
-      && sent.ids.join('/') === [ref.shopPk, ref.marketplacePk, ref.orderPk].join('/');
+    const canonical =
+      String(expires) === sent.expires &&
+      Number.isSafeInteger(expires) &&
+      sent.ids.join('/') === [ref.shopPk, ref.marketplacePk, ref.orderPk].join('/');
     if (!canonical || given.length !== wanted.length || !timingSafeEqual(given, wanted)) {
-      throw new AppError('invalid_signature', 403, 'This label link is not valid (altered, or signed with another key); request a new one with POST .../label/.');
+      throw new AppError(
+        'invalid_signature',
+        403,
+        'This label link is not valid (altered, or signed with another key); request a new one with POST .../label/.',
+      );
     }
     if (Math.floor(this.#now() / 1000) > expires) {
       throw new AppError('link_expired', 403, 'This label link has expired; request a new one with POST .../label/.');

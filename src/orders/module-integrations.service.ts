@@ -69,11 +69,33 @@ export class ModuleIntegrationService {
     });
   }
 
-  async #history(db: Executor, orderId: number, row: repo.ModuleIntegrationRow, change: 'created' | 'updated' | 'deleted', source: OrderSource): Promise<void> {
+  async #history(
+    db: Executor,
+    orderId: number,
+    row: repo.ModuleIntegrationRow,
+    change: 'created' | 'updated' | 'deleted',
+    source: OrderSource,
+  ): Promise<void> {
     const r = toModuleIntegration(row);
-    await repo.insertHistory(db, [{
-      order_id: orderId, action: 'module_integration', item_pks: [], from_status: null, to_status: null, source, shipment_id: null,
-      details: { change, id: r.id, module_name: r.module_name, type: r.type, status: r.status, message: r.message, reference: r.reference },
-    }]);
+    await repo.insertHistory(db, [
+      {
+        order_id: orderId,
+        action: 'module_integration',
+        item_pks: [],
+        from_status: null,
+        to_status: null,
+        source,
+        shipment_id: null,
+        details: {
+          change,
+          id: r.id,
+          module_name: r.module_name,
+          type: r.type,
+          status: r.status,
+          message: r.message,
+          reference: r.reference,
+        },
+      },
+    ]);
   }
 }

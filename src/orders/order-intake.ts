@@ -37,10 +37,12 @@ function intakeErrors(body: unknown, shopPk: number, marketplacePk: number): Fie
   const wrong = new Set(errors.map((e) => e.pointer));
   const ok = (pointer: string): boolean => !wrong.has(pointer);
   const same = (a: unknown, b: unknown, pointer: string, other: string, what: string): void => {
-    if (isId(a) && isId(b) && ok(pointer) && ok(other) && a !== b) errors.push({ pointer, code: 'mismatch', message: `must equal ${what} (${b}) when both are sent` });
+    if (isId(a) && isId(b) && ok(pointer) && ok(other) && a !== b)
+      errors.push({ pointer, code: 'mismatch', message: `must equal ${what} (${b}) when both are sent` });
   };
   same(body.order_pk, body.pk, '/order_pk', '/pk', 'pk');
-  if (isId(body.shop_pk) && ok('/shop_pk') && body.shop_pk !== shopPk) errors.push({ pointer: '/shop_pk', code: 'mismatch', message: `must be the path's shop (${shopPk})` });
+  if (isId(body.shop_pk) && ok('/shop_pk') && body.shop_pk !== shopPk)
+    errors.push({ pointer: '/shop_pk', code: 'mismatch', message: `must be the path's shop (${shopPk})` });
   if (isId(body.marketplace_pk) && ok('/marketplace_pk') && body.marketplace_pk !== marketplacePk) {
     errors.push({ pointer: '/marketplace_pk', code: 'mismatch', message: `must be the path's marketplace (${marketplacePk})` });
   }

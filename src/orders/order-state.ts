@@ -3,12 +3,26 @@
 // docs and the tests read this table; there is no switch per action.
 
 export const ITEM_STATUSES = [
-  'pending', 'ready_to_ship', 'packed_by_marketplace', 'shipped', 'delivered', 'not_delivered', 'returned', 'cancelled',
+  'pending',
+  'ready_to_ship',
+  'packed_by_marketplace',
+  'shipped',
+  'delivered',
+  'not_delivered',
+  'returned',
+  'cancelled',
 ] as const;
 export type ItemStatus = (typeof ITEM_STATUSES)[number];
 
 export const ORDER_ACTIONS = [
-  'pending', 'ready_to_ship', 'packed_by_marketplace', 'ship', 'delivered', 'not_delivered', 'returned', 'cancel',
+  'pending',
+  'ready_to_ship',
+  'packed_by_marketplace',
+  'ship',
+  'delivered',
+  'not_delivered',
+  'returned',
+  'cancel',
 ] as const;
 export type OrderAction = (typeof ORDER_ACTIONS)[number];
 

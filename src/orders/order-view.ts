@@ -4,7 +4,18 @@
 import type { ItemStatus } from './order-state.ts';
 
 export const ADDRESS_FIELDS = [
-  'first_name', 'last_name', 'address', 'street_name', 'neighborhood', 'reference', 'city', 'region', 'postal_code', 'country', 'phone', 'email',
+  'first_name',
+  'last_name',
+  'address',
+  'street_name',
+  'neighborhood',
+  'reference',
+  'city',
+  'region',
+  'postal_code',
+  'country',
+  'phone',
+  'email',
 ] as const;
 
 export const PROGRESS_STEPS = ['paid', 'ready_to_ship', 'shipped', 'delivered', 'canceled', 'failed', 'refunded'] as const;

@@ -19,17 +19,18 @@ export const toItem = (r: ItemRow): OrderItem => ({
   status: r.status as ItemStatus,
   carrier: r.carrier,
   tracking_code: r.tracking_code,
-  shipment: r.shipment_id === null || r.shipped_at === null || r.shipment_updated_at === null
-    ? null
-    : {
-        id: r.shipment_id,
-        carrier: r.carrier,
-        tracking_code: r.tracking_code,
-        delivery_time: r.delivery_time,
-        comments: r.comments,
-        shipped_at: iso(r.shipped_at),
-        updated_at: iso(r.shipment_updated_at),
-      },
+  shipment:
+    r.shipment_id === null || r.shipped_at === null || r.shipment_updated_at === null
+      ? null
+      : {
+          id: r.shipment_id,
+          carrier: r.carrier,
+          tracking_code: r.tracking_code,
+          delivery_time: r.delivery_time,
+          comments: r.comments,
+          shipped_at: iso(r.shipped_at),
+          updated_at: iso(r.shipment_updated_at),
+        },
 });
 
 export const toShipment = (r: ShipmentRow, events: TrackingEventRow[] = []): Shipment => ({
@@ -94,7 +95,12 @@ export function toSummary(o: OrderRow, rows: ItemRow[]): OrderSummary {
 
 /** events: the tracking events of the order's shipments, by shipment id. */
 export const toOrder = (
-  o: OrderRow, items: ItemRow[], shipments: ShipmentRow[], history: HistoryRow[], modules: ModuleIntegrationRow[], events: ReadonlyMap<number, TrackingEventRow[]> = new Map(),
+  o: OrderRow,
+  items: ItemRow[],
+  shipments: ShipmentRow[],
+  history: HistoryRow[],
+  modules: ModuleIntegrationRow[],
+  events: ReadonlyMap<number, TrackingEventRow[]> = new Map(),
 ): Order => ({
   ...toSummary(o, items),
   shipments: shipments.map((s) => toShipment(s, events.get(s.id))),

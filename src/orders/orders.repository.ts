@@ -38,8 +38,19 @@ export const insertOrder = async (db: Executor, row: NewOrderRow): Promise<numbe
   return r?.id;
 };
 
-export const insertItems = (db: Executor, rows: { order_id: number; item_pk: number; position: number; sku: string; quantity: number; price: number; ff_type: string; status: string }[]) =>
-  db.insertInto('order_items').values(rows).execute();
+export const insertItems = (
+  db: Executor,
+  rows: {
+    order_id: number;
+    item_pk: number;
+    position: number;
+    sku: string;
+    quantity: number;
+    price: number;
+    ff_type: string;
+    status: string;
+  }[],
+) => db.insertInto('order_items').values(rows).execute();
 
 export interface NewHistoryRow {
   order_id: number;
@@ -53,12 +64,29 @@ export interface NewHistoryRow {
 }
 
 export const insertHistory = (db: Executor, rows: NewHistoryRow[]) =>
-  db.insertInto('order_history').values(rows.map((r) => ({ ...r, details: r.details === null ? undefined : JSON.stringify(r.details) }))).execute();
+  db
+    .insertInto('order_history')
+    .values(rows.map((r) => ({ ...r, details: r.details === null ? undefined : JSON.stringify(r.details) })))
+    .execute();
 
 const orderColumns = [
-  'orders.id', 'orders.shop_pk', 'orders.marketplace_pk', 'orders.order_pk', 'orders.reference', 'orders.customer',
-  'orders.shipping_address', 'orders.shipping_cost', 'orders.status', 'orders.created_at', 'orders.updated_at',
-  'orders.billing_address', 'orders.ff_type', 'orders.payment_method', 'orders.paid', 'orders.tags', 'orders.base_url',
+  'orders.id',
+  'orders.shop_pk',
+  'orders.marketplace_pk',
+  'orders.order_pk',
+  'orders.reference',
+  'orders.customer',
+  'orders.shipping_address',
+  'orders.shipping_cost',
+  'orders.status',
+  'orders.created_at',
+  'orders.updated_at',
+  'orders.billing_address',
+  'orders.ff_type',
+  'orders.payment_method',
+  'orders.paid',
+  'orders.tags',
+  'orders.base_url',
 ] as const;
 
 export const findOrder = (db: Executor, shopPk: number, marketplacePk: number, orderPk: number) =>
@@ -84,13 +112,15 @@ export interface OrderKey {
  * deadlock.
  */
 export const lockOrders = async (db: Executor, keys: readonly OrderKey[]) =>
-  (await sql<{ id: number; shop_pk: number; marketplace_pk: number; order_pk: number }>`
+  (
+    await sql<{ id: number; shop_pk: number; marketplace_pk: number; order_pk: number }>`
     select o.id, o.shop_pk, o.marketplace_pk, o.order_pk from orders o
     join unnest(${keys.map((k) => k.shopPk)}::bigint[], ${keys.map((k) => k.marketplacePk)}::bigint[], ${keys.map((k) => k.orderPk)}::bigint[])
       as k(shop_pk, marketplace_pk, order_pk)
       on o.shop_pk = k.shop_pk and o.marketplace_pk = k.marketplace_pk and o.order_pk = k.order_pk
     order by o.id
-    for update of o`.execute(db)).rows;
+    for update of o`.execute(db)
+  ).rows;
 
 /**
  * What actions plan from: the orders' items in the order sent, each with its shipment's data,
@@ -104,8 +134,18 @@ export const readOrderItems = (db: Executor, orderIds: readonly number[]) =>
     .innerJoin('order_items as i', 'i.order_id', 'o.id')
     .leftJoin('shipments as s', 's.id', 'i.shipment_id')
     .select([
-      'o.id as order_id', 'o.status as order_status', 'o.reference', 'o.base_url',
-      'i.id', 'i.item_pk', 'i.status', 'i.shipment_id', 's.carrier', 's.tracking_code', 's.delivery_time', 's.comments',
+      'o.id as order_id',
+      'o.status as order_status',
+      'o.reference',
+      'o.base_url',
+      'i.id',
+      'i.item_pk',
+      'i.status',
+      'i.shipment_id',
+      's.carrier',
+      's.tracking_code',
+      's.delivery_time',
+      's.comments',
     ])
     .select(sql<boolean>`shops.webhook_url is not null`.as('has_webhook'))
     .where('o.id', 'in', orderIds)
@@ -175,9 +215,19 @@ const WRITE_ACTIONS = `
 export async function writeActions(db: Executor, writes: readonly ActionWrite[]): Promise<void> {
   if (writes.length === 0) return;
   const rows = {
-    shipments: writes.flatMap(({ order, shipment }) => shipment === null ? [] : [{
-      order_id: order.id, shop_pk: order.shopPk, marketplace_pk: order.marketplacePk, order_pk: order.orderPk, ...shipment,
-    }]),
+    shipments: writes.flatMap(({ order, shipment }) =>
+      shipment === null
+        ? []
+        : [
+            {
+              order_id: order.id,
+              shop_pk: order.shopPk,
+              marketplace_pk: order.marketplacePk,
+              order_pk: order.orderPk,
+              ...shipment,
+            },
+          ],
+    ),
     shipmentUpdates: writes.flatMap((w) => w.shipmentUpdates),
     items: writes.flatMap((w) => w.items.map((i) => ({ ...i, order_id: w.order.id }))),
     orders: writes.map((w) => ({ id: w.order.id, status: w.orderStatus })),
@@ -187,15 +237,30 @@ export async function writeActions(db: Executor, writes: readonly ActionWrite[])
 }
 
 /** `marketplacePk` undefined: the orders of every marketplace. */
-export const listOrders = (db: Executor, shopPk: number, marketplacePk: number | undefined, status: string | undefined, offset: number, limit: number) => {
+export const listOrders = (
+  db: Executor,
+  shopPk: number,
+  marketplacePk: number | undefined,
+  status: string | undefined,
+  offset: number,
+  limit: number,
+) => {
   let q = db.selectFrom('orders').select(orderColumns).where('shop_pk', '=', shopPk);
   if (marketplacePk !== undefined) q = q.where('marketplace_pk', '=', marketplacePk);
   if (status !== undefined) q = q.where('status', '=', status);
   return q.orderBy('id').offset(offset).limit(limit).execute();
 };
 
-export const countOrders = async (db: Executor, shopPk: number, marketplacePk: number | undefined, status: string | undefined): Promise<number> => {
-  let q = db.selectFrom('orders').select((eb) => eb.fn.countAll<number>().as('n')).where('shop_pk', '=', shopPk);
+export const countOrders = async (
+  db: Executor,
+  shopPk: number,
+  marketplacePk: number | undefined,
+  status: string | undefined,
+): Promise<number> => {
+  let q = db
+    .selectFrom('orders')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('shop_pk', '=', shopPk);
   if (marketplacePk !== undefined) q = q.where('marketplace_pk', '=', marketplacePk);
   if (status !== undefined) q = q.where('status', '=', status);
   return Number((await q.executeTakeFirstOrThrow()).n);
@@ -214,8 +279,15 @@ export const searchOrderIds = async (
   if (criteria.reference !== undefined) q = q.where('orders.reference', '=', criteria.reference);
   if (criteria.trackingCode !== undefined) {
     const code = criteria.trackingCode;
-    q = q.where((eb) => eb.exists(eb.selectFrom('shipments').select('shipments.id')
-      .whereRef('shipments.order_id', '=', 'orders.id').where('shipments.tracking_code', '=', code)));
+    q = q.where((eb) =>
+      eb.exists(
+        eb
+          .selectFrom('shipments')
+          .select('shipments.id')
+          .whereRef('shipments.order_id', '=', 'orders.id')
+          .where('shipments.tracking_code', '=', code),
+      ),
+    );
   }
   const rows = await q.orderBy('orders.id', 'desc').limit(criteria.limit).execute();
   return rows.map((r) => r.id);
@@ -227,8 +299,21 @@ export const listItems = (db: Executor, orderIds: number[]) =>
     .selectFrom('order_items as i')
     .leftJoin('shipments as s', 's.id', 'i.shipment_id')
     .select([
-      'i.id', 'i.order_id', 'i.item_pk', 'i.sku', 'i.quantity', 'i.price', 'i.ff_type', 'i.status', 'i.shipment_id',
-      's.carrier', 's.tracking_code', 's.delivery_time', 's.comments', 's.shipped_at', 's.updated_at as shipment_updated_at',
+      'i.id',
+      'i.order_id',
+      'i.item_pk',
+      'i.sku',
+      'i.quantity',
+      'i.price',
+      'i.ff_type',
+      'i.status',
+      'i.shipment_id',
+      's.carrier',
+      's.tracking_code',
+      's.delivery_time',
+      's.comments',
+      's.shipped_at',
+      's.updated_at as shipment_updated_at',
     ])
     .where('i.order_id', 'in', orderIds)
     .orderBy('i.order_id')
@@ -263,7 +348,8 @@ export interface Parcel {
  * one parcel in the same instant.
  */
 export async function lockTrackingCodes(db: Executor, codes: readonly string[]): Promise<void> {
-  for (const code of [...new Set(codes)].sort()) await sql`select pg_advisory_xact_lock(hashtextextended(${`tracking:${code}`}, 0))`.execute(db);
+  for (const code of [...new Set(codes)].sort())
+    await sql`select pg_advisory_xact_lock(hashtextextended(${`tracking:${code}`}, 0))`.execute(db);
 }
 
 /**
@@ -273,16 +359,31 @@ export async function lockTrackingCodes(db: Executor, codes: readonly string[]):
  */
 export async function parcelsOfOtherShops(db: Executor, shopPk: number, parcels: readonly Parcel[]): Promise<Parcel[]> {
   if (parcels.length === 0) return [];
-  const rows = await db.selectFrom('shipments as s')
+  const rows = await db
+    .selectFrom('shipments as s')
     .leftJoin('tracking_shipments as t', 't.shipment_id', 's.id')
     .select(['s.carrier', 's.tracking_code'])
     .where('s.shop_pk', '<>', shopPk)
-    .where('s.tracking_code', 'in', parcels.map((p) => p.tracking_code))
-    .where(sql<string>`lower(s.carrier)`, 'in', parcels.map((p) => p.carrier.toLowerCase()))
-    .where((eb) => eb.exists(eb.selectFrom('order_items as i').select(sql`1`.as('one'))
-      .whereRef('i.order_id', '=', 's.order_id')
-      .whereRef('i.shipment_id', '=', 's.id')
-      .where((w) => w.or([w('i.status', '=', 'shipped'), w.and([w('i.status', '<>', 'cancelled'), w('t.final', '=', false)])]))))
+    .where(
+      's.tracking_code',
+      'in',
+      parcels.map((p) => p.tracking_code),
+    )
+    .where(
+      sql<string>`lower(s.carrier)`,
+      'in',
+      parcels.map((p) => p.carrier.toLowerCase()),
+    )
+    .where((eb) =>
+      eb.exists(
+        eb
+          .selectFrom('order_items as i')
+          .select(sql`1`.as('one'))
+          .whereRef('i.order_id', '=', 's.order_id')
+          .whereRef('i.shipment_id', '=', 's.id')
+          .where((w) => w.or([w('i.status', '=', 'shipped'), w.and([w('i.status', '<>', 'cancelled'), w('t.final', '=', false)])])),
+      ),
+    )
     .execute();
   const taken = new Set(rows.map((r) => `${r.carrier!.toLowerCase()}\u0000${r.tracking_code!}`));
   return parcels.filter((p) => taken.has(`${p.carrier.toLowerCase()}\u0000${p.tracking_code}`));
@@ -290,8 +391,15 @@ export async function parcelsOfOtherShops(db: Executor, shopPk: number, parcels:
 
 /** The order's row id, or undefined when (shop, marketplace, order_pk) names none. */
 export const findOrderId = async (db: Executor, shopPk: number, marketplacePk: number, orderPk: number): Promise<number | undefined> =>
-  (await db.selectFrom('orders').select('id').where('shop_pk', '=', shopPk).where('marketplace_pk', '=', marketplacePk)
-    .where('order_pk', '=', orderPk).executeTakeFirst())?.id;
+  (
+    await db
+      .selectFrom('orders')
+      .select('id')
+      .where('shop_pk', '=', shopPk)
+      .where('marketplace_pk', '=', marketplacePk)
+      .where('order_pk', '=', orderPk)
+      .executeTakeFirst()
+  )?.id;
 
 export interface ModuleIntegrationData {
   module_name: string;
@@ -308,19 +416,37 @@ export const listModuleIntegrations = (db: Executor, orderIds: number[]) =>
 export type ModuleIntegrationRow = Awaited<ReturnType<typeof listModuleIntegrations>>[number];
 
 export const insertModuleIntegration = (db: Executor, orderId: number, data: ModuleIntegrationData) =>
-  db.insertInto('order_module_integrations').values({ order_id: orderId, ...data }).returningAll().executeTakeFirstOrThrow();
+  db
+    .insertInto('order_module_integrations')
+    .values({ order_id: orderId, ...data })
+    .returningAll()
+    .executeTakeFirstOrThrow();
 
 /**
  * Replaces the latest record of (order, module_name, type), or adds one; `created`: whether it
  * was new. The caller holds the order row's lock (lockOrders), so two PUTs do not both add.
  */
-export const upsertModuleIntegration = async (db: Executor, orderId: number, data: ModuleIntegrationData): Promise<{ row: ModuleIntegrationRow; created: boolean }> => {
-  const latest = await db.selectFrom('order_module_integrations').select('id').where('order_id', '=', orderId)
-    .where('module_name', '=', data.module_name).where('type', '=', data.type).orderBy('id', 'desc').limit(1).executeTakeFirst();
+export const upsertModuleIntegration = async (
+  db: Executor,
+  orderId: number,
+  data: ModuleIntegrationData,
+): Promise<{ row: ModuleIntegrationRow; created: boolean }> => {
+  const latest = await db
+    .selectFrom('order_module_integrations')
+    .select('id')
+    .where('order_id', '=', orderId)
+    .where('module_name', '=', data.module_name)
+    .where('type', '=', data.type)
+    .orderBy('id', 'desc')
+    .limit(1)
+    .executeTakeFirst();
   if (latest === undefined) return { row: await insertModuleIntegration(db, orderId, data), created: true };
-  const row = await db.updateTable('order_module_integrations')
+  const row = await db
+    .updateTable('order_module_integrations')
     .set({ status: data.status, message: data.message, reference: data.reference, source: data.source, updated_at: sql<Date>`now()` })
-    .where('id', '=', latest.id).returningAll().executeTakeFirstOrThrow();
+    .where('id', '=', latest.id)
+    .returningAll()
+    .executeTakeFirstOrThrow();
   return { row, created: false };
 };
 
@@ -352,4 +478,10 @@ export const listAllOrders = (db: Executor, f: OrderFilter, offset: number, limi
   filtered(db, f).select(orderColumns).orderBy('id', 'desc').offset(offset).limit(limit).execute();
 
 export const countAllOrders = async (db: Executor, f: OrderFilter): Promise<number> =>
-  Number((await filtered(db, f).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n);
+  Number(
+    (
+      await filtered(db, f)
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .executeTakeFirstOrThrow()
+    ).n,
+  );

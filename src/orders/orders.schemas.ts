@@ -19,19 +19,22 @@ export const OrderStatusSchema = Type.Enum([...ORDER_STATUSES]);
 export const HistoryActionSchema = Type.Enum(['created', 'module_integration', ...ORDER_ACTIONS]);
 
 /** Fulfilment type: `seller` (the shop ships; the default) or as the marketplace names its own (e.g. `marketplace`). */
-const FfType = Type.String({ minLength: 1, maxLength: 50, description: 'fulfilment type: seller (default), or the marketplace\'s own' });
+const FfType = Type.String({ minLength: 1, maxLength: 50, description: "fulfilment type: seller (default), or the marketplace's own" });
 /**
  * T or null as a JSON Schema type array rather than anyOf: the reply serializer compiles a
  * validator for every anyOf to pick its branch, and the request validator one per branch; the
  * order's forty-odd nullable fields as anyOf lengthened start-up's longest block enough for the
  * load shedder's first sample to see a stalled event loop.
  */
-const OrNull = <T extends TSchema>(t: T) => Type.Unsafe<Static<T> | null>({ ...t, type: [(t as { type?: string }).type ?? 'string', 'null'] });
+const OrNull = <T extends TSchema>(t: T) =>
+  Type.Unsafe<Static<T> | null>({ ...t, type: [(t as { type?: string }).type ?? 'string', 'null'] });
 const Text = (maxLength: number) => OrNull(Type.String({ maxLength }));
 const NullText = OrNull(Type.String());
 
 /** A postal address as sent: every field optional (null or missing: unknown); others are ignored. */
-export const AddressInput = Type.Object(Object.fromEntries(ADDRESS_FIELDS.map((f) => [f, Type.Optional(Text(f === 'address' ? 1000 : 255))])));
+export const AddressInput = Type.Object(
+  Object.fromEntries(ADDRESS_FIELDS.map((f) => [f, Type.Optional(Text(f === 'address' ? 1000 : 255))])),
+);
 /** A postal address as read: every field present, null when unknown. */
 export const Address = Type.Object(Object.fromEntries(ADDRESS_FIELDS.map((f) => [f, NullText])));
 export type Address = Static<typeof Address>;
@@ -147,7 +150,9 @@ export const Shipment = Type.Object({
   comments: Nullable(Type.String()),
   shipped_at: Timestamp,
   updated_at: Timestamp,
-  events: Type.Array(StoredTrackingEvent, { description: "The carrier's tracking events of this shipment, oldest first (empty until tracked)." }),
+  events: Type.Array(StoredTrackingEvent, {
+    description: "The carrier's tracking events of this shipment, oldest first (empty until tracked).",
+  }),
 });
 export type Shipment = Static<typeof Shipment>;
 

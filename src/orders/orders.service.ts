@@ -13,7 +13,15 @@ import { byOrder, toOrder, toSummary } from './orders.mapper.ts';
 import * as repo from './orders.repository.ts';
 import * as trackingRepo from '../tracking/tracking.repository.ts';
 import { addressToStore, customerOf } from './order-view.ts';
-import { CANCEL_FEEDBACK_FIELDS, type CancelFeedback, type OrderIntake, type Order, type OrderSource, type OrderSummary, type ShippingData } from './orders.schemas.ts';
+import {
+  CANCEL_FEEDBACK_FIELDS,
+  type CancelFeedback,
+  type OrderIntake,
+  type Order,
+  type OrderSource,
+  type OrderSummary,
+  type ShippingData,
+} from './orders.schemas.ts';
 import { parseTimestamp } from '../validation/timestamp.ts';
 import { checkIntake } from './order-intake.ts';
 
@@ -81,8 +89,10 @@ const givenShipping = (s: ShippingData | undefined): Partial<repo.ShipmentData> 
   return out;
 };
 
-const parcelsOf = (write: repo.ActionWrite): repo.Parcel[] => [write.shipment, ...write.shipmentUpdates].flatMap((s) =>
-  (s !== null && s.carrier !== null && s.tracking_code !== null ? [{ carrier: s.carrier, tracking_code: s.tracking_code }] : []));
+const parcelsOf = (write: repo.ActionWrite): repo.Parcel[] =>
+  [write.shipment, ...write.shipmentUpdates].flatMap((s) =>
+    s !== null && s.carrier !== null && s.tracking_code !== null ? [{ carrier: s.carrier, tracking_code: s.tracking_code }] : [],
+  );
 
 /**
  * A ship that would put another shop's parcel (carrier + tracking code on its open shipment)
@@ -95,12 +105,15 @@ async function parcelRefusal(trx: Trx, shopPk: number, write: repo.ActionWrite, 
   // Plans of this batch not written yet: another shop's among them claims its parcels first.
   const key = (p: repo.Parcel) => `${p.carrier.toLowerCase()}\u0000${p.tracking_code}`;
   const claimed = new Set(earlier.filter((e) => e.input.shopPk !== shopPk).flatMap((e) => parcelsOf(e.write).map(key)));
-  const taken = [...parcels.filter((p) => claimed.has(key(p))), ...await repo.parcelsOfOtherShops(trx, shopPk, parcels)];
+  const taken = [...parcels.filter((p) => claimed.has(key(p))), ...(await repo.parcelsOfOtherShops(trx, shopPk, parcels))];
   if (taken.length === 0) return null;
   const p = taken[0]!;
-  return new AppError('tracking_code_in_use', 409,
+  return new AppError(
+    'tracking_code_in_use',
+    409,
     `Carrier ${JSON.stringify(p.carrier)} with tracking code ${JSON.stringify(p.tracking_code)} is already on another shop's open shipment; a parcel can be tracked for one shop only.`,
-    { extra: { carrier: p.carrier, tracking_code: p.tracking_code } });
+    { extra: { carrier: p.carrier, tracking_code: p.tracking_code } },
+  );
 }
 
 export class OrderService {
@@ -127,7 +140,13 @@ export class OrderService {
    * an order_pk already stored changes nothing and comes back as stored. `baseUrl`: the
    * request's {base_url}, kept for the order's webhooks (default: the service's).
    */
-  async intake(shopPk: number, marketplacePk: number, input: OrderIntake, source: OrderSource, baseUrl = this.#baseUrl): Promise<{ created: boolean; order: Order }> {
+  async intake(
+    shopPk: number,
+    marketplacePk: number,
+    input: OrderIntake,
+    source: OrderSource,
+    baseUrl = this.#baseUrl,
+  ): Promise<{ created: boolean; order: Order }> {
     await this.#marketplaces.get(marketplacePk);
     const checked = checkIntake(input, shopPk, marketplacePk);
     const errors = checked.errors;
@@ -156,17 +175,41 @@ export class OrderService {
         base_url: baseUrl,
       });
       if (id === undefined) return false;
-      await repo.insertItems(trx, input.items.map((i, position) => ({
-        order_id: id, item_pk: itemPks[position]!, position, sku: i.sku, quantity: i.quantity, price: i.price, ff_type: i.ff_type ?? ffType, status: 'pending',
-      })));
-      await repo.insertHistory(trx, [{
-        order_id: id, action: 'created', item_pks: itemPks, from_status: null, to_status: 'pending',
-        source, shipment_id: null, details: null,
-      }]);
+      await repo.insertItems(
+        trx,
+        input.items.map((i, position) => ({
+          order_id: id,
+          item_pk: itemPks[position]!,
+          position,
+          sku: i.sku,
+          quantity: i.quantity,
+          price: i.price,
+          ff_type: i.ff_type ?? ffType,
+          status: 'pending',
+        })),
+      );
+      await repo.insertHistory(trx, [
+        {
+          order_id: id,
+          action: 'created',
+          item_pks: itemPks,
+          from_status: null,
+          to_status: 'pending',
+          source,
+          shipment_id: null,
+          details: null,
+        },
+      ]);
       await this.#webhooks.emit(trx, shopPk, 'order.created', {
-        location: orderUrl(baseUrl, shopPk, marketplacePk, orderPk), pk: orderPk,
-        shop_pk: shopPk, marketplace_pk: marketplacePk, order_pk: orderPk, reference: input.reference ?? null,
-        status: 'pending', source, at: new Date().toISOString(),
+        location: orderUrl(baseUrl, shopPk, marketplacePk, orderPk),
+        pk: orderPk,
+        shop_pk: shopPk,
+        marketplace_pk: marketplacePk,
+        order_pk: orderPk,
+        reference: input.reference ?? null,
+        status: 'pending',
+        source,
+        at: new Date().toISOString(),
       });
       return true;
     });
@@ -189,14 +232,33 @@ export class OrderService {
       repo.countOrders(this.#db, shopPk, marketplacePk, options.status),
       repo.listOrders(this.#db, shopPk, marketplacePk, options.status, offset, options.pageSize),
     ]);
-    const items = rows.length === 0 ? new Map<number, repo.ItemRow[]>() : byOrder(await repo.listItems(this.#db, rows.map((r) => r.id)));
+    const items =
+      rows.length === 0
+        ? new Map<number, repo.ItemRow[]>()
+        : byOrder(
+            await repo.listItems(
+              this.#db,
+              rows.map((r) => r.id),
+            ),
+          );
     return { count, results: rows.map((r) => toSummary(r, items.get(r.id) ?? [])) };
   }
 
   /** Orders of every shop matching the filter, newest first, one page (admin). */
   async listAll(filter: repo.OrderFilter, page: number, pageSize: number): Promise<{ count: number; results: OrderSummary[] }> {
-    const [count, rows] = await Promise.all([repo.countAllOrders(this.#db, filter), repo.listAllOrders(this.#db, filter, (page - 1) * pageSize, pageSize)]);
-    const items = rows.length === 0 ? new Map<number, repo.ItemRow[]>() : byOrder(await repo.listItems(this.#db, rows.map((r) => r.id)));
+    const [count, rows] = await Promise.all([
+      repo.countAllOrders(this.#db, filter),
+      repo.listAllOrders(this.#db, filter, (page - 1) * pageSize, pageSize),
+    ]);
+    const items =
+      rows.length === 0
+        ? new Map<number, repo.ItemRow[]>()
+        : byOrder(
+            await repo.listItems(
+              this.#db,
+              rows.map((r) => r.id),
+            ),
+          );
     return { count, results: rows.map((r) => toSummary(r, items.get(r.id) ?? [])) };
   }
 
@@ -228,9 +290,16 @@ export class OrderService {
    */
   async #applyBatch(trx: Trx, inputs: readonly ActionInput[]): Promise<(boolean | AppError)[]> {
     const keyOf = (k: repo.OrderKey) => `${k.shopPk}/${k.marketplacePk}/${k.orderPk}`;
-    const locked = new Map((await repo.lockOrders(trx, inputs)).map((o) =>
-      [keyOf({ shopPk: o.shop_pk, marketplacePk: o.marketplace_pk, orderPk: o.order_pk }), o.id]));
-    await repo.lockTrackingCodes(trx, inputs.flatMap((i) => (i.action === 'ship' && i.shipping?.tracking_code !== undefined ? [i.shipping.tracking_code] : [])));
+    const locked = new Map(
+      (await repo.lockOrders(trx, inputs)).map((o) => [
+        keyOf({ shopPk: o.shop_pk, marketplacePk: o.marketplace_pk, orderPk: o.order_pk }),
+        o.id,
+      ]),
+    );
+    await repo.lockTrackingCodes(
+      trx,
+      inputs.flatMap((i) => (i.action === 'ship' && i.shipping?.tracking_code !== undefined ? [i.shipping.tracking_code] : [])),
+    );
     const out: (boolean | AppError)[] = [];
     let pending = [...inputs.keys()];
     while (pending.length > 0) {
@@ -242,12 +311,12 @@ export class OrderService {
         else turn.set(key, i);
       }
       const ids = [...turn.keys()].flatMap((key) => locked.get(key) ?? []);
-      const rows = byOrder(ids.length === 0 ? [] : await repo.readOrderItems(trx, ids) as Item[]);
+      const rows = byOrder(ids.length === 0 ? [] : ((await repo.readOrderItems(trx, ids)) as Item[]));
       const plans: Plan[] = [];
       for (const [key, i] of turn) {
         const id = locked.get(key);
         try {
-          const plan = this.#plan(inputs[i]!, id === undefined ? [] : rows.get(id) ?? []);
+          const plan = this.#plan(inputs[i]!, id === undefined ? [] : (rows.get(id) ?? []));
           out[i] = plan !== null;
           if (plan !== null) plans.push(plan);
         } catch (error) {
@@ -261,7 +330,10 @@ export class OrderService {
         if (refusal === null) kept.push(plan);
         else out[inputs.indexOf(plan.input)] = refusal;
       }
-      await repo.writeActions(trx, kept.map((p) => p.write));
+      await repo.writeActions(
+        trx,
+        kept.map((p) => p.write),
+      );
       for (const plan of kept) if (plan.order.has_webhook && plan.changes.length > 0) await this.#notify(trx, plan);
       pending = later;
     }
@@ -277,7 +349,8 @@ export class OrderService {
     if (order === undefined) throw notFound(`Order ${input.orderPk}`);
     if (input.items !== undefined) {
       const errors = namedItemErrors(items, input.items);
-      if (errors.length > 0) throw badRequest(`The request names ${errors.length} item${errors.length === 1 ? '' : 's'} it cannot.`, errors);
+      if (errors.length > 0)
+        throw badRequest(`The request names ${errors.length} item${errors.length === 1 ? '' : 's'} it cannot.`, errors);
     }
     const targets = targetsOf(input.action, items, input.items);
     const refused = targets.length === 0 ? items : refusedOf(input.action, targets);
@@ -292,8 +365,15 @@ export class OrderService {
     const status = orderStatusOf(items.map((i) => moved.get(i.id) ?? i.status));
     const { changes, ...write } = outcome;
     return {
-      input, order, status, changes,
-      write: { ...write, order: { id: order.order_id, shopPk: input.shopPk, marketplacePk: input.marketplacePk, orderPk: input.orderPk }, orderStatus: status },
+      input,
+      order,
+      status,
+      changes,
+      write: {
+        ...write,
+        order: { id: order.order_id, shopPk: input.shopPk, marketplacePk: input.marketplacePk, orderPk: input.orderPk },
+        orderStatus: status,
+      },
     };
   }
 
@@ -304,8 +384,14 @@ export class OrderService {
     return {
       items: groups.flatMap((g) => g.items.map((i) => ({ id: i.id, status: to, new_shipment: false }))),
       history: groups.map((g) => ({
-        action: input.action, item_pks: g.items.map((i) => i.item_pk), from_status: g.from, to_status: to,
-        source: input.source, shipment_id: null, new_shipment: false, details: feedbackOf(input),
+        action: input.action,
+        item_pks: g.items.map((i) => i.item_pk),
+        from_status: g.from,
+        to_status: to,
+        source: input.source,
+        shipment_id: null,
+        new_shipment: false,
+        details: feedbackOf(input),
       })),
       shipment: null,
       shipmentUpdates: [],
@@ -328,7 +414,15 @@ export class OrderService {
       out.shipment = { ...data, item_pks: groups.flatMap((g) => g.items.map((i) => i.item_pk)) };
       for (const g of groups) {
         out.items.push(...g.items.map((i) => ({ id: i.id, status: 'shipped', new_shipment: true })));
-        out.history.push({ ...base, item_pks: g.items.map((i) => i.item_pk), from_status: g.from, to_status: 'shipped', shipment_id: null, new_shipment: true, details: { ...data } });
+        out.history.push({
+          ...base,
+          item_pks: g.items.map((i) => i.item_pk),
+          from_status: g.from,
+          to_status: 'shipped',
+          shipment_id: null,
+          new_shipment: true,
+          details: { ...data },
+        });
         out.changes.push(...g.items.map((i) => ({ item_pk: i.item_pk, from: g.from, to: 'shipped' as const })));
       }
     }
@@ -338,39 +432,60 @@ export class OrderService {
     const staying = new Map(targets.filter((t) => t.status === 'shipped' && t.shipment_id !== null).map((t) => [t.shipment_id!, t]));
     for (const [id, current] of staying) {
       const updated: repo.ShipmentData = {
-        carrier: current.carrier, tracking_code: current.tracking_code, delivery_time: current.delivery_time, comments: current.comments, ...given,
+        carrier: current.carrier,
+        tracking_code: current.tracking_code,
+        delivery_time: current.delivery_time,
+        comments: current.comments,
+        ...given,
       };
       if (SHIPPING_FIELDS.every((f) => updated[f] === current[f])) continue;
       out.shipmentUpdates.push({ id, ...updated });
       const inPackage = items.filter((i) => i.shipment_id === id && i.status === 'shipped').map((i) => i.item_pk);
-      out.history.push({ ...base, item_pks: inPackage, from_status: 'shipped', to_status: 'shipped', shipment_id: id, new_shipment: false, details: { ...given } });
+      out.history.push({
+        ...base,
+        item_pks: inPackage,
+        from_status: 'shipped',
+        to_status: 'shipped',
+        shipment_id: id,
+        new_shipment: false,
+        details: { ...given },
+      });
     }
     return out;
   }
 
   /** order.status_changed to the shop's webhook, enqueued in the action's transaction. */
   async #notify(trx: Trx, { input, order, status, changes }: Plan): Promise<void> {
-    await this.#webhooks.emit(trx, input.shopPk, 'order.status_changed', {
-      location: orderUrl(order.base_url ?? this.#baseUrl, input.shopPk, input.marketplacePk, input.orderPk),
-      pk: input.orderPk,
-      shop_pk: input.shopPk,
-      marketplace_pk: input.marketplacePk,
-      order_pk: input.orderPk,
-      reference: order.reference,
-      action: input.action,
-      status,
-      previous_status: order.order_status,
-      items: changes,
-      source: input.source,
-      at: new Date().toISOString(),
-    }, order.has_webhook);
+    await this.#webhooks.emit(
+      trx,
+      input.shopPk,
+      'order.status_changed',
+      {
+        location: orderUrl(order.base_url ?? this.#baseUrl, input.shopPk, input.marketplacePk, input.orderPk),
+        pk: input.orderPk,
+        shop_pk: input.shopPk,
+        marketplace_pk: input.marketplacePk,
+        order_pk: input.orderPk,
+        reference: order.reference,
+        action: input.action,
+        status,
+        previous_status: order.order_status,
+        items: changes,
+        source: input.source,
+        at: new Date().toISOString(),
+      },
+      order.has_webhook,
+    );
   }
 
   async #full(rows: repo.OrderRow[]): Promise<Order[]> {
     if (rows.length === 0) return [];
     const ids = rows.map((r) => r.id);
     const [items, shipments, history, modules, events] = await Promise.all([
-      repo.listItems(this.#db, ids), repo.listShipments(this.#db, ids), repo.listHistory(this.#db, ids), repo.listModuleIntegrations(this.#db, ids),
+      repo.listItems(this.#db, ids),
+      repo.listShipments(this.#db, ids),
+      repo.listHistory(this.#db, ids),
+      repo.listModuleIntegrations(this.#db, ids),
       trackingRepo.listEventsOfOrders(this.#db, ids),
     ]);
     const [i, s, h, m] = [byOrder(items), byOrder(shipments), byOrder(history), byOrder(modules)];

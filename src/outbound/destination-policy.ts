@@ -107,7 +107,8 @@ export class DestinationPolicy implements DestinationGuard {
     const why = this.#urlRefusal(url);
     if (why !== null || this.#names.has(normalName(url.hostname))) return why;
     const name = normalName(url.hostname);
-    if (name === 'localhost' || name.endsWith('.localhost')) return `points at ${name}, a loopback name; list it in WAYBILL_WEBHOOK_ALLOW_PRIVATE to allow it`;
+    if (name === 'localhost' || name.endsWith('.localhost'))
+      return `points at ${name}, a loopback name; list it in WAYBILL_WEBHOOK_ALLOW_PRIVATE to allow it`;
     return null;
   }
 
@@ -119,7 +120,8 @@ export class DestinationPolicy implements DestinationGuard {
 
   #urlRefusal(url: URL): string | null {
     if (url.protocol !== 'http:' && url.protocol !== 'https:') return 'must start with http:// or https://';
-    if (url.username !== '' || url.password !== '') return 'must not carry credentials (user:password@); the webhook signature authenticates waybill';
+    if (url.username !== '' || url.password !== '')
+      return 'must not carry credentials (user:password@); the webhook signature authenticates waybill';
     const host = url.hostname;
     if (this.#names.has(normalName(host))) return null;
     const range = internalRange(host);
@@ -136,7 +138,10 @@ export class DestinationPolicy implements DestinationGuard {
         for (const a of addresses) {
           const range = internalRange(a.address);
           if (range === null || this.#allowedIp(a.address)) continue;
-          const refused = new OutboundError('destination_refused', `${hostname} resolves to ${a.address}, an internal address (${range}); not connected. List it in WAYBILL_WEBHOOK_ALLOW_PRIVATE to allow it`);
+          const refused = new OutboundError(
+            'destination_refused',
+            `${hostname} resolves to ${a.address}, an internal address (${range}); not connected. List it in WAYBILL_WEBHOOK_ALLOW_PRIVATE to allow it`,
+          );
           return callback(refused as NodeJS.ErrnoException, '', 0);
         }
       }

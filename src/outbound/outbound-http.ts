@@ -82,10 +82,15 @@ export async function outboundRequest(target: string, req: OutboundRequest): Pro
     try {
       next = new URL(location, url);
     } catch (error) {
-      throw new OutboundError('redirect_refused', `${url.origin} redirected to an invalid Location (${location.slice(0, 200)})`, { cause: error });
+      throw new OutboundError('redirect_refused', `${url.origin} redirected to an invalid Location (${location.slice(0, 200)})`, {
+        cause: error,
+      });
     }
     if (next.origin !== url.origin) {
-      throw new OutboundError('redirect_refused', `${url.origin} redirected to another origin (${next.origin}); not followed, so the request's credentials are not sent there`);
+      throw new OutboundError(
+        'redirect_refused',
+        `${url.origin} redirected to another origin (${next.origin}); not followed, so the request's credentials are not sent there`,
+      );
     }
     if (hops >= follow) throw new OutboundError('too_many_redirects', `${url.origin} redirected more than ${follow} times`);
     url = next;
@@ -100,14 +105,18 @@ function agentFor(guard: DestinationGuard | undefined, protocol: string): http.A
   if (guard === undefined) return undefined;
   let agents = guardedAgents.get(guard);
   if (agents === undefined) {
-    agents = { http: new http.Agent({ keepAlive: true, lookup: guard.lookup }), https: new https.Agent({ keepAlive: true, lookup: guard.lookup }) };
+    agents = {
+      http: new http.Agent({ keepAlive: true, lookup: guard.lookup }),
+      https: new https.Agent({ keepAlive: true, lookup: guard.lookup }),
+    };
     guardedAgents.set(guard, agents);
   }
   return protocol === 'https:' ? agents.https : agents.http;
 }
 
 function send(url: URL, req: OutboundRequest): Promise<http.IncomingMessage> {
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') return Promise.reject(new OutboundError('destination_refused', `${url.protocol} URLs are not called (http and https only)`));
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    return Promise.reject(new OutboundError('destination_refused', `${url.protocol} URLs are not called (http and https only)`));
   try {
     req.guard?.checkUrl(url);
   } catch (error) {
@@ -117,7 +126,11 @@ function send(url: URL, req: OutboundRequest): Promise<http.IncomingMessage> {
     const client = url.protocol === 'https:' ? https : http;
     // A known length rather than chunked encoding: some receivers refuse chunked POSTs.
     const headers = req.body === undefined ? req.headers : { 'content-length': String(Buffer.byteLength(req.body)), ...req.headers };
-    const r = client.request(url, { method: req.method ?? 'GET', headers, signal: req.signal, agent: agentFor(req.guard, url.protocol) }, resolve);
+    const r = client.request(
+      url,
+      { method: req.method ?? 'GET', headers, signal: req.signal, agent: agentFor(req.guard, url.protocol) },
+      resolve,
+    );
     r.on('error', (error) => reject(req.signal.aborted && !(error instanceof OutboundError) ? (req.signal.reason as Error) : error));
     r.end(req.body);
   });

@@ -27,7 +27,11 @@ export interface Scheduler {
 }
 
 /** Queues a maintenance job for one tick; false when a replica queued it already. */
-export async function queueMaintenanceTick({ jobs, db }: Pick<SchedulerDeps, 'jobs' | 'db'>, name: keyof typeof maintenanceSchedules, at: Date): Promise<boolean> {
+export async function queueMaintenanceTick(
+  { jobs, db }: Pick<SchedulerDeps, 'jobs' | 'db'>,
+  name: keyof typeof maintenanceSchedules,
+  at: Date,
+): Promise<boolean> {
   return (await jobs.send(db, name, {}, { id: tickJobId(name, at) })) !== null;
 }
 
@@ -36,15 +40,19 @@ export function startScheduler(deps: SchedulerDeps): Scheduler {
   const log = deps.logger.child({ component: 'scheduler' });
   const pending = new Set<Promise<unknown>>();
   const every = (expression: string, name: string, tick: (at: Date) => Promise<boolean>): ScheduledTask =>
-    cron.schedule(expression, ({ date }) => {
-      // The tick's own time (node-cron passes the slot, not "now"), so replicas agree on it.
-      const p = tick(date).then(
-        (queued) => log.debug({ job: name, tick: date.toISOString(), queued }, 'tick'),
-        (error: unknown) => log.warn({ err: error, job: name }, 'tick could not be queued; the next tick tries again'),
-      );
-      pending.add(p);
-      void p.finally(() => pending.delete(p));
-    }, { name, noOverlap: true, suppressMissedWarning: true });
+    cron.schedule(
+      expression,
+      ({ date }) => {
+        // The tick's own time (node-cron passes the slot, not "now"), so replicas agree on it.
+        const p = tick(date).then(
+          (queued) => log.debug({ job: name, tick: date.toISOString(), queued }, 'tick'),
+          (error: unknown) => log.warn({ err: error, job: name }, 'tick could not be queued; the next tick tries again'),
+        );
+        pending.add(p);
+        void p.finally(() => pending.delete(p));
+      },
+      { name, noOverlap: true, suppressMissedWarning: true },
+    );
 
   let connectorTasks: ScheduledTask[] = [];
   const scheduled: string[] = [];

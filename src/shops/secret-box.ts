@@ -97,7 +97,11 @@ export class SecretBox {
     const [id, packed] = stored.slice(PREFIX.length).split(':');
     // 503: transient, so a delivery is retried (perhaps by a replica that has the right key).
     if (id !== key.id) {
-      throw new AppError('secret_key_mismatch', 503, `A webhook secret was sealed with key ${id}, but this process's key (${this.#where()}) is ${key.id}: give every process the same WAYBILL_SECRET_KEY or secret.key.`);
+      throw new AppError(
+        'secret_key_mismatch',
+        503,
+        `A webhook secret was sealed with key ${id}, but this process's key (${this.#where()}) is ${key.id}: give every process the same WAYBILL_SECRET_KEY or secret.key.`,
+      );
     }
     const raw = Buffer.from(packed ?? '', 'base64url');
     try {
@@ -105,7 +109,9 @@ export class SecretBox {
       decipher.setAuthTag(raw.subarray(IV_BYTES, IV_BYTES + TAG_BYTES));
       return Buffer.concat([decipher.update(raw.subarray(IV_BYTES + TAG_BYTES)), decipher.final()]).toString('utf8');
     } catch (error) {
-      throw new AppError('secret_unreadable', 500, 'A sealed webhook secret does not open with this key (changed in the database?).', { cause: error });
+      throw new AppError('secret_unreadable', 500, 'A sealed webhook secret does not open with this key (changed in the database?).', {
+        cause: error,
+      });
     }
   }
 }

@@ -8,7 +8,10 @@ export const listShops = (db: Executor) => db.selectFrom('shops').selectAll().or
 export const findShop = (db: Executor, pk: number) => db.selectFrom('shops').selectAll().where('pk', '=', pk).executeTakeFirst();
 
 export const countShops = async (db: Executor): Promise<number> => {
-  const r = await db.selectFrom('shops').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+  const r = await db
+    .selectFrom('shops')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .executeTakeFirstOrThrow();
   return Number(r.n);
 };
 

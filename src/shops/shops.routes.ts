@@ -19,19 +19,43 @@ const SHOP = '/shops/:shop/';
 const ALLOW = 'GET, OPTIONS';
 
 export const shopRoutes: FastifyPluginAsyncTypebox<ShopRoutesOptions> = async (app, { services, publicUrl }) => {
-  app.get(SHOPS, {
-    config: { auth: 'shop', allow: ALLOW },
-    schema: { tags: ['shops'], summary: 'The shops this key may see (its own)', querystring: Type.Object(PageQuery), response: { 200: PageOf(ApiShop, 'The shops of the page') } },
-  }, async (request, reply) => {
-    const { page, page_size: pageSize } = request.query;
-    const all = [await services.shops.apiShop(request.principal!.shopPk, services.marketplaces)];
-    return sendPage(reply, request, baseUrl(request, publicUrl), { page, pageSize, total: all.length }, all.slice((page - 1) * pageSize, page * pageSize));
-  });
+  app.get(
+    SHOPS,
+    {
+      config: { auth: 'shop', allow: ALLOW },
+      schema: {
+        tags: ['shops'],
+        summary: 'The shops this key may see (its own)',
+        querystring: Type.Object(PageQuery),
+        response: { 200: PageOf(ApiShop, 'The shops of the page') },
+      },
+    },
+    async (request, reply) => {
+      const { page, page_size: pageSize } = request.query;
+      const all = [await services.shops.apiShop(request.principal!.shopPk, services.marketplaces)];
+      return sendPage(
+        reply,
+        request,
+        baseUrl(request, publicUrl),
+        { page, pageSize, total: all.length },
+        all.slice((page - 1) * pageSize, page * pageSize),
+      );
+    },
+  );
   allowOnly(app, SHOPS, ALLOW);
 
-  app.get(SHOP, {
-    config: { auth: 'shop', allow: ALLOW },
-    schema: { tags: ['shops'], summary: 'One shop, with its marketplaces', params: Type.Object({ shop: Type.Integer({ minimum: 1 }) }), response: { 200: ApiShop } },
-  }, async (request) => services.shops.apiShop(request.params.shop, services.marketplaces));
+  app.get(
+    SHOP,
+    {
+      config: { auth: 'shop', allow: ALLOW },
+      schema: {
+        tags: ['shops'],
+        summary: 'One shop, with its marketplaces',
+        params: Type.Object({ shop: Type.Integer({ minimum: 1 }) }),
+        response: { 200: ApiShop },
+      },
+    },
+    async (request) => services.shops.apiShop(request.params.shop, services.marketplaces),
+  );
   allowOnly(app, SHOP, ALLOW);
 };

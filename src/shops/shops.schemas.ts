@@ -11,15 +11,21 @@ export const Shop = Type.Object({
 export type Shop = Static<typeof Shop>;
 
 /** A new shop: the only reply (with a rotation's) that shows its webhook secret. */
-export const CreatedShop = Type.Intersect([Shop, Type.Object({
-  webhook_secret: Type.String({ description: 'Signs the shop\'s webhooks (Standard Webhooks "whsec_" form); shown only here: store it' }),
-})]);
+export const CreatedShop = Type.Intersect([
+  Shop,
+  Type.Object({
+    webhook_secret: Type.String({ description: 'Signs the shop\'s webhooks (Standard Webhooks "whsec_" form); shown only here: store it' }),
+  }),
+]);
 export type CreatedShop = Static<typeof CreatedShop>;
 
 export const RotatedSecret = Type.Object({
   pk: Type.Integer(),
   webhook_secret: Type.String({ description: 'The new secret, shown only here' }),
-  previous_secret_valid_until: Type.String({ format: 'date-time', description: 'Until when webhook-signature also carries a signature with the previous secret' }),
+  previous_secret_valid_until: Type.String({
+    format: 'date-time',
+    description: 'Until when webhook-signature also carries a signature with the previous secret',
+  }),
 });
 export type RotatedSecret = Static<typeof RotatedSecret>;
 
@@ -53,7 +59,9 @@ export interface Principal {
 export const ApiShop = Type.Object({
   pk: Type.Integer(),
   name: Type.String(),
-  marketplaces: Type.Array(Type.Object({ pk: Type.Integer(), name: Type.String() }), { description: 'The marketplaces the shop can take orders from' }),
+  marketplaces: Type.Array(Type.Object({ pk: Type.Integer(), name: Type.String() }), {
+    description: 'The marketplaces the shop can take orders from',
+  }),
   created_at: ReplyTimestamp,
 });
 export type ApiShop = Static<typeof ApiShop>;

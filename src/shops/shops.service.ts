@@ -72,14 +72,19 @@ export class ShopService {
   #checkWebhookUrl(url: string | null | undefined): void {
     if (url === null || url === undefined) return;
     const why = this.#destinations.refusal(url);
-    if (why !== null) throw badRequest(`webhook_url ${why}.`, [{ pointer: '/webhook_url', code: 'destination_refused', message: `webhook_url ${why}` }]);
+    if (why !== null)
+      throw badRequest(`webhook_url ${why}.`, [{ pointer: '/webhook_url', code: 'destination_refused', message: `webhook_url ${why}` }]);
   }
 
   /** A new shop with its webhook secret: the only reply besides rotateSecret's that shows it. */
   async create(input: ShopCreate): Promise<CreatedShop> {
     this.#checkWebhookUrl(input.webhook_url);
     const secret = newWebhookSecret();
-    const row = await repo.insertShop(this.#db, { name: input.name, webhook_url: input.webhook_url ?? null, webhook_secret: this.#secrets.seal(secret) });
+    const row = await repo.insertShop(this.#db, {
+      name: input.name,
+      webhook_url: input.webhook_url ?? null,
+      webhook_secret: this.#secrets.seal(secret),
+    });
     return { ...toShop(row), webhook_secret: secret };
   }
 
@@ -101,7 +106,10 @@ export class ShopService {
     let n = 0;
     for (const row of await repo.listPlaintextSecrets(this.#db)) {
       const seal = (v: string | null): string | null => (v === null || SecretBox.isSealed(v) ? v : this.#secrets.seal(v));
-      n += await repo.replaceSecrets(this.#db, row, { webhook_secret: seal(row.webhook_secret)!, webhook_secret_previous: seal(row.webhook_secret_previous) });
+      n += await repo.replaceSecrets(this.#db, row, {
+        webhook_secret: seal(row.webhook_secret)!,
+        webhook_secret_previous: seal(row.webhook_secret_previous),
+      });
     }
     return n;
   }
@@ -119,7 +127,12 @@ export class ShopService {
   /** The shop as the marketplace API shows it: every registered marketplace is open to it. */
   async apiShop(pk: number, marketplaces: { list(): Promise<Marketplace[]> }): Promise<ApiShop> {
     const [shop, mps] = await Promise.all([this.get(pk), marketplaces.list()]);
-    return { pk: shop.pk, name: shop.name, marketplaces: mps.map((m) => ({ pk: m.pk, name: m.name })), created_at: formatTimestamp(new Date(shop.created_at)) };
+    return {
+      pk: shop.pk,
+      name: shop.name,
+      marketplaces: mps.map((m) => ({ pk: m.pk, name: m.name })),
+      created_at: formatTimestamp(new Date(shop.created_at)),
+    };
   }
 
   async exists(pk: number): Promise<boolean> {
@@ -150,7 +163,9 @@ export class ShopService {
   async update(pk: number, patch: { name?: string; webhook_url?: string | null; tier?: string }): Promise<Shop> {
     this.#checkWebhookUrl(patch.webhook_url);
     if (patch.tier !== undefined && !isShopTier(patch.tier)) {
-      throw badRequest(`Unknown tier "${patch.tier}"; one of ${Object.keys(SHOP_TIERS).join(', ')}.`, [{ pointer: '/tier', code: 'enum', message: `must be one of ${Object.keys(SHOP_TIERS).join(', ')}` }]);
+      throw badRequest(`Unknown tier "${patch.tier}"; one of ${Object.keys(SHOP_TIERS).join(', ')}.`, [
+        { pointer: '/tier', code: 'enum', message: `must be one of ${Object.keys(SHOP_TIERS).join(', ')}` },
+      ]);
     }
     const row = await repo.updateShop(this.#db, pk, patch);
     if (row === undefined) throw notFound(`Shop ${pk}`);

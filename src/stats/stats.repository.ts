@@ -8,8 +8,13 @@ import type { Executor } from '../db/database.ts';
  * dashboard's and the metrics' word for it; the API's state stays done).
  */
 export const feedCountsByTypeAndState = (db: Executor) =>
-  db.selectFrom('feeds')
-    .select(['type', sql<string>`case when state = 'done' and failed > 0 then 'partial' else state end`.as('state'), (eb) => eb.fn.countAll<number>().as('count')])
+  db
+    .selectFrom('feeds')
+    .select([
+      'type',
+      sql<string>`case when state = 'done' and failed > 0 then 'partial' else state end`.as('state'),
+      (eb) => eb.fn.countAll<number>().as('count'),
+    ])
     .groupBy(sql`1, 2`)
     .execute();
 
@@ -18,7 +23,8 @@ const bucketOf = (column: string, stepMinutes: number) =>
 
 /** Feeds finished and their items, per `stepMinutes` bucket since `since` (buckets without any are absent). */
 export const feedThroughput = (db: Executor, since: Date, stepMinutes: number) =>
-  db.selectFrom('feeds')
+  db
+    .selectFrom('feeds')
     .select([
       bucketOf('finished_at', stepMinutes),
       (eb) => eb.fn.countAll<number>().as('feeds'),
@@ -31,7 +37,8 @@ export const feedThroughput = (db: Executor, since: Date, stepMinutes: number) =
 
 /** Log lines of every process at `minLevel` and above, per `stepMinutes` bucket since `since`. */
 export const logLinesPerBucket = (db: Executor, minLevel: number, since: Date, stepMinutes: number) =>
-  db.selectFrom('log_lines')
+  db
+    .selectFrom('log_lines')
     .select([bucketOf('time', stepMinutes), (eb) => eb.fn.countAll<number>().as('lines')])
     .where('level', '>=', minLevel)
     .where('time', '>=', since)

@@ -14,7 +14,12 @@ const ERROR_LEVEL = 50;
  * Per-minute rates of `fields`, one point per `stepMinutes` bucket from `since` to now (every
  * bucket present, zeros included, so charts keep their time axis).
  */
-function perMinute<K extends string>(rows: ({ bucket: Date } & Record<K, unknown>)[], fields: K[], since: Date, stepMinutes: number): Record<K, Point[]> {
+function perMinute<K extends string>(
+  rows: ({ bucket: Date } & Record<K, unknown>)[],
+  fields: K[],
+  since: Date,
+  stepMinutes: number,
+): Record<K, Point[]> {
   const step = stepMinutes * 60_000;
   const start = Math.floor(since.getTime() / step) * step;
   const byBucket = new Map(rows.map((r) => [new Date(r.bucket).getTime(), r]));

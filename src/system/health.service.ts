@@ -20,8 +20,14 @@ export class HealthService {
     const within = <T>(p: Promise<T>): Promise<T> =>
       Promise.race([p, new Promise<never>((_, reject) => setTimeout(() => reject(new Error('timeout')), timeoutMs).unref())]);
     const [database, queue] = await Promise.all([
-      within(repo.ping(this.#db)).then(() => 'ok' as const, () => 'failing' as const),
-      within(this.#queueReady()).then((ok) => (ok ? 'ok' as const : 'failing' as const), () => 'failing' as const),
+      within(repo.ping(this.#db)).then(
+        () => 'ok' as const,
+        () => 'failing' as const,
+      ),
+      within(this.#queueReady()).then(
+        (ok) => (ok ? ('ok' as const) : ('failing' as const)),
+        () => 'failing' as const,
+      ),
     ]);
     return { ready: database === 'ok' && queue === 'ok', checks: { database, job_queue: queue } };
   }

@@ -16,9 +16,15 @@ export async function ensurePortFree(host: string, port: number): Promise<void> 
   if (error.code !== 'EADDRINUSE' && error.code !== 'EACCES') throw error;
   const where = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
   // Another waybill (its /healthz answers {"status":"ok"}) is the likely case: say so.
-  const other = await fetch(`${where}/healthz`, { signal: AbortSignal.timeout(1_000) })
-    .then(async (r) => (r.ok && (await r.text()).includes('"status":"ok"') ? 'another waybill, by its /healthz,' : 'another program'), () => 'another program');
-  throw new AppError('port_in_use', 409, error.code === 'EACCES'
-    ? `cannot listen on ${host}:${port}: permission denied (ports below 1024 need privileges); set PORT to another port`
-    : `${host}:${port} is already in use (${other} listens there: ${where}); stop it, or set PORT to another port. Nothing was created.`);
+  const other = await fetch(`${where}/healthz`, { signal: AbortSignal.timeout(1_000) }).then(
+    async (r) => (r.ok && (await r.text()).includes('"status":"ok"') ? 'another waybill, by its /healthz,' : 'another program'),
+    () => 'another program',
+  );
+  throw new AppError(
+    'port_in_use',
+    409,
+    error.code === 'EACCES'
+      ? `cannot listen on ${host}:${port}: permission denied (ports below 1024 need privileges); set PORT to another port`
+      : `${host}:${port} is already in use (${other} listens there: ${where}); stop it, or set PORT to another port. Nothing was created.`,
+  );
 }

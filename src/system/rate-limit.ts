@@ -27,7 +27,11 @@ export interface RateLimiterOptions {
 /** Keys remembered before the oldest are forgotten (a forgotten key starts with a full bucket). */
 const MAX_KEYS = 100_000;
 
-export function rateLimiter({ capacity, everyMs, now = () => performance.timeOrigin + performance.now() }: RateLimiterOptions): RateLimiter {
+export function rateLimiter({
+  capacity,
+  everyMs,
+  now = () => performance.timeOrigin + performance.now(),
+}: RateLimiterOptions): RateLimiter {
   const buckets = new Map<string, { tokens: number; at: number }>();
   let pausedUntil = -Infinity;
   const tryTake = (key = ''): number => {

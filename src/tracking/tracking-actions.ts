@@ -12,7 +12,12 @@ export type TrackingAction = 'delivered' | 'not_delivered' | 'returned';
  */
 export interface OrderActions {
   applyAction(input: {
-    shopPk: number; marketplacePk: number; orderPk: number; action: TrackingAction; items: number[]; source: `connector:${string}`;
+    shopPk: number;
+    marketplacePk: number;
+    orderPk: number;
+    action: TrackingAction;
+    items: number[];
+    source: `connector:${string}`;
   }): Promise<unknown>;
 }
 

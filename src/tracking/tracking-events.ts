@@ -4,7 +4,10 @@ import type { Selectable } from 'kysely';
 import type { Database } from '../db/database.ts';
 import type { StoredTrackingEvent, TrackingStatus } from './tracking.schemas.ts';
 
-export type TrackingEventRow = Pick<Selectable<Database['tracking_events']>, 'occurred_at' | 'status' | 'carrier_code' | 'carrier_text' | 'location' | 'warning' | 'source'>;
+export type TrackingEventRow = Pick<
+  Selectable<Database['tracking_events']>,
+  'occurred_at' | 'status' | 'carrier_code' | 'carrier_text' | 'location' | 'warning' | 'source'
+>;
 
 export const toStoredEvent = (e: TrackingEventRow): StoredTrackingEvent => ({
   occurred_at: e.occurred_at.toISOString(),

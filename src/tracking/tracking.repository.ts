@@ -35,19 +35,31 @@ function trackedBase(db: Executor, carriers: string[], shopPk: number | null) {
     // The shipment's current items, read per shipment through the order's items index (a
     // re-shipped item points at its newer shipment; cancelled items are not tracked).
     .innerJoinLateral(
-      (eb) => eb.selectFrom('order_items as i')
-        .select([
-          sql<string[] | null>`array_agg(i.item_pk order by i.position)`.as('item_pks'),
-          sql<boolean>`coalesce(bool_or(i.status = 'delivered'), false)`.as('items_delivered'),
-        ])
-        .whereRef('i.order_id', '=', 's.order_id')
-        .whereRef('i.shipment_id', '=', 's.id')
-        .where('i.status', '<>', 'cancelled')
-        .as('items'),
+      (eb) =>
+        eb
+          .selectFrom('order_items as i')
+          .select([
+            sql<string[] | null>`array_agg(i.item_pk order by i.position)`.as('item_pks'),
+            sql<boolean>`coalesce(bool_or(i.status = 'delivered'), false)`.as('items_delivered'),
+          ])
+          .whereRef('i.order_id', '=', 's.order_id')
+          .whereRef('i.shipment_id', '=', 's.id')
+          .where('i.status', '<>', 'cancelled')
+          .as('items'),
       (join) => join.onTrue(),
     )
-    .select(['s.id', 's.shop_pk', 's.marketplace_pk', 's.order_pk', 's.carrier', 's.tracking_code', 'items.item_pks', 'items.items_delivered', 't.last_action',
-      sql<boolean>`coalesce(t.final, false)`.as('final')])
+    .select([
+      's.id',
+      's.shop_pk',
+      's.marketplace_pk',
+      's.order_pk',
+      's.carrier',
+      's.tracking_code',
+      'items.item_pks',
+      'items.items_delivered',
+      't.last_action',
+      sql<boolean>`coalesce(t.final, false)`.as('final'),
+    ])
     .where('s.tracking_code', 'is not', null)
     .where('items.item_pks', 'is not', null)
     .where(sql<string>`lower(s.carrier)`, 'in', lowered);
@@ -58,15 +70,20 @@ function trackedBase(db: Executor, carriers: string[], shopPk: number | null) {
 /** Shipments due for a check, never checked first, then oldest check first. */
 export async function dueShipments(db: Executor, f: DueFilter): Promise<TrackedRow[]> {
   const rows = await trackedBase(db, f.carriers, f.shopPk)
-    .where((eb) => eb.or([
-      eb('t.shipment_id', 'is', null),
-      eb.and([
-        eb('t.final', '=', false),
-        eb.or([eb('t.last_checked_at', 'is', null), eb('t.last_checked_at', '<', f.cutoff)]),
-        // Delivered shipments are followed for a return only within the window.
-        eb.or([eb('t.status', '<>', 'delivered'), eb('t.delivered_at', '>', sql<Date>`now() - make_interval(days => ${f.followDeliveredDays})`)]),
+    .where((eb) =>
+      eb.or([
+        eb('t.shipment_id', 'is', null),
+        eb.and([
+          eb('t.final', '=', false),
+          eb.or([eb('t.last_checked_at', 'is', null), eb('t.last_checked_at', '<', f.cutoff)]),
+          // Delivered shipments are followed for a return only within the window.
+          eb.or([
+            eb('t.status', '<>', 'delivered'),
+            eb('t.delivered_at', '>', sql<Date>`now() - make_interval(days => ${f.followDeliveredDays})`),
+          ]),
+        ]),
       ]),
-    ]))
+    )
     .orderBy(sql`t.last_checked_at asc nulls first`)
     .orderBy('s.id')
     .limit(f.limit)
@@ -86,9 +103,12 @@ export type EventRow = Omit<Selectable<Database['tracking_events']>, 'id' | 'rec
 /** Inserts the events not stored yet; returns how many were new. */
 export async function insertEvents(db: Executor, rows: EventRow[]): Promise<number> {
   if (rows.length === 0) return 0;
-  const inserted = await db.insertInto('tracking_events').values(rows)
+  const inserted = await db
+    .insertInto('tracking_events')
+    .values(rows)
     .onConflict((oc) => oc.columns(['shipment_id', 'dedupe_key']).doNothing())
-    .returning('id').execute();
+    .returning('id')
+    .execute();
   return inserted.length;
 }
 
@@ -109,23 +129,43 @@ export interface StateWrite {
 export async function saveCheck(db: Executor, w: StateWrite, events: EventRow[]): Promise<number> {
   const deliveredAt = w.delivered ? sql<Date>`now()` : sql<Date | null>`null`;
   const values = {
-    shipment_id: w.shipment_id, connector: w.connector, status: w.status, carrier_status: w.carrier_status, final: w.final,
-    delivered_at: deliveredAt, checks: 1, last_checked_at: sql<Date>`now()`,
+    shipment_id: w.shipment_id,
+    connector: w.connector,
+    status: w.status,
+    carrier_status: w.carrier_status,
+    final: w.final,
+    delivered_at: deliveredAt,
+    checks: 1,
+    last_checked_at: sql<Date>`now()`,
   };
-  const onConflict = (oc: OnConflictBuilder<Database, 'tracking_shipments'>) => oc.column('shipment_id').doUpdateSet({
-    connector: w.connector, status: w.status, carrier_status: w.carrier_status, final: w.final,
-    delivered_at: sql<Date | null>`coalesce(tracking_shipments.delivered_at, ${deliveredAt})`,
-    checks: sql<number>`tracking_shipments.checks + 1`,
-    last_checked_at: sql<Date>`now()`, last_error: null, last_error_at: null, updated_at: sql<Date>`now()`,
-  });
+  const onConflict = (oc: OnConflictBuilder<Database, 'tracking_shipments'>) =>
+    oc.column('shipment_id').doUpdateSet({
+      connector: w.connector,
+      status: w.status,
+      carrier_status: w.carrier_status,
+      final: w.final,
+      delivered_at: sql<Date | null>`coalesce(tracking_shipments.delivered_at, ${deliveredAt})`,
+      checks: sql<number>`tracking_shipments.checks + 1`,
+      last_checked_at: sql<Date>`now()`,
+      last_error: null,
+      last_error_at: null,
+      updated_at: sql<Date>`now()`,
+    });
   if (events.length === 0) {
     await db.insertInto('tracking_shipments').values(values).onConflict(onConflict).execute();
     return 0;
   }
   const row = await db
-    .with('ev', (q) => q.insertInto('tracking_events').values(events)
-      .onConflict((oc) => oc.columns(['shipment_id', 'dedupe_key']).doNothing()).returning('id'))
-    .insertInto('tracking_shipments').values(values).onConflict(onConflict)
+    .with('ev', (q) =>
+      q
+        .insertInto('tracking_events')
+        .values(events)
+        .onConflict((oc) => oc.columns(['shipment_id', 'dedupe_key']).doNothing())
+        .returning('id'),
+    )
+    .insertInto('tracking_shipments')
+    .values(values)
+    .onConflict(onConflict)
     .returning(sql<number>`(select count(*) from ev)::int`.as('new_events'))
     .executeTakeFirstOrThrow();
   return row.new_events;
@@ -133,17 +173,37 @@ export async function saveCheck(db: Executor, w: StateWrite, events: EventRow[])
 
 /** A failed check (a 4xx, or retries exhausted): kept against the shipment, which waits its interval. */
 export async function saveError(db: Executor, shipmentId: number, connector: string, message: string): Promise<void> {
-  await db.insertInto('tracking_shipments')
-    .values({ shipment_id: shipmentId, connector, checks: 1, last_checked_at: sql<Date>`now()`, last_error: message, last_error_at: sql<Date>`now()`, error_count: 1 })
-    .onConflict((oc) => oc.column('shipment_id').doUpdateSet({
-      connector, checks: sql<number>`tracking_shipments.checks + 1`, last_checked_at: sql<Date>`now()`,
-      last_error: message, last_error_at: sql<Date>`now()`, error_count: sql<number>`tracking_shipments.error_count + 1`, updated_at: sql<Date>`now()`,
-    }))
+  await db
+    .insertInto('tracking_shipments')
+    .values({
+      shipment_id: shipmentId,
+      connector,
+      checks: 1,
+      last_checked_at: sql<Date>`now()`,
+      last_error: message,
+      last_error_at: sql<Date>`now()`,
+      error_count: 1,
+    })
+    .onConflict((oc) =>
+      oc.column('shipment_id').doUpdateSet({
+        connector,
+        checks: sql<number>`tracking_shipments.checks + 1`,
+        last_checked_at: sql<Date>`now()`,
+        last_error: message,
+        last_error_at: sql<Date>`now()`,
+        error_count: sql<number>`tracking_shipments.error_count + 1`,
+        updated_at: sql<Date>`now()`,
+      }),
+    )
     .execute();
 }
 
 export async function setLastAction(db: Executor, shipmentId: number, action: string): Promise<void> {
-  await db.updateTable('tracking_shipments').set({ last_action: action, updated_at: sql<Date>`now()` }).where('shipment_id', '=', shipmentId).execute();
+  await db
+    .updateTable('tracking_shipments')
+    .set({ last_action: action, updated_at: sql<Date>`now()` })
+    .where('shipment_id', '=', shipmentId)
+    .execute();
 }
 
 export async function getState(db: Executor, shipmentId: number) {
@@ -151,20 +211,25 @@ export async function getState(db: Executor, shipmentId: number) {
 }
 
 export async function listEvents(db: Executor, shipmentId: number) {
-  return db.selectFrom('tracking_events')
+  return db
+    .selectFrom('tracking_events')
     .select(['occurred_at', 'status', 'carrier_code', 'carrier_text', 'location', 'warning', 'source'])
     .where('shipment_id', '=', shipmentId)
-    .orderBy('occurred_at').orderBy('id')
+    .orderBy('occurred_at')
+    .orderBy('id')
     .execute();
 }
 
 /** The tracking events of every shipment of these orders, oldest first per shipment. */
 export async function listEventsOfOrders(db: Executor, orderIds: number[]) {
   if (orderIds.length === 0) return [];
-  return db.selectFrom('tracking_events as e')
+  return db
+    .selectFrom('tracking_events as e')
     .innerJoin('shipments as s', 's.id', 'e.shipment_id')
     .select(['e.shipment_id', 'e.occurred_at', 'e.status', 'e.carrier_code', 'e.carrier_text', 'e.location', 'e.warning', 'e.source'])
     .where('s.order_id', 'in', orderIds)
-    .orderBy('e.shipment_id').orderBy('e.occurred_at').orderBy('e.id')
+    .orderBy('e.shipment_id')
+    .orderBy('e.occurred_at')
+    .orderBy('e.id')
     .execute();
 }

@@ -3,8 +3,15 @@
 import { Type, type Static } from 'typebox';
 
 export const TRACKING_STATUSES = [
-  'pre_transit', 'in_transit', 'out_for_delivery', 'available_for_pickup', 'failed_attempt',
-  'exception', 'delivered', 'returned_to_sender', 'unknown',
+  'pre_transit',
+  'in_transit',
+  'out_for_delivery',
+  'available_for_pickup',
+  'failed_attempt',
+  'exception',
+  'delivered',
+  'returned_to_sender',
+  'unknown',
 ] as const;
 export type TrackingStatus = (typeof TRACKING_STATUSES)[number];
 

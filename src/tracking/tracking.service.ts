@@ -7,7 +7,15 @@ import { AppError } from '../errors.ts';
 import { actionFor, isFinal, type OrderActions, type TrackingAction } from './tracking-actions.ts';
 import { toStoredEvent } from './tracking-events.ts';
 import * as repo from './tracking.repository.ts';
-import type { RecordOutcome, SelectOptions, ShipmentTracking, TrackedShipment, TrackingEvent, TrackingResult, TrackingStatus } from './tracking.schemas.ts';
+import type {
+  RecordOutcome,
+  SelectOptions,
+  ShipmentTracking,
+  TrackedShipment,
+  TrackingEvent,
+  TrackingResult,
+  TrackingStatus,
+} from './tracking.schemas.ts';
 
 const toShipment = (r: repo.TrackedRow): TrackedShipment => ({
   id: r.id,
@@ -23,7 +31,9 @@ const toShipment = (r: repo.TrackedRow): TrackedShipment => ({
 
 /** One key per event content: the same event from a re-poll or a webhook is stored once. */
 export const eventKey = (e: TrackingEvent): string =>
-  createHash('sha256').update(JSON.stringify([e.occurredAt.toISOString(), e.carrierCode, e.carrierText, e.location, e.status])).digest('hex');
+  createHash('sha256')
+    .update(JSON.stringify([e.occurredAt.toISOString(), e.carrierCode, e.carrierText, e.location, e.status]))
+    .digest('hex');
 
 export interface RecordOptions {
   /** The connector's name (the source of actions and events). */
@@ -46,7 +56,13 @@ export class TrackingService {
     if (o.carriers.length === 0) return [];
     const interval = new Date(Date.now() - o.minIntervalSeconds * 1000);
     const cutoff = interval < o.checkedBefore ? interval : o.checkedBefore;
-    const rows = await repo.dueShipments(this.#db, { carriers: o.carriers, shopPk: o.shopPk, cutoff, followDeliveredDays: o.followDeliveredDays, limit: o.limit });
+    const rows = await repo.dueShipments(this.#db, {
+      carriers: o.carriers,
+      shopPk: o.shopPk,
+      cutoff,
+      followDeliveredDays: o.followDeliveredDays,
+      limit: o.limit,
+    });
     return rows.map(toShipment);
   }
 
@@ -73,22 +89,44 @@ export class TrackingService {
     const source = `connector:${o.connector}` as const;
     const late = outOfOrder(result.events);
     const events = result.events.map((e) => ({
-      shipment_id: shipment.id, occurred_at: e.occurredAt, status: e.status, carrier_code: e.carrierCode, carrier_text: e.carrierText,
-      location: e.location, warning: late.has(e) ? OUT_OF_ORDER : null, source, dedupe_key: eventKey(e),
+      shipment_id: shipment.id,
+      occurred_at: e.occurredAt,
+      status: e.status,
+      carrier_code: e.carrierCode,
+      carrier_text: e.carrierText,
+      location: e.location,
+      warning: late.has(e) ? OUT_OF_ORDER : null,
+      source,
+      dedupe_key: eventKey(e),
     }));
     // A status without events (a parcel just announced): the status is the timeline's one
     // event, dated when first seen, stored once per status.
     if (events.length === 0 && result.status !== 'unknown') {
       events.push({
-        shipment_id: shipment.id, occurred_at: new Date(), status: result.status, carrier_code: result.carrierStatus, carrier_text: null,
-        location: null, warning: null, source, dedupe_key: `status:${result.status}:${result.carrierStatus ?? ''}`,
+        shipment_id: shipment.id,
+        occurred_at: new Date(),
+        status: result.status,
+        carrier_code: result.carrierStatus,
+        carrier_text: null,
+        location: null,
+        warning: null,
+        source,
+        dedupe_key: `status:${result.status}:${result.carrierStatus ?? ''}`,
       });
     }
     const final = isFinal(result.status, result.finalFailure, o.followDeliveredDays);
-    const newEvents = await repo.saveCheck(this.#db, {
-      shipment_id: shipment.id, connector: o.connector, status: result.status, carrier_status: result.carrierStatus,
-      final, delivered: result.status === 'delivered',
-    }, dedupeRows(events));
+    const newEvents = await repo.saveCheck(
+      this.#db,
+      {
+        shipment_id: shipment.id,
+        connector: o.connector,
+        status: result.status,
+        carrier_status: result.carrierStatus,
+        final,
+        delivered: result.status === 'delivered',
+      },
+      dedupeRows(events),
+    );
     const deliveredBefore = shipment.itemsDelivered || result.events.some((e) => e.status === 'delivered');
     const action = actionFor(result, deliveredBefore);
     const outcomeBase = { newEvents, outOfOrder: late.size };
@@ -100,15 +138,29 @@ export class TrackingService {
     for (const step of steps) {
       try {
         await this.#orders.applyAction({
-          shopPk: shipment.shopPk, marketplacePk: shipment.marketplacePk, orderPk: shipment.orderPk, action: step, items: shipment.itemPks, source,
+          shopPk: shipment.shopPk,
+          marketplacePk: shipment.marketplacePk,
+          orderPk: shipment.orderPk,
+          action: step,
+          items: shipment.itemPks,
+          source,
         });
       } catch (error) {
         if (!(error instanceof AppError) || error.status !== 409) throw error;
         refused = true;
-        await repo.insertEvents(this.#db, [{
-          shipment_id: shipment.id, occurred_at: new Date(), status: result.status, carrier_code: result.carrierStatus, carrier_text: null,
-          location: null, warning: `order action ${step} refused: ${error.message}`, source, dedupe_key: `refused:${step}:${result.status}`,
-        }]);
+        await repo.insertEvents(this.#db, [
+          {
+            shipment_id: shipment.id,
+            occurred_at: new Date(),
+            status: result.status,
+            carrier_code: result.carrierStatus,
+            carrier_text: null,
+            location: null,
+            warning: `order action ${step} refused: ${error.message}`,
+            source,
+            dedupe_key: `refused:${step}:${result.status}`,
+          },
+        ]);
         break;
       }
     }
@@ -143,9 +195,16 @@ export class TrackingService {
 }
 
 /** Where a parcel's story puts a status: a later stage never happens before an earlier one. */
-const STAGE: Partial<Record<TrackingStatus, number>> = { pre_transit: 0, in_transit: 1, out_for_delivery: 1, available_for_pickup: 1, failed_attempt: 1, delivered: 2 };
+const STAGE: Partial<Record<TrackingStatus, number>> = {
+  pre_transit: 0,
+  in_transit: 1,
+  out_for_delivery: 1,
+  available_for_pickup: 1,
+  failed_attempt: 1,
+  delivered: 2,
+};
 
-export const OUT_OF_ORDER = 'dated before an event it follows (the carrier\'s clock or sample data); kept as dated';
+export const OUT_OF_ORDER = "dated before an event it follows (the carrier's clock or sample data); kept as dated";
 
 /**
  * Events dated before an event they logically follow: a delivery dated before the parcel was in
@@ -157,7 +216,13 @@ export function outOfOrder(events: readonly TrackingEvent[]): Set<TrackingEvent>
   for (const e of events) {
     const stage = STAGE[e.status];
     if (stage === undefined) continue;
-    if (events.some((f) => { const s = STAGE[f.status]; return s !== undefined && s < stage && f.occurredAt > e.occurredAt; })) out.add(e);
+    if (
+      events.some((f) => {
+        const s = STAGE[f.status];
+        return s !== undefined && s < stage && f.occurredAt > e.occurredAt;
+      })
+    )
+      out.add(e);
   }
   return out;
 }

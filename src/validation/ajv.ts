@@ -12,9 +12,21 @@ import { timestampFormats } from './timestamp.ts';
 import { withInexactErrors } from './exact-numbers.ts';
 
 // ajv-formats is CommonJS; its default export arrives wrapped under ESM.
-const addFormats = ((addFormatsModule as unknown as { default?: typeof addFormatsModule }).default ?? addFormatsModule) as unknown as (ajv: Ajv) => Ajv;
+const addFormats = ((addFormatsModule as unknown as { default?: typeof addFormatsModule }).default ?? addFormatsModule) as unknown as (
+  ajv: Ajv,
+) => Ajv;
 
-const ajv = addFormats(new Ajv({ strict: false, allErrors: true, strictNumbers: true, coerceTypes: false, useDefaults: true, removeAdditional: false, verbose: true }));
+const ajv = addFormats(
+  new Ajv({
+    strict: false,
+    allErrors: true,
+    strictNumbers: true,
+    coerceTypes: false,
+    useDefaults: true,
+    removeAdditional: false,
+    verbose: true,
+  }),
+);
 for (const [name, validate] of Object.entries(timestampFormats)) ajv.addFormat(name, validate);
 
 /**
@@ -26,7 +38,8 @@ export function safeIntegers<T>(schema: T): T {
   if (Array.isArray(schema)) return schema.map(safeIntegers) as T;
   if (typeof schema !== 'object' || schema === null) return schema;
   const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(schema)) out[k] = k === 'const' || k === 'default' || k === 'examples' || k === 'enum' ? v : safeIntegers(v);
+  for (const [k, v] of Object.entries(schema))
+    out[k] = k === 'const' || k === 'default' || k === 'examples' || k === 'enum' ? v : safeIntegers(v);
   const type = out.type;
   if (type === 'integer' || (Array.isArray(type) && type.includes('integer'))) {
     out.maximum ??= Number.MAX_SAFE_INTEGER;

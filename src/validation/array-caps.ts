@@ -63,7 +63,9 @@ function hasBoundedArray(schema: unknown, seen: Set<unknown>): boolean {
   seen.add(schema);
   const s = schema as SchemaLike;
   if (s.maxItems !== undefined) return true;
-  return [...(s.anyOf ?? []), ...(s.oneOf ?? []), ...(s.items === undefined ? [] : [s.items]), ...Object.values(s.properties ?? {})].some((x) => hasBoundedArray(x, seen));
+  return [...(s.anyOf ?? []), ...(s.oneOf ?? []), ...(s.items === undefined ? [] : [s.items]), ...Object.values(s.properties ?? {})].some(
+    (x) => hasBoundedArray(x, seen),
+  );
 }
 
 /** Ajv's own words for it, so it reads like any other validation error. */

@@ -107,12 +107,21 @@ interface SchemaError {
  * Schema errors of `data` with each InexactNumber as its field's one error (keyword
  * `inexactNumber`, in place of "must be number"); `errors` unchanged when there is none.
  */
-export function withInexactErrors<E extends SchemaError>(data: unknown, errors: E[] | null | undefined): (E | SchemaError)[] | null | undefined {
+export function withInexactErrors<E extends SchemaError>(
+  data: unknown,
+  errors: E[] | null | undefined,
+): (E | SchemaError)[] | null | undefined {
   const inexact = inexactNumbers(data, '', true);
   if (inexact.length === 0) return errors;
   const at = new Set(inexact.map((x) => x.pointer));
   return [
-    ...inexact.map(({ pointer, number }) => ({ instancePath: pointer, schemaPath: '', keyword: 'inexactNumber', params: {}, message: inexactMessage(number) })),
+    ...inexact.map(({ pointer, number }) => ({
+      instancePath: pointer,
+      schemaPath: '',
+      keyword: 'inexactNumber',
+      params: {},
+      message: inexactMessage(number),
+    })),
     ...(errors ?? []).filter((e) => !at.has(e.instancePath)),
   ];
 }

@@ -11,10 +11,24 @@ export interface AjvLikeError {
 }
 
 const codeOfKeyword: Record<string, string> = {
-  type: 'invalid_type', required: 'required', enum: 'invalid_value', const: 'invalid_value', anyOf: 'invalid_value',
-  minLength: 'too_short', maxLength: 'too_long', minimum: 'too_small', maximum: 'too_large', exclusiveMinimum: 'too_small',
-  minItems: 'too_few', maxItems: 'too_many', pattern: 'invalid_format', format: 'invalid_format', multipleOf: 'invalid_value',
-  additionalProperties: 'unknown_field', oneOf: 'invalid_value', inexactNumber: 'inexact_number',
+  type: 'invalid_type',
+  required: 'required',
+  enum: 'invalid_value',
+  const: 'invalid_value',
+  anyOf: 'invalid_value',
+  minLength: 'too_short',
+  maxLength: 'too_long',
+  minimum: 'too_small',
+  maximum: 'too_large',
+  exclusiveMinimum: 'too_small',
+  minItems: 'too_few',
+  maxItems: 'too_many',
+  pattern: 'invalid_format',
+  format: 'invalid_format',
+  multipleOf: 'invalid_value',
+  additionalProperties: 'unknown_field',
+  oneOf: 'invalid_value',
+  inexactNumber: 'inexact_number',
 };
 
 /** Ajv errors as problem `errors`, one per field, pointing at the field itself (required included). */
@@ -23,12 +37,18 @@ export function fieldErrors(errors: AjvLikeError[]): FieldError[] {
   for (const e of errors) {
     let pointer = e.instancePath;
     if (e.keyword === 'required' && typeof e.params?.missingProperty === 'string') pointer += `/${e.params.missingProperty}`;
-    if (e.keyword === 'additionalProperties' && typeof e.params?.additionalProperty === 'string') pointer += `/${e.params.additionalProperty}`;
+    if (e.keyword === 'additionalProperties' && typeof e.params?.additionalProperty === 'string')
+      pointer += `/${e.params.additionalProperty}`;
     const timestamp = e.keyword === 'format' && String(e.params?.format).startsWith('timestamp');
     const code = timestamp ? 'invalid_timestamp' : (codeOfKeyword[e.keyword] ?? 'invalid');
-    const message = e.keyword === 'required' ? 'is required'
-      : timestamp ? (e.params?.format === 'timestamp-zone' ? ZONED_TIMESTAMP_MESSAGE : TIMESTAMP_MESSAGE)
-        : (e.message ?? 'is invalid');
+    const message =
+      e.keyword === 'required'
+        ? 'is required'
+        : timestamp
+          ? e.params?.format === 'timestamp-zone'
+            ? ZONED_TIMESTAMP_MESSAGE
+            : TIMESTAMP_MESSAGE
+          : (e.message ?? 'is invalid');
     // anyOf/oneOf report each branch too; keep the first, most specific error of a field.
     if (!out.has(pointer)) out.set(pointer, { pointer, code, message });
   }

@@ -18,7 +18,8 @@ export function parseTimestamp(text: string, zone = false): Date | undefined {
   const m = (zone ? ZONED : WALL).exec(text);
   if (m === null) return undefined;
   const [year, month, day, hour, minute, second] = m.slice(1, 7).map(Number) as [number, number, number, number, number, number];
-  if (year < 1 || month < 1 || month > 12 || day < 1 || day > daysIn(year, month) || hour > 23 || minute > 59 || second > 59) return undefined;
+  if (year < 1 || month < 1 || month > 12 || day < 1 || day > daysIn(year, month) || hour > 23 || minute > 59 || second > 59)
+    return undefined;
   const offset = m[8];
   if (offset !== undefined && !/^[Zz]$/.test(offset)) {
     const [, h = '0', mm = '0'] = /^[+-](\d{2}):?(\d{2})$/.exec(offset) ?? [];
@@ -45,10 +46,15 @@ export const ZONED_TIMESTAMP_MESSAGE = `${TIMESTAMP_MESSAGE}, optionally with a 
 export const formatTimestamp = (at: Date): string => at.toISOString().slice(0, 19);
 
 /** `formatTimestamp` of a nullable instant. */
-export const formatNullableTimestamp = (at: Date | null | undefined): string | null => (at === null || at === undefined ? null : formatTimestamp(at));
+export const formatNullableTimestamp = (at: Date | null | undefined): string | null =>
+  at === null || at === undefined ? null : formatTimestamp(at);
 
 const REPLY_FORM = 'YYYY-MM-DDThh:mm:ss, UTC';
 /** A timestamp in a marketplace API reply (formatTimestamp); `what` adds to its description. */
 export const replyTimestamp = (what?: string) =>
-  Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}$', description: what === undefined ? REPLY_FORM : `${REPLY_FORM}: ${what}`, examples: ['2026-11-21T12:00:00'] });
+  Type.String({
+    pattern: '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}$',
+    description: what === undefined ? REPLY_FORM : `${REPLY_FORM}: ${what}`,
+    examples: ['2026-11-21T12:00:00'],
+  });
 export const ReplyTimestamp = replyTimestamp();

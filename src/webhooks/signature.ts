@@ -45,7 +45,8 @@ export function verify(
   const id = headers['webhook-id'];
   const ts = headers['webhook-timestamp'];
   const sig = headers['webhook-signature'];
-  if (typeof id !== 'string' || typeof ts !== 'string' || typeof sig !== 'string') return { ok: false, reason: 'missing webhook-id, webhook-timestamp or webhook-signature' };
+  if (typeof id !== 'string' || typeof ts !== 'string' || typeof sig !== 'string')
+    return { ok: false, reason: 'missing webhook-id, webhook-timestamp or webhook-signature' };
   const timestamp = Number(ts);
   if (!Number.isInteger(timestamp)) return { ok: false, reason: 'webhook-timestamp is not a number' };
   if (Math.abs(now / 1000 - timestamp) > toleranceSeconds) return { ok: false, reason: 'webhook-timestamp is outside the tolerance' };

@@ -52,13 +52,25 @@ export const listMessageIds = async (db: Executor, f: DeliveryFilter): Promise<s
 export const attemptsOf = (db: Executor, messageIds: string[]) =>
   messageIds.length === 0
     ? Promise.resolve([] as AttemptRow[])
-    : db.selectFrom('webhook_deliveries').selectAll().where('message_id', 'in', messageIds).orderBy('message_id').orderBy('attempt').execute();
+    : db
+        .selectFrom('webhook_deliveries')
+        .selectAll()
+        .where('message_id', 'in', messageIds)
+        .orderBy('message_id')
+        .orderBy('attempt')
+        .execute();
 
 /** Deletes attempts older than `days`, at most `batch` rows; how many. */
 export const pruneAttempts = async (db: Executor, days: number, batch: number): Promise<number> => {
   const r = await db
     .deleteFrom('webhook_deliveries')
-    .where('id', 'in', (eb) => eb.selectFrom('webhook_deliveries').select('id').where('started_at', '<', sql<Date>`now() - make_interval(days => ${days})`).limit(batch))
+    .where('id', 'in', (eb) =>
+      eb
+        .selectFrom('webhook_deliveries')
+        .select('id')
+        .where('started_at', '<', sql<Date>`now() - make_interval(days => ${days})`)
+        .limit(batch),
+    )
     .executeTakeFirst();
   return Number(r.numDeletedRows);
 };
@@ -67,8 +79,14 @@ export const pruneAttempts = async (db: Executor, days: number, batch: number): 
 export const undeliveredCounts = (db: Executor, since: Date) =>
   db
     .selectFrom(
-      db.selectFrom('webhook_deliveries').distinctOn('message_id').select(['message_id', 'outcome'])
-        .where('started_at', '>=', since).orderBy('message_id').orderBy('id', 'desc').as('last'),
+      db
+        .selectFrom('webhook_deliveries')
+        .distinctOn('message_id')
+        .select(['message_id', 'outcome'])
+        .where('started_at', '>=', since)
+        .orderBy('message_id')
+        .orderBy('id', 'desc')
+        .as('last'),
     )
     .select(['outcome', (eb) => eb.fn.countAll<string>().as('n')])
     .where('outcome', '<>', 'delivered')

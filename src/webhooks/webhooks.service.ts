@@ -36,7 +36,8 @@ export interface WebhookServiceDeps {
 /** Delivery records are kept this long, days (pruned daily with old feeds). */
 export const DELIVERY_RETENTION_DAYS = 30;
 
-const stateOf = (outcome: string): WebhookDelivery['state'] => (outcome === 'delivered' ? 'delivered' : outcome === 'refused' ? 'refused' : 'failing');
+const stateOf = (outcome: string): WebhookDelivery['state'] =>
+  outcome === 'delivered' ? 'delivered' : outcome === 'refused' ? 'refused' : 'failing';
 
 export class WebhookService {
   readonly #d: Required<WebhookServiceDeps>;
@@ -60,27 +61,60 @@ export class WebhookService {
    * Anything else (another status, a 2xx error body, a time-out, a network error): transient,
    * retried with backoff.
    */
-  async deliver(shopPk: number, messageId: string, type: string, payload: Record<string, unknown>, signal: AbortSignal): Promise<DeliveryResult> {
+  async deliver(
+    shopPk: number,
+    messageId: string,
+    type: string,
+    payload: Record<string, unknown>,
+    signal: AbortSignal,
+  ): Promise<DeliveryResult> {
     const target = await this.#d.shops.webhookTarget(shopPk);
     if (target === null) return { status: 0 };
     const event = eventNameOf(type);
     const body = JSON.stringify({ event, type, ...payload });
     const location = typeof payload.location === 'string' ? payload.location : null;
-    const record = { message_id: messageId, shop_pk: shopPk, event, type, resource_pk: payload.pk === undefined ? null : String(payload.pk), location, url: target.url };
+    const record = {
+      message_id: messageId,
+      shop_pk: shopPk,
+      event,
+      type,
+      resource_pk: payload.pk === undefined ? null : String(payload.pk),
+      location,
+      url: target.url,
+    };
     const started = new Date();
     const attempt = await this.#attempt(target, messageId, event, body, location, signal);
-    const recordError = await repo.insertAttempt(this.#d.db, {
-      ...record, started_at: started, duration_ms: Date.now() - started.getTime(), ...attempt,
-    }).then(() => undefined, (error: unknown) => error as Error);
+    const recordError = await repo
+      .insertAttempt(this.#d.db, {
+        ...record,
+        started_at: started,
+        duration_ms: Date.now() - started.getTime(),
+        ...attempt,
+      })
+      .then(
+        () => undefined,
+        (error: unknown) => error as Error,
+      );
     const where = `webhook ${target.url}`;
     if (attempt.outcome === 'delivered') return { status: attempt.status!, ...(recordError === undefined ? {} : { recordError }) };
-    if (attempt.outcome === 'refused') throw new AppError('webhook_refused', 400, `${where} ${attempt.error ?? `answered ${attempt.status}`}; not retried`);
+    if (attempt.outcome === 'refused')
+      throw new AppError('webhook_refused', 400, `${where} ${attempt.error ?? `answered ${attempt.status}`}; not retried`);
     throw new AppError('webhook_failed', 503, `${where} ${attempt.error ?? `answered ${attempt.status}`}`);
   }
 
   /** One POST; what the record says about it. */
-  async #attempt(target: WebhookTarget, messageId: string, event: string, body: string, location: string | null, signal: AbortSignal): Promise<{
-    status: number | null; outcome: AttemptOutcome; response_excerpt: string | null; error: string | null;
+  async #attempt(
+    target: WebhookTarget,
+    messageId: string,
+    event: string,
+    body: string,
+    location: string | null,
+    signal: AbortSignal,
+  ): Promise<{
+    status: number | null;
+    outcome: AttemptOutcome;
+    response_excerpt: string | null;
+    error: string | null;
   }> {
     const headers: Record<string, string> = {
       'content-type': 'application/json',
@@ -96,16 +130,28 @@ export class WebhookService {
       // Redirects are not followed (a 3xx fails like any other status); the answer is read up
       // to ANSWER_READ_BYTES, the rest left unread.
       const res = await outboundRequest(target.url, {
-        method: 'POST', headers, body, signal: AbortSignal.any([signal, timeout]), maxBytes: ANSWER_READ_BYTES, overflow: 'truncate', guard: this.#d.guard,
+        method: 'POST',
+        headers,
+        body,
+        signal: AbortSignal.any([signal, timeout]),
+        maxBytes: ANSWER_READ_BYTES,
+        overflow: 'truncate',
+        guard: this.#d.guard,
       });
       const text = res.body.toString('utf8');
       const outcome = outcomeOf(res.status, text);
-      const error = outcome === 'delivered' ? null : res.status >= 200 && res.status < 300 ? `answered ${res.status} with an error body` : null;
+      const error =
+        outcome === 'delivered' ? null : res.status >= 200 && res.status < 300 ? `answered ${res.status} with an error body` : null;
       return { status: res.status, outcome, response_excerpt: text === '' ? null : text.slice(0, EXCERPT_CHARS), error };
     } catch (error) {
       // An internal destination stays internal: refused for good (the job ends in the dead-letter queue).
-      if (error instanceof OutboundError) return { status: null, outcome: 'refused', response_excerpt: null, error: `refused: ${error.message}` };
-      const why = timeout.aborted ? `gave no answer within ${this.#d.timeoutMs} ms` : signal.aborted ? 'was interrupted (shutdown)' : `unreachable: ${(error as Error).message}`;
+      if (error instanceof OutboundError)
+        return { status: null, outcome: 'refused', response_excerpt: null, error: `refused: ${error.message}` };
+      const why = timeout.aborted
+        ? `gave no answer within ${this.#d.timeoutMs} ms`
+        : signal.aborted
+          ? 'was interrupted (shutdown)'
+          : `unreachable: ${(error as Error).message}`;
       return { status: null, outcome: 'failed', response_excerpt: null, error: why };
     }
   }
@@ -114,7 +160,13 @@ export class WebhookService {
   async listDeliveries(query: DeliveryQuery = {}): Promise<WebhookDelivery[]> {
     const outcome = query.state === undefined ? undefined : query.state === 'failing' ? 'failed' : query.state;
     const ids = await repo.listMessageIds(this.#d.db, {
-      shopPk: query.shop, event: query.event, pk: query.pk, messageId: query.delivery, outcome, limit: query.limit ?? 50, offset: query.offset ?? 0,
+      shopPk: query.shop,
+      event: query.event,
+      pk: query.pk,
+      messageId: query.delivery,
+      outcome,
+      limit: query.limit ?? 50,
+      offset: query.offset ?? 0,
     });
     const byMessage = new Map<string, repo.AttemptRow[]>(ids.map((id) => [id, []]));
     for (const row of await repo.attemptsOf(this.#d.db, ids)) byMessage.get(row.message_id)!.push(row);

@@ -11,21 +11,40 @@ const dir = mkdtempSync(path.join(tmpdir(), 'wb-admin-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const connectorsFile = path.join(dir, 'connectors.json');
 mkdirSync(path.join(dir, 'inbox'));
-writeFileSync(connectorsFile, JSON.stringify({
-  connectors: [{ name: 'erp-files', type: 'catalog-file', shop_pk: 1, schedule: null, enabled: true, options: { inbox: path.join(dir, 'inbox'), format: 'csv', settle_ms: 0 } }],
-}));
+writeFileSync(
+  connectorsFile,
+  JSON.stringify({
+    connectors: [
+      {
+        name: 'erp-files',
+        type: 'catalog-file',
+        shop_pk: 1,
+        schedule: null,
+        enabled: true,
+        options: { inbox: path.join(dir, 'inbox'), format: 'csv', settle_ms: 0 },
+      },
+    ],
+  }),
+);
 const daemon = await useTestDaemon({ env: { WAYBILL_ADMIN_TOKEN: TOKEN, WAYBILL_CONNECTORS: connectorsFile } });
 const app = daemon.app!;
 const bearer = { authorization: `Bearer ${TOKEN}` };
 
-
-interface Run { id: number; outcome: string; trigger: string }
+interface Run {
+  id: number;
+  outcome: string;
+  trigger: string;
+}
 
 describe('admin API: connectors', () => {
   it('lists connectors, runs one now (202) and shows the recorded run with its log lines', async () => {
     await daemon.shopWithKey();
     expect((await app.inject({ url: '/admin/api/connectors' })).statusCode).toBe(401);
-    const list = (await app.inject({ url: '/admin/api/connectors', headers: bearer })).json() as { name: string; enabled: boolean; last_runs: Run[] }[];
+    const list = (await app.inject({ url: '/admin/api/connectors', headers: bearer })).json() as {
+      name: string;
+      enabled: boolean;
+      last_runs: Run[];
+    }[];
     expect(list).toEqual([expect.objectContaining({ name: 'erp-files', type: 'catalog-file', enabled: true, last_runs: [] })]);
 
     const run = await app.inject({ method: 'POST', url: '/admin/api/connectors/erp-files/run', headers: bearer });
@@ -38,7 +57,9 @@ describe('admin API: connectors', () => {
     expect(done, JSON.stringify(done)).toMatchObject({ trigger: 'manual', outcome: 'succeeded' });
     // Log lines reach the database in batches, a moment after they are written.
     const logs = await until("the run's log lines", async () => {
-      const r = (await app.inject({ url: `/admin/api/logs?run=${done.id}`, headers: bearer })).json() as { lines: { msg: string; fields: Record<string, unknown> }[] };
+      const r = (await app.inject({ url: `/admin/api/logs?run=${done.id}`, headers: bearer })).json() as {
+        lines: { msg: string; fields: Record<string, unknown> }[];
+      };
       return r.lines.some((l) => l.msg === 'connector run succeeded') ? r : undefined;
     });
     expect(logs.lines.map((l) => l.msg)).toEqual(expect.arrayContaining(['connector run started', 'connector run succeeded']));
@@ -61,17 +82,29 @@ describe('admin API: orders search', () => {
     const { shopPk, key } = await daemon.shopWithKey({ name: 'Orders shop' });
     await daemon.services.marketplaces.create({ name: 'Marketplace', pk: 15 });
     const intake = await app.inject({
-      method: 'POST', url: `/shops/${shopPk}/marketplace/15/orders/`, headers: { authorization: `Token ${key}` },
+      method: 'POST',
+      url: `/shops/${shopPk}/marketplace/15/orders/`,
+      headers: { authorization: `Token ${key}` },
       payload: { order_pk: 2000003841425110, reference: 'R-ADMIN-1', items: [{ item_pk: 1, sku: 'A1', quantity: 1, price: 10.5 }] },
     });
     expect(intake.statusCode).toBe(201);
-    await daemon.services.orders.applyAction({ shopPk, marketplacePk: 15, orderPk: 2000003841425110, action: 'ship', shipping: { carrier: 'DHL', tracking_code: 'JD0001' }, source: 'key:test' });
+    await daemon.services.orders.applyAction({
+      shopPk,
+      marketplacePk: 15,
+      orderPk: 2000003841425110,
+      action: 'ship',
+      shipping: { carrier: 'DHL', tracking_code: 'JD0001' },
+      source: 'key:test',
+    });
 
     for (const q of ['order_pk=2000003841425110', 'reference=R-ADMIN-1', 'tracking_code=JD0001']) {
       const res = await app.inject({ url: `/admin/api/orders?${q}`, headers: bearer });
       expect(res.statusCode, q).toBe(200);
       const orders = res.json() as { order_pk: number; shop_pk: number; history: { action: string; to: string }[] }[];
-      expect(orders.map((o) => o.order_pk), q).toEqual([2000003841425110]);
+      expect(
+        orders.map((o) => o.order_pk),
+        q,
+      ).toEqual([2000003841425110]);
       expect(orders[0]!.history.map((h) => h.action)).toEqual(['created', 'ship']);
     }
     expect((await app.inject({ url: '/admin/api/orders?reference=none', headers: bearer })).json()).toEqual([]);
@@ -92,7 +125,11 @@ describe('admin API: orders search', () => {
 
     // What the shop's system recorded shows in the table and the timeline.
     const ref = { shopPk, marketplacePk: 15, orderPk: 2000003841425110 };
-    await daemon.services.moduleIntegrations.create(ref, { module_name: 'magento2', status: 'error', message: 'SKU <A1> unknown', type: 'order' }, 'key:test');
+    await daemon.services.moduleIntegrations.create(
+      ref,
+      { module_name: 'magento2', status: 'error', message: 'SKU <A1> unknown', type: 'order' },
+      'key:test',
+    );
     const after = await app.inject({ url: `/admin/orders/${shopPk}/15/2000003841425110`, headers: html });
     expect(after.body).toMatch(/<table data-modules>[\s\S]*<td>magento2<\/td><td>order<\/td><td>error<\/td>/);
     expect(after.body).toContain('SKU &lt;A1&gt; unknown');
@@ -102,20 +139,37 @@ describe('admin API: orders search', () => {
 });
 
 describe('admin API: feeds', () => {
-  it('lists every shop\'s feeds with filters, shows one with its item errors, as CSV too, and refuses to retry a done feed', async () => {
+  it("lists every shop's feeds with filters, shows one with its item errors, as CSV too, and refuses to retry a done feed", async () => {
     const { shopPk, key } = await daemon.shopWithKey({ name: 'Feeds shop' });
     const auth = { authorization: `Token ${key}` };
-    const created = await app.inject({ method: 'POST', url: `/shops/${shopPk}/products/`, headers: auth, payload: [{ sku: 'OK-1', name: 'Fine', price: 10, stock: 1 }] });
+    const created = await app.inject({
+      method: 'POST',
+      url: `/shops/${shopPk}/products/`,
+      headers: auth,
+      payload: [{ sku: 'OK-1', name: 'Fine', price: 10, stock: 1 }],
+    });
     expect(created.statusCode, created.body).toBe(201);
     // Feeds run concurrently: the update must not overtake the create.
     const createdPk = (created.json() as { pk: string }).pk;
-    await until('the create feed', async () => ((await daemon.services.feeds.getAny(createdPk)).state === 'done'));
+    await until('the create feed', async () => (await daemon.services.feeds.getAny(createdPk)).state === 'done');
     // An update naming a sku the shop does not have: the feed is done with one item error.
-    const post = await app.inject({ method: 'PUT', url: `/shops/${shopPk}/products/`, headers: auth, payload: [{ sku: 'OK-1', price: 12 }, { sku: 'BAD-1', price: 5 }] });
+    const post = await app.inject({
+      method: 'PUT',
+      url: `/shops/${shopPk}/products/`,
+      headers: auth,
+      payload: [
+        { sku: 'OK-1', price: 12 },
+        { sku: 'BAD-1', price: 5 },
+      ],
+    });
     expect(post.statusCode, post.body).toBe(201);
     const feedPk = (post.json() as { pk: string }).pk;
     const done = await until('the feed to finish', async () => {
-      const f = (await app.inject({ url: `/admin/api/feeds/${feedPk}`, headers: bearer })).json() as { state: string; counts: { failed: number }; result: { errors: { sku?: string; pointer: string; message: string }[] } };
+      const f = (await app.inject({ url: `/admin/api/feeds/${feedPk}`, headers: bearer })).json() as {
+        state: string;
+        counts: { failed: number };
+        result: { errors: { sku?: string; pointer: string; message: string }[] };
+      };
       return f.state === 'done' || f.state === 'failed' ? f : undefined;
     });
     expect(done.state).toBe('done');
@@ -124,12 +178,20 @@ describe('admin API: feeds', () => {
     expect(done).toMatchObject({ outcome: 'partial' });
     expect(done.result.errors).toEqual([expect.objectContaining({ sku: 'BAD-1' })]);
 
-    const list = (await app.inject({ url: `/admin/api/feeds?shop=${shopPk}&state=partial&type=product_update`, headers: bearer })).json() as { count: number; results: { pk: string }[] };
+    const list = (
+      await app.inject({ url: `/admin/api/feeds?shop=${shopPk}&state=partial&type=product_update`, headers: bearer })
+    ).json() as { count: number; results: { pk: string }[] };
     expect(list).toMatchObject({ count: 1, results: [{ pk: feedPk, outcome: 'partial', state: 'done' }] });
     // done: done without a failed item (the create), partial: done with some.
-    expect((await app.inject({ url: `/admin/api/feeds?shop=${shopPk}&state=done`, headers: bearer })).json()).toMatchObject({ count: 1, results: [{ pk: createdPk, outcome: 'done' }] });
+    expect((await app.inject({ url: `/admin/api/feeds?shop=${shopPk}&state=done`, headers: bearer })).json()).toMatchObject({
+      count: 1,
+      results: [{ pk: createdPk, outcome: 'done' }],
+    });
     expect((await app.inject({ url: `/admin/api/feeds?shop=${shopPk}&state=failed`, headers: bearer })).json()).toMatchObject({ count: 0 });
-    expect((await app.inject({ url: '/admin/api/feeds?sku=BAD-1', headers: bearer })).json()).toMatchObject({ count: 1, results: [{ pk: feedPk }] });
+    expect((await app.inject({ url: '/admin/api/feeds?sku=BAD-1', headers: bearer })).json()).toMatchObject({
+      count: 1,
+      results: [{ pk: feedPk }],
+    });
     expect((await app.inject({ url: '/admin/api/feeds?sku=NOPE', headers: bearer })).json()).toMatchObject({ count: 0 });
 
     const csv = await app.inject({ url: `/admin/api/feeds/${feedPk}/errors.csv`, headers: bearer });
@@ -143,7 +205,9 @@ describe('admin API: feeds', () => {
 
     // The feed's job logged with its id: the admin can read the lines of this feed.
     const lines = await until("the feed's log lines", async () => {
-      const r = (await app.inject({ url: `/admin/api/logs?feed=${feedPk}`, headers: bearer })).json() as { lines: { msg: string; fields: Record<string, unknown> }[] };
+      const r = (await app.inject({ url: `/admin/api/logs?feed=${feedPk}`, headers: bearer })).json() as {
+        lines: { msg: string; fields: Record<string, unknown> }[];
+      };
       return r.lines.some((l) => l.msg === 'feed processed') ? r : undefined;
     });
     expect(lines.lines.map((l) => l.msg)).toContain('feed processed');
@@ -153,7 +217,10 @@ describe('admin API: feeds', () => {
     expect(retry.statusCode).toBe(409);
     expect((await app.inject({ url: '/admin/api/feeds/00000000-0000-0000-0000-000000000000', headers: bearer })).statusCode).toBe(404);
 
-    const overview = (await app.inject({ url: '/admin/api/overview', headers: bearer })).json() as { feeds: { by_state: Record<string, number> }; charts: { items_per_minute: { value: number }[] } };
+    const overview = (await app.inject({ url: '/admin/api/overview', headers: bearer })).json() as {
+      feeds: { by_state: Record<string, number> };
+      charts: { items_per_minute: { value: number }[] };
+    };
     expect(overview.feeds.by_state.done).toBeGreaterThanOrEqual(1);
     expect(overview.feeds.by_state.partial).toBeGreaterThanOrEqual(1);
     expect(overview.charts.items_per_minute.at(-1)!.value).toBeGreaterThan(0);

@@ -12,7 +12,12 @@ const bearer = { authorization: `Bearer ${TOKEN}` };
 const sameOrigin = { origin: 'http://localhost', 'sec-fetch-site': 'same-origin' };
 
 const cookie = await (async () => {
-  const res = await app.inject({ method: 'POST', url: '/admin/login', payload: `token=${TOKEN}`, headers: { 'content-type': 'application/x-www-form-urlencoded', ...sameOrigin } });
+  const res = await app.inject({
+    method: 'POST',
+    url: '/admin/login',
+    payload: `token=${TOKEN}`,
+    headers: { 'content-type': 'application/x-www-form-urlencoded', ...sameOrigin },
+  });
   if (res.statusCode !== 303) throw new Error(`login answered ${res.statusCode}: ${res.body}`);
   return String(res.headers['set-cookie']).split(';')[0]!;
 })();
@@ -32,7 +37,10 @@ const stateChanging = (): { method: string; url: string }[] => {
     const url = parents.join('') + m[2]!;
     parents.push(m[2]!);
     if (!url.startsWith('/admin')) continue;
-    for (const method of (m[3] ?? '').split(',').map((s) => s.trim()).filter(Boolean)) {
+    for (const method of (m[3] ?? '')
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean)) {
       if (!['GET', 'HEAD', 'OPTIONS'].includes(method)) out.push({ method, url: url.replace(/:\w+/g, 'x1') });
     }
   }
@@ -55,11 +63,21 @@ describe('admin CSRF', () => {
   it('finds the admin routes that change state', () => {
     const ids = routes.map((r) => `${r.method} ${r.url}`);
     // The router's list, checked against the ones known today so the iteration is not empty.
-    expect(ids).toEqual(expect.arrayContaining([
-      'POST /admin/login', 'POST /admin/logout', 'POST /admin/api/shops', 'POST /admin/api/keys', 'POST /admin/api/keys/x1/revoke',
-      'POST /admin/api/queues/x1/jobs/x1/retry', 'POST /admin/api/queues/x1/jobs/x1/cancel', 'POST /admin/api/feeds/x1/retry',
-      'POST /admin/api/connectors/x1/run', 'POST /admin/api/connectors/x1/enable', 'POST /admin/api/connectors/x1/disable',
-    ]));
+    expect(ids).toEqual(
+      expect.arrayContaining([
+        'POST /admin/login',
+        'POST /admin/logout',
+        'POST /admin/api/shops',
+        'POST /admin/api/keys',
+        'POST /admin/api/keys/x1/revoke',
+        'POST /admin/api/queues/x1/jobs/x1/retry',
+        'POST /admin/api/queues/x1/jobs/x1/cancel',
+        'POST /admin/api/feeds/x1/retry',
+        'POST /admin/api/connectors/x1/run',
+        'POST /admin/api/connectors/x1/enable',
+        'POST /admin/api/connectors/x1/disable',
+      ]),
+    );
   });
 
   it('refuses every one of them with 403 when the session cookie comes from another origin', async () => {
@@ -76,9 +94,17 @@ describe('admin CSRF', () => {
     expect(checked).toBe(routes.length * forgeries.length);
   });
 
-  const keyOf = async (shopPk: number) => (await app.inject({ method: 'POST', url: '/admin/api/keys', headers: bearer, payload: { shop_pk: shopPk } })).json() as { prefix: string };
+  const keyOf = async (shopPk: number) =>
+    (await app.inject({ method: 'POST', url: '/admin/api/keys', headers: bearer, payload: { shop_pk: shopPk } })).json() as {
+      prefix: string;
+    };
   const revokedAt = async (shopPk: number, prefix: string) =>
-    ((await app.inject({ url: `/admin/api/keys?shop=${shopPk}`, headers: bearer })).json() as { prefix: string; revoked_at: string | null }[]).find((k) => k.prefix === prefix)?.revoked_at;
+    (
+      (await app.inject({ url: `/admin/api/keys?shop=${shopPk}`, headers: bearer })).json() as {
+        prefix: string;
+        revoked_at: string | null;
+      }[]
+    ).find((k) => k.prefix === prefix)?.revoked_at;
   const shopCount = async () => ((await app.inject({ url: '/admin/api/shops', headers: bearer })).json() as unknown[]).length;
 
   it('changes nothing on a refused request', async () => {
@@ -90,7 +116,11 @@ describe('admin CSRF', () => {
       await app.inject({ method: 'POST', url: '/admin/api/shops', headers: { cookie, ...headers }, payload: { name: 'Forged' } });
     }
     // The same route reached through an escaped path is the same route.
-    const escaped = await app.inject({ method: 'POST', url: `/%61dmin/api/keys/${key.prefix}/revoke`, headers: { cookie, origin: 'https://evil.example' } });
+    const escaped = await app.inject({
+      method: 'POST',
+      url: `/%61dmin/api/keys/${key.prefix}/revoke`,
+      headers: { cookie, origin: 'https://evil.example' },
+    });
     expect(escaped.statusCode).toBe(403);
     expect(await revokedAt(shopPk, key.prefix)).toBeNull();
     expect(await shopCount()).toBe(shops);
@@ -98,14 +128,19 @@ describe('admin CSRF', () => {
     expect((await app.inject({ url: '/admin/api/queues', headers: { cookie } })).statusCode).toBe(200);
   });
 
-  it('accepts the dashboard\'s own requests: Sec-Fetch-Site same-origin, or an Origin of this server', async () => {
+  it("accepts the dashboard's own requests: Sec-Fetch-Site same-origin, or an Origin of this server", async () => {
     const { shopPk } = await daemon.shopWithKey();
     const key = await keyOf(shopPk);
     const revoke = await app.inject({ method: 'POST', url: `/admin/api/keys/${key.prefix}/revoke`, headers: { cookie, ...sameOrigin } });
     expect(revoke.statusCode, revoke.body).toBe(200);
     expect(await revokedAt(shopPk, key.prefix)).not.toBeNull();
     // A browser that sends Origin but not Sec-Fetch-Site (older Safari).
-    const created = await app.inject({ method: 'POST', url: '/admin/api/shops', headers: { cookie, origin: 'http://localhost' }, payload: { name: 'From the dashboard' } });
+    const created = await app.inject({
+      method: 'POST',
+      url: '/admin/api/shops',
+      headers: { cookie, origin: 'http://localhost' },
+      payload: { name: 'From the dashboard' },
+    });
     expect(created.statusCode, created.body).toBe(201);
     expect(created.json()).toMatchObject({ name: 'From the dashboard' });
   });

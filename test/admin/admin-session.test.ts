@@ -14,7 +14,11 @@ const app = daemon.app!;
 const sameOrigin = { origin: 'http://localhost', 'sec-fetch-site': 'same-origin' };
 const form = { 'content-type': 'application/x-www-form-urlencoded' };
 
-interface SetCookie { name: string; value: string; attributes: string[] }
+interface SetCookie {
+  name: string;
+  value: string;
+  attributes: string[];
+}
 const parseSetCookie = (header: string | string[] | undefined): SetCookie => {
   const line = Array.isArray(header) ? header[0]! : String(header);
   const [pair, ...attributes] = line.split(';').map((s) => s.trim());
@@ -23,7 +27,12 @@ const parseSetCookie = (header: string | string[] | undefined): SetCookie => {
 };
 
 const login = async (target: TestDaemon = daemon, headers: Record<string, string> = {}, token = TOKEN) =>
-  target.app!.inject({ method: 'POST', url: '/admin/login', payload: `token=${encodeURIComponent(token)}`, headers: { ...form, ...sameOrigin, ...headers } });
+  target.app!.inject({
+    method: 'POST',
+    url: '/admin/login',
+    payload: `token=${encodeURIComponent(token)}`,
+    headers: { ...form, ...sameOrigin, ...headers },
+  });
 
 /** Logs in and returns the Cookie header value of the session. */
 const session = async (target: TestDaemon = daemon): Promise<string> => {
@@ -80,7 +89,9 @@ describe('admin session', () => {
     expect(rows.rows[0]!.n).toBeGreaterThanOrEqual(2);
     await sql`update admin_sessions set last_seen_at = now() - interval '31 minutes'`.execute(db);
     expect(await status(idle)).toBe(401);
-    await sql`update admin_sessions set last_seen_at = now(), created_at = now() - interval '12 hours 1 minute', expires_at = now() - interval '1 minute'`.execute(db);
+    await sql`update admin_sessions set last_seen_at = now(), created_at = now() - interval '12 hours 1 minute', expires_at = now() - interval '1 minute'`.execute(
+      db,
+    );
     expect(await status(busy)).toBe(401);
   });
 
@@ -97,7 +108,11 @@ describe('admin session', () => {
   it('ends every session when the admin token changes', async () => {
     const cookie = await session();
     expect(await status(cookie)).toBe(200);
-    const rotated = await useTestDaemon({ role: 'api', env: { WAYBILL_ADMIN_TOKEN: 'the-new-admin-token-0123456789' }, database: daemon.database });
+    const rotated = await useTestDaemon({
+      role: 'api',
+      env: { WAYBILL_ADMIN_TOKEN: 'the-new-admin-token-0123456789' },
+      database: daemon.database,
+    });
     expect(await status(cookie, rotated)).toBe(401);
   });
 });
@@ -112,7 +127,11 @@ describe('Secure cookie and the trust-proxy setting', () => {
   });
 
   it('marks the cookie Secure behind a trusted TLS proxy, and only for requests that came over TLS', async () => {
-    const proxied = await useTestDaemon({ role: 'api', env: { WAYBILL_ADMIN_TOKEN: TOKEN, WAYBILL_TRUST_PROXY: '127.0.0.1' }, database: daemon.database });
+    const proxied = await useTestDaemon({
+      role: 'api',
+      env: { WAYBILL_ADMIN_TOKEN: TOKEN, WAYBILL_TRUST_PROXY: '127.0.0.1' },
+      database: daemon.database,
+    });
     // The browser's Origin is the proxy's https origin.
     const tls = await login(proxied, { ...https, origin: 'https://localhost' });
     expect(tls.statusCode, tls.body).toBe(303);
@@ -120,7 +139,13 @@ describe('Secure cookie and the trust-proxy setting', () => {
     const plain = await login(proxied, { 'x-forwarded-proto': 'http' });
     expect(parseSetCookie(plain.headers['set-cookie']).attributes).not.toContain('Secure');
     // A proxy that is not the trusted address: its header does not count.
-    const other = await proxied.app!.inject({ method: 'POST', url: '/admin/login', remoteAddress: '10.9.8.7', payload: `token=${TOKEN}`, headers: { ...form, ...sameOrigin, ...https } });
+    const other = await proxied.app!.inject({
+      method: 'POST',
+      url: '/admin/login',
+      remoteAddress: '10.9.8.7',
+      payload: `token=${TOKEN}`,
+      headers: { ...form, ...sameOrigin, ...https },
+    });
     expect(other.statusCode).toBe(303);
     expect(parseSetCookie(other.headers['set-cookie']).attributes).not.toContain('Secure');
   });
@@ -128,7 +153,13 @@ describe('Secure cookie and the trust-proxy setting', () => {
 
 describe('login throttling', () => {
   const attempt = (remoteAddress: string, token: string) =>
-    app.inject({ method: 'POST', url: '/admin/login', remoteAddress, payload: `token=${encodeURIComponent(token)}`, headers: { ...form, ...sameOrigin } });
+    app.inject({
+      method: 'POST',
+      url: '/admin/login',
+      remoteAddress,
+      payload: `token=${encodeURIComponent(token)}`,
+      headers: { ...form, ...sameOrigin },
+    });
 
   it('answers 429 with Retry-After to the 11th failed login from one address within 15 minutes', async () => {
     const address = '192.0.2.10';

@@ -23,7 +23,9 @@ const ZONE = 'America/Mexico_City';
 const dir = tempDir('wb-pages-');
 const inbox = path.join(dir, 'inbox');
 mkdirSync(inbox);
-const connectors = connectorsFile([{ name: 'erp-files', type: 'catalog-file', shop_pk: 1, schedule: null, enabled: true, options: { inbox, format: 'csv', settle_ms: 0 } }]);
+const connectors = connectorsFile([
+  { name: 'erp-files', type: 'catalog-file', shop_pk: 1, schedule: null, enabled: true, options: { inbox, format: 'csv', settle_ms: 0 } },
+]);
 const env = { WAYBILL_ADMIN_TOKEN: TOKEN, WAYBILL_CONNECTORS: connectors };
 
 // The API serves the pages; a second process (the worker) does the work and logs it.
@@ -41,7 +43,8 @@ let context: BrowserContext;
 const sample = { shopPk: 0, otherShopPk: 0, feedPk: '', errorFeedPk: '', runId: 0, deadJobId: '', failedJobId: '', createdAt: '' };
 const ORDER = 7001;
 
-const products = (n: number, prefix: string) => Array.from({ length: n }, (_, i) => ({ sku: `${prefix}-${i}`, name: `Product ${i}`, price: 10 + i, stock: i }));
+const products = (n: number, prefix: string) =>
+  Array.from({ length: n }, (_, i) => ({ sku: `${prefix}-${i}`, name: `Product ${i}`, price: 10 + i, stock: i }));
 
 beforeAll(async () => {
   worker = await startTestDaemon({ role: 'worker', env, database: api.database });
@@ -52,10 +55,23 @@ beforeAll(async () => {
   sample.shopPk = north.shopPk;
   sample.otherShopPk = south.shopPk;
   // Feeds: one done, one with item errors.
-  const created = await app.inject({ method: 'POST', url: `/shops/${north.shopPk}/products/`, headers: north.auth, payload: products(3, 'NORTE') });
+  const created = await app.inject({
+    method: 'POST',
+    url: `/shops/${north.shopPk}/products/`,
+    headers: north.auth,
+    payload: products(3, 'NORTE'),
+  });
   sample.feedPk = (created.json() as { pk: string }).pk;
   await until('the first feed', async () => ((await s.feeds.getAny(sample.feedPk)).state === 'done' ? true : undefined), 30_000);
-  const update = await app.inject({ method: 'PUT', url: `/shops/${north.shopPk}/products/`, headers: north.auth, payload: [{ sku: 'NORTE-0', price: 12 }, { sku: 'MISSING-1', price: 1 }] });
+  const update = await app.inject({
+    method: 'PUT',
+    url: `/shops/${north.shopPk}/products/`,
+    headers: north.auth,
+    payload: [
+      { sku: 'NORTE-0', price: 12 },
+      { sku: 'MISSING-1', price: 1 },
+    ],
+  });
   sample.errorFeedPk = (update.json() as { pk: string }).pk;
   await until('the update feed', async () => ((await s.feeds.getAny(sample.errorFeedPk)).state === 'done' ? true : undefined), 30_000);
   // Orders: one shipped and tracked, one pending, and 52 of the other shop (two pages).
@@ -63,23 +79,62 @@ beforeAll(async () => {
   const item = (i: number) => ({ item_pk: i, sku: `NORTE-${i}`, quantity: 1, price: 10 + i });
   await s.orders.intake(north.shopPk, 15, { order_pk: ORDER, reference: 'MX-7001', items: [item(1), item(2)] } as never, 'key:sample');
   await s.orders.intake(north.shopPk, 15, { order_pk: ORDER + 1, reference: 'MX-7002', items: [item(1)] } as never, 'key:sample');
-  for (let i = 0; i < 52; i++) await s.orders.intake(south.shopPk, 15, { order_pk: 9000 + i, reference: `SUR-${i}`, items: [item(1)] } as never, 'key:sample');
-  await s.orders.applyAction({ shopPk: north.shopPk, marketplacePk: 15, orderPk: ORDER, action: 'ship', shipping: { carrier: 'DHL', tracking_code: 'JD0001' }, source: 'key:sample' });
+  for (let i = 0; i < 52; i++)
+    await s.orders.intake(south.shopPk, 15, { order_pk: 9000 + i, reference: `SUR-${i}`, items: [item(1)] } as never, 'key:sample');
+  await s.orders.applyAction({
+    shopPk: north.shopPk,
+    marketplacePk: 15,
+    orderPk: ORDER,
+    action: 'ship',
+    shipping: { carrier: 'DHL', tracking_code: 'JD0001' },
+    source: 'key:sample',
+  });
   const [tracked] = await s.tracking.byTrackingCode(['DHL'], north.shopPk, 'JD0001');
-  await s.tracking.record(tracked!, {
-    status: 'in_transit', carrierStatus: 'transit', finalFailure: false,
-    events: [
-      { occurredAt: new Date(Date.now() - 7_200_000), status: 'in_transit', carrierCode: 'PU', carrierText: 'Picked up by the courier', location: 'Monterrey' },
-      { occurredAt: new Date(Date.now() - 3_600_000), status: 'in_transit', carrierCode: 'TR', carrierText: 'Arrived at the hub', location: 'Querétaro' },
-    ],
-  } as never, { connector: 'tracking-dhl', followDeliveredDays: 0 });
+  await s.tracking.record(
+    tracked!,
+    {
+      status: 'in_transit',
+      carrierStatus: 'transit',
+      finalFailure: false,
+      events: [
+        {
+          occurredAt: new Date(Date.now() - 7_200_000),
+          status: 'in_transit',
+          carrierCode: 'PU',
+          carrierText: 'Picked up by the courier',
+          location: 'Monterrey',
+        },
+        {
+          occurredAt: new Date(Date.now() - 3_600_000),
+          status: 'in_transit',
+          carrierCode: 'TR',
+          carrierText: 'Arrived at the hub',
+          location: 'Querétaro',
+        },
+      ],
+    } as never,
+    { connector: 'tracking-dhl', followDeliveredDays: 0 },
+  );
   // A connector run, and the webhook jobs that failed for good (the receiver answers 410).
   writeFileSync(path.join(inbox, 'products.csv'), 'sku,name,price,stock\nCSV-1,From the ERP,9.5,3\n');
   await s.connectors.runNow('erp-files');
-  const run = await until('the connector run', async () => (await s.connectors.runs('erp-files')).find((r) => r.outcome !== 'running'), 30_000);
+  const run = await until(
+    'the connector run',
+    async () => (await s.connectors.runs('erp-files')).find((r) => r.outcome !== 'running'),
+    30_000,
+  );
   sample.runId = Number(run.id);
-  await api.jobs.send(api.connection.db, 'webhook.deliver', { shopPk: north.shopPk, messageId: 'msg_pages_dead', event: 'feed.completed', payload: {} });
-  const dead = await until('the dead-letter job', async () => (await s.admin.searchJobs({ q: 'msg_pages_dead' })).find((j) => j.queue === 'webhook.deliver.dead'), 30_000);
+  await api.jobs.send(api.connection.db, 'webhook.deliver', {
+    shopPk: north.shopPk,
+    messageId: 'msg_pages_dead',
+    event: 'feed.completed',
+    payload: {},
+  });
+  const dead = await until(
+    'the dead-letter job',
+    async () => (await s.admin.searchJobs({ q: 'msg_pages_dead' })).find((j) => j.queue === 'webhook.deliver.dead'),
+    30_000,
+  );
   sample.deadJobId = dead.id;
   sample.failedJobId = dead.source_id ?? '';
   mkdirSync(SHOTS, { recursive: true });
@@ -109,14 +164,29 @@ const loggedIn = async (url = '/admin/'): Promise<Page> => {
 
 /** What the page's script shows for an ISO time in ZONE: "2026-11-24 03:15:07 CST". */
 const inZone = (iso: string): string => {
-  const p = Object.fromEntries(new Intl.DateTimeFormat('en-GB', {
-    timeZone: ZONE, year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', second: '2-digit', hourCycle: 'h23', timeZoneName: 'short',
-  }).formatToParts(new Date(iso)).map((x) => [x.type, x.value]));
+  const p = Object.fromEntries(
+    new Intl.DateTimeFormat('en-GB', {
+      timeZone: ZONE,
+      year: 'numeric',
+      month: '2-digit',
+      day: '2-digit',
+      hour: '2-digit',
+      minute: '2-digit',
+      second: '2-digit',
+      hourCycle: 'h23',
+      timeZoneName: 'short',
+    })
+      .formatToParts(new Date(iso))
+      .map((x) => [x.type, x.value]),
+  );
   return `${p.year}-${p.month}-${p.day} ${p.hour}:${p.minute}:${p.second} ${p.timeZoneName}`;
 };
 
 /** A date-time-local value in ZONE, minutes from an ISO time. */
-const localInput = (iso: string, minutes: number): string => inZone(new Date(Date.parse(iso) + minutes * 60_000).toISOString()).slice(0, 16).replace(' ', 'T');
+const localInput = (iso: string, minutes: number): string =>
+  inZone(new Date(Date.parse(iso) + minutes * 60_000).toISOString())
+    .slice(0, 16)
+    .replace(' ', 'T');
 
 describe('dashboard pages in a browser', () => {
   it('shows every time in the browser\'s zone with UTC on hover, and the feeds "since" filter reads that zone', async () => {
@@ -131,7 +201,10 @@ describe('dashboard pages in a browser', () => {
     expect(await page.locator('label', { hasText: 'Since' }).textContent()).toContain(ZONE);
     // A minute before the feed, local time: listed; two minutes after: not. (Read as UTC, six
     // hours behind, both would list it.)
-    for (const [minutes, listed] of [[-1, true], [2, false]] as const) {
+    for (const [minutes, listed] of [
+      [-1, true],
+      [2, false],
+    ] as const) {
       await page.fill('input[name="since"]', localInput(iso, minutes));
       await page.click('form.filters button[type="submit"]');
       await page.waitForURL(/since=/);
@@ -172,7 +245,9 @@ describe('dashboard pages in a browser', () => {
     await page.click(`tr[data-order="${ORDER}"] a`);
     await page.waitForURL(new RegExp(`/admin/orders/${sample.shopPk}/15/${ORDER}$`));
     expect(await page.locator('table.items tbody tr').count()).toBe(2);
-    expect(await page.locator('#order-history [data-history]').evaluateAll((els) => els.map((e) => e.getAttribute('data-history')))).toEqual(['created', 'ship']);
+    expect(
+      await page.locator('#order-history [data-history]').evaluateAll((els) => els.map((e) => e.getAttribute('data-history'))),
+    ).toEqual(['created', 'ship']);
     const events = page.locator('[data-shipment] [data-event]');
     expect(await events.count()).toBe(2);
     expect(await events.nth(1).textContent()).toContain('Arrived at the hub');
@@ -195,16 +270,23 @@ describe('dashboard pages in a browser', () => {
     await page.fill('input[name="request"]', 'pages-probe');
     await page.click('#log-filters button[type="submit"]');
     const line = page.locator('#log-lines tr', { hasText: 'GET /healthz' });
-    await expect.poll(async () => {
-      await page.reload();
-      return line.count();
-    }, { timeout: 10_000 }).toBe(1);
+    await expect
+      .poll(
+        async () => {
+          await page.reload();
+          return line.count();
+        },
+        { timeout: 10_000 },
+      )
+      .toBe(1);
     expect(await line.textContent()).toMatch(/GET \/healthz\s*200\s*[\d.]+ ms/);
     await page.selectOption('select[name="level"]', 'warn');
     await page.fill('input[name="request"]', '');
     await page.click('#log-filters button[type="submit"]');
     await page.waitForURL(/level=warn/);
-    const levels = await page.locator('#log-lines .badge').evaluateAll((els) => els.filter((e) => !e.closest('code')).map((e) => e.className));
+    const levels = await page
+      .locator('#log-lines .badge')
+      .evaluateAll((els) => els.filter((e) => !e.closest('code')).map((e) => e.className));
     expect(levels.every((c) => /\b(warn|error|fatal)\b/.test(c))).toBe(true);
     await page.goto(`${api.url}/admin/logs`);
     await shot(page, 'logs');
@@ -249,7 +331,10 @@ describe('dashboard pages in a browser', () => {
     await out.goto(`${api.url}/admin/feedz`);
     expect(new URL(out.url()).pathname).toBe('/admin/login');
     await out.fill('input[name="token"]', TOKEN);
-    const [landed] = await Promise.all([out.waitForResponse((r) => r.url() === `${api.url}/admin/feedz`), out.click('button[type="submit"]')]);
+    const [landed] = await Promise.all([
+      out.waitForResponse((r) => r.url() === `${api.url}/admin/feedz`),
+      out.click('button[type="submit"]'),
+    ]);
     expect(landed.status()).toBe(404);
     expect(await out.locator('h1').textContent()).toBe('Not found');
     await fresh.close();
@@ -291,12 +376,14 @@ describe('dashboard pages in a browser', () => {
     await problem({ url: '/feedz', headers: admin });
   });
 
-  it('finds jobs by id or data, sorts them by time, and shows a failed job\'s error and stack in full', async () => {
+  it("finds jobs by id or data, sorts them by time, and shows a failed job's error and stack in full", async () => {
     const page = await loggedIn('/admin/jobs');
     await page.fill('input[name="q"]', sample.deadJobId);
     await page.click('#job-search button[type="submit"]');
     await page.waitForURL(/q=/);
-    expect(await page.locator('table.jobs tbody tr').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-job')))).toEqual([sample.deadJobId]);
+    expect(await page.locator('table.jobs tbody tr').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-job')))).toEqual([
+      sample.deadJobId,
+    ]);
     await page.goto(`${api.url}/admin/jobs?q=msg_pages_dead`);
     const ids = () => page.locator('table.jobs tbody tr').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-job')));
     const newest = await ids();
@@ -319,7 +406,7 @@ describe('dashboard pages in a browser', () => {
     await page.close();
   });
 
-  it('keeps the overview\'s cards and charts on the same numbers', async () => {
+  it("keeps the overview's cards and charts on the same numbers", async () => {
     const page = await loggedIn('/admin/');
     await page.locator('figure.chart').first().waitFor();
     const card = await page.locator('#jobs-waiting b').textContent();
@@ -329,7 +416,12 @@ describe('dashboard pages in a browser', () => {
     const bar = (await page.locator('.stack').textContent()) ?? '';
     expect(bar.includes('failed') ? bar : 'failed 0').toContain(`failed ${failedCard}`);
     await shot(page, 'overview');
-    for (const [url, name] of [['/admin/shops', 'shops'], ['/admin/connectors', 'connectors'], ['/admin/connectors/erp-files', 'connector-detail'], ['/admin/webhooks', 'webhooks']] as const) {
+    for (const [url, name] of [
+      ['/admin/shops', 'shops'],
+      ['/admin/connectors', 'connectors'],
+      ['/admin/connectors/erp-files', 'connector-detail'],
+      ['/admin/webhooks', 'webhooks'],
+    ] as const) {
       await page.goto(`${api.url}${url}`);
       await shot(page, name);
     }
@@ -344,15 +436,31 @@ describe('dashboard pages in a browser', () => {
     await page.fill('input[name="token"]', TOKEN);
     await page.click('button[type="submit"]');
     await page.waitForURL(`${api.url}/admin/`);
-    const pages = ['/admin/', '/admin/feeds', `/admin/feeds/${sample.errorFeedPk}`, '/admin/orders', `/admin/orders/${sample.shopPk}/15/${ORDER}`,
-      '/admin/jobs?q=msg_pages_dead', `/admin/jobs/webhook.deliver/${sample.failedJobId}`, '/admin/connectors', '/admin/webhooks', '/admin/logs', '/admin/shops'];
+    const pages = [
+      '/admin/',
+      '/admin/feeds',
+      `/admin/feeds/${sample.errorFeedPk}`,
+      '/admin/orders',
+      `/admin/orders/${sample.shopPk}/15/${ORDER}`,
+      '/admin/jobs?q=msg_pages_dead',
+      `/admin/jobs/webhook.deliver/${sample.failedJobId}`,
+      '/admin/connectors',
+      '/admin/webhooks',
+      '/admin/logs',
+      '/admin/shops',
+    ];
     for (const url of pages) {
       await page.goto(`${api.url}${url}`);
       expect(await page.evaluate('document.documentElement.scrollWidth'), url).toBe(390);
       // Every table wider than the screen scrolls inside its own box.
       // (A table inside another, a delivery's attempts, scrolls with the one around it.)
-      const tables = (await page.evaluate(`[...document.querySelectorAll('main table')].filter((t) => !t.parentElement.closest('table')).map((t) => ({
-        wide: t.scrollWidth > t.clientWidth, overflow: getComputedStyle(t).overflowX, right: t.getBoundingClientRect().right }))`)) as { wide: boolean; overflow: string; right: number }[];
+      const tables =
+        (await page.evaluate(`[...document.querySelectorAll('main table')].filter((t) => !t.parentElement.closest('table')).map((t) => ({
+        wide: t.scrollWidth > t.clientWidth, overflow: getComputedStyle(t).overflowX, right: t.getBoundingClientRect().right }))`)) as {
+          wide: boolean;
+          overflow: string;
+          right: number;
+        }[];
       for (const t of tables) {
         expect(t.right, url).toBeLessThanOrEqual(390.5);
         if (t.wide) expect(t.overflow, url).toBe('auto');

@@ -18,7 +18,9 @@ const TOKEN = 'browser-admin-token-0123456789';
 const dir = tempDir('wb-dash-');
 const inbox = path.join(dir, 'inbox');
 mkdirSync(inbox);
-const connectors = connectorsFile([{ name: 'erp-files', type: 'catalog-file', shop_pk: 1, schedule: null, enabled: true, options: { inbox, format: 'csv', settle_ms: 0 } }]);
+const connectors = connectorsFile([
+  { name: 'erp-files', type: 'catalog-file', shop_pk: 1, schedule: null, enabled: true, options: { inbox, format: 'csv', settle_ms: 0 } },
+]);
 // One feed of 15,000 items (below): above the default WAYBILL_MAX_ITEMS of a request.
 const env = { WAYBILL_ADMIN_TOKEN: TOKEN, WAYBILL_CONNECTORS: connectors, WAYBILL_MAX_ITEMS: '15000' };
 
@@ -69,7 +71,14 @@ const loggedIn = async (): Promise<Page> => {
 
 // Enough items (30 chunks, about a second of work) for several of the page's 250 ms refreshes of a running feed.
 const ITEMS = 15_000;
-const products = (n: number, prefix: string) => Array.from({ length: n }, (_, i) => ({ sku: `${prefix}-${i}`, name: `Product ${i}`, price: 10 + (i % 7), stock: i % 5, description: 'Plain text of some length, as real catalogs send.' }));
+const products = (n: number, prefix: string) =>
+  Array.from({ length: n }, (_, i) => ({
+    sku: `${prefix}-${i}`,
+    name: `Product ${i}`,
+    price: 10 + (i % 7),
+    stock: i % 5,
+    description: 'Plain text of some length, as real catalogs send.',
+  }));
 
 describe('dashboard in a browser', () => {
   it('refuses a wrong token and stays on the login page', async () => {
@@ -91,7 +100,12 @@ describe('dashboard in a browser', () => {
     const cookie = (await context.cookies()).find((c) => c.name === 'waybill_admin')!;
     expect(cookie).toMatchObject({ httpOnly: true, sameSite: 'Strict', path: '/admin' });
 
-    const post = await app.inject({ method: 'POST', url: `/shops/${shopPk}/products/`, headers: { authorization: `Token ${key}` }, payload: products(ITEMS, 'RUN') });
+    const post = await app.inject({
+      method: 'POST',
+      url: `/shops/${shopPk}/products/`,
+      headers: { authorization: `Token ${key}` },
+      payload: products(ITEMS, 'RUN'),
+    });
     expect(post.statusCode).toBe(201);
     const feedPk = (post.json() as { pk: string }).pk;
     await page.goto(`${api.url}/admin/feeds?shop=${shopPk}`);
@@ -137,8 +151,15 @@ describe('dashboard in a browser', () => {
     const createdPk = (created.json() as { pk: string }).pk;
     await expect.poll(async () => (await api.services.feeds.getAny(createdPk)).state, { timeout: 20_000 }).toBe('done');
     const put = await app.inject({
-      method: 'PUT', url: `/shops/${shopPk}/products/`, headers: auth,
-      payload: [{ sku: 'ERR-0', price: 11 }, { sku: 'MISSING-1', price: 1 }, { sku: 'ERR-2', stock: 4 }, { sku: 'MISSING-2', price: 2 }],
+      method: 'PUT',
+      url: `/shops/${shopPk}/products/`,
+      headers: auth,
+      payload: [
+        { sku: 'ERR-0', price: 11 },
+        { sku: 'MISSING-1', price: 1 },
+        { sku: 'ERR-2', stock: 4 },
+        { sku: 'MISSING-2', price: 2 },
+      ],
     });
     const feedPk = (put.json() as { pk: string }).pk;
     const page = await loggedIn();
@@ -165,7 +186,12 @@ describe('dashboard in a browser', () => {
   it('retries a failed job and sees it complete', async () => {
     await ensureWorker();
     const { shopPk } = await api.shopWithKey({ name: 'Webhook shop', webhook_url: receiverUrl });
-    await api.jobs.send(api.connection.db, 'webhook.deliver', { shopPk, messageId: 'msg_browser_retry', event: 'feed.completed', payload: {} });
+    await api.jobs.send(api.connection.db, 'webhook.deliver', {
+      shopPk,
+      messageId: 'msg_browser_retry',
+      event: 'feed.completed',
+      payload: {},
+    });
     const page = await loggedIn();
     await page.goto(`${api.url}/admin/jobs?queue=webhook.deliver.dead`);
     const row = page.locator('tr[data-job]', { hasText: 'msg_browser_retry' });
@@ -182,7 +208,10 @@ describe('dashboard in a browser', () => {
     await row.waitFor({ state: 'detached' });
 
     await page.goto(`${api.url}/admin/jobs?queue=webhook.deliver&state=completed`);
-    await page.locator('tr[data-job]', { hasText: 'msg_browser_retry' }).locator('.badge', { hasText: 'completed' }).waitFor({ timeout: 20_000 });
+    await page
+      .locator('tr[data-job]', { hasText: 'msg_browser_retry' })
+      .locator('.badge', { hasText: 'completed' })
+      .waitFor({ timeout: 20_000 });
     await shot(page, 'job-completed');
     await page.close();
   });
@@ -201,7 +230,15 @@ describe('dashboard in a browser', () => {
     await expect.poll(() => attempts.count()).toBe(2);
     // Cells: #, time, status, outcome, ms, error, answer.
     const cells = async (i: number): Promise<string[]> => (await attempts.nth(i).locator('td').allInnerTexts()).map((t) => t.trim());
-    expect(await cells(0)).toEqual(['1', expect.stringMatching(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d \S+$/), '410', 'refused', expect.stringMatching(/^\d+$/), '', 'none']);
+    expect(await cells(0)).toEqual([
+      '1',
+      expect.stringMatching(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d \S+$/),
+      '410',
+      'refused',
+      expect.stringMatching(/^\d+$/),
+      '',
+      'none',
+    ]);
     expect(await cells(1)).toEqual(['2', expect.any(String), '204', 'delivered', expect.stringMatching(/^\d+$/), '', 'none']);
     await shot(page, 'webhooks');
     await page.selectOption('select[name="state"]', 'refused');
@@ -284,8 +321,11 @@ describe('dashboard in a browser', () => {
     const header = { cookie: `waybill_admin=${cookie.value}` };
     expect((await app.inject({ url: '/admin/api/queues', headers: header })).statusCode).toBe(200);
     // A page of another origin (another port of this host) posting a form at the dashboard.
-    const other = createServer((_req, res) => res.writeHead(200, { 'content-type': 'text/html' }).end(
-      `<form id="f" method="post" action="${api.url}/admin/api/connectors/erp-files/disable"></form>`));
+    const other = createServer((_req, res) =>
+      res
+        .writeHead(200, { 'content-type': 'text/html' })
+        .end(`<form id="f" method="post" action="${api.url}/admin/api/connectors/erp-files/disable"></form>`),
+    );
     await new Promise<void>((r) => other.listen(0, '127.0.0.1', r));
     // Closed with the context, not in this test: closing it here also closed the dashboard
     // page (seen with Debian's Chromium 156), and the logout below then waited forever.

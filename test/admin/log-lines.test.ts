@@ -26,7 +26,11 @@ describe('log lines in Postgres', () => {
     const service = new LogLineService(db, sink);
     const all = await service.query({ limit: 2_000 });
     expect(all.lines.length).toBeLessThanOrEqual(50);
-    expect(all.lines.at(-1)).toMatchObject({ level: 'error', msg: 'it broke', fields: expect.objectContaining({ runId: 7, token: '[redacted]' }) });
+    expect(all.lines.at(-1)).toMatchObject({
+      level: 'error',
+      msg: 'it broke',
+      fields: expect.objectContaining({ runId: 7, token: '[redacted]' }),
+    });
     expect(all.lines.at(-2)?.msg).toBe('line 119');
     expect(all.last_seq).toBe(all.lines.at(-1)!.seq);
     expect((await service.query({ run: '7' })).lines.map((l) => l.msg)).toEqual(['it broke']);

@@ -27,7 +27,13 @@ mkdirSync(quiet);
 const connectors = connectorsFile([
   { name: 'erp-files', type: 'catalog-file', shop_pk: 1, schedule: null, options: { inbox, format: 'csv', settle_ms: 0 } },
   // Ticks every second with nothing to do: its empty runs are folded.
-  { name: 'quiet-inbox', type: 'catalog-file', shop_pk: 1, schedule: '* * * * * *', options: { inbox: quiet, format: 'csv', settle_ms: 0 } },
+  {
+    name: 'quiet-inbox',
+    type: 'catalog-file',
+    shop_pk: 1,
+    schedule: '* * * * * *',
+    options: { inbox: quiet, format: 'csv', settle_ms: 0 },
+  },
   // Its shop does not exist (yet): every tick is skipped, saying why.
   { name: 'future-shop', type: 'catalog-file', shop_pk: 99, schedule: '* * * * * *', options: { inbox: tempDir(), format: 'csv' } },
 ]);
@@ -62,8 +68,21 @@ beforeAll(async () => {
   sample.shopPk = north.shopPk;
   sample.flakyShopPk = flaky.shopPk;
   // A feed with item errors: partial.
-  await app.inject({ method: 'POST', url: `/shops/${north.shopPk}/products/`, headers: north.auth, payload: [{ sku: 'N-1', name: 'One', price: 10, stock: 1 }] });
-  const put = await app.inject({ method: 'PUT', url: `/shops/${north.shopPk}/products/`, headers: north.auth, payload: [{ sku: 'N-1', price: 12 }, { sku: 'MISSING', price: 1 }] });
+  await app.inject({
+    method: 'POST',
+    url: `/shops/${north.shopPk}/products/`,
+    headers: north.auth,
+    payload: [{ sku: 'N-1', name: 'One', price: 10, stock: 1 }],
+  });
+  const put = await app.inject({
+    method: 'PUT',
+    url: `/shops/${north.shopPk}/products/`,
+    headers: north.auth,
+    payload: [
+      { sku: 'N-1', price: 12 },
+      { sku: 'MISSING', price: 1 },
+    ],
+  });
   sample.feedPk = (put.json() as { pk: string }).pk;
   await until('the partial feed', async () => ((await s.feeds.getAny(sample.feedPk)).state === 'done' ? true : undefined), 30_000);
   // A catalog file with 2 of 3 products refused: a partial run, started by the dropped file.
@@ -73,25 +92,52 @@ beforeAll(async () => {
   await s.marketplaces.create({ name: 'Mercado', pk: 15 });
   sample.order = 8101;
   for (const shopPk of [north.shopPk, flaky.shopPk]) {
-    await s.orders.intake(shopPk, 15, {
-      order_pk: sample.order, reference: 'MX-8101', customer: { first_name: 'Ana', last_name: 'López', email: 'ana@example.com' }, shipping_cost: 4.5,
-      items: [{ item_pk: 1, sku: 'N-1', quantity: 2, price: 12.5 }],
-    } as never, 'key:sample');
-    await s.orders.applyAction({ shopPk, marketplacePk: 15, orderPk: sample.order, action: 'ship', shipping: { carrier: 'DHL', tracking_code: `T-${shopPk}` }, source: 'key:sample' });
+    await s.orders.intake(
+      shopPk,
+      15,
+      {
+        order_pk: sample.order,
+        reference: 'MX-8101',
+        customer: { first_name: 'Ana', last_name: 'López', email: 'ana@example.com' },
+        shipping_cost: 4.5,
+        items: [{ item_pk: 1, sku: 'N-1', quantity: 2, price: 12.5 }],
+      } as never,
+      'key:sample',
+    );
+    await s.orders.applyAction({
+      shopPk,
+      marketplacePk: 15,
+      orderPk: sample.order,
+      action: 'ship',
+      shipping: { carrier: 'DHL', tracking_code: `T-${shopPk}` },
+      source: 'key:sample',
+    });
   }
   // Both of the flaky shop's deliveries given up (500, 500, 410): three attempts each, settled.
-  await until('the flaky deliveries to be refused', async () => {
-    const list = await s.webhooks.listDeliveries({ shop: flaky.shopPk });
-    return list.length === 2 && list.every((d) => d.state === 'refused') ? list : undefined;
-  }, 60_000);
+  await until(
+    'the flaky deliveries to be refused',
+    async () => {
+      const list = await s.webhooks.listDeliveries({ shop: flaky.shopPk });
+      return list.length === 2 && list.every((d) => d.state === 'refused') ? list : undefined;
+    },
+    60_000,
+  );
   // Enough log lines for two pages.
   for (let i = 0; i < 120; i++) await app.inject({ url: '/healthz', headers: { 'x-request-id': `truth-${i}` } });
   // Some quiet and skipped ticks.
-  await until('quiet and skipped ticks', async () => (await s.connectors.runs('quiet-inbox')).length >= 3 && (await s.connectors.runs('future-shop')).length >= 3, 20_000);
+  await until(
+    'quiet and skipped ticks',
+    async () => (await s.connectors.runs('quiet-inbox')).length >= 3 && (await s.connectors.runs('future-shop')).length >= 3,
+    20_000,
+  );
   mkdirSync(SHOTS, { recursive: true });
   browser = await launchChromium();
   for (const width of WIDTHS) {
-    const context = await browser.newContext({ viewport: { width, height: width === 390 ? 844 : 900 }, isMobile: width === 390, timezoneId: 'Europe/Berlin' });
+    const context = await browser.newContext({
+      viewport: { width, height: width === 390 ? 844 : 900 },
+      isMobile: width === 390,
+      timezoneId: 'Europe/Berlin',
+    });
     contexts.set(width, context);
     const page = await context.newPage();
     await page.goto(`${api.url}/admin/login`);
@@ -123,7 +169,9 @@ const fitsWidth = async (page: Page, width: number, what: string): Promise<void>
 /** Opens every <details> of the page; returns the page's height before and after. */
 const openAll = async (page: Page): Promise<{ before: number; after: number; opened: number }> => {
   const before = (await page.evaluate('document.documentElement.scrollHeight')) as number;
-  const opened = (await page.evaluate(`(() => { const d = [...document.querySelectorAll('main details:not([open])')]; d.forEach((x) => { x.open = true; }); return d.length; })()`)) as number;
+  const opened = (await page.evaluate(
+    `(() => { const d = [...document.querySelectorAll('main details:not([open])')]; d.forEach((x) => { x.open = true; }); return d.length; })()`,
+  )) as number;
   await page.waitForTimeout(0);
   const after = (await page.evaluate('document.documentElement.scrollHeight')) as number;
   return { before, after, opened };
@@ -171,7 +219,7 @@ for (const width of WIDTHS) {
       await page.close();
     });
 
-    it('a connector\'s page: the file run partial and labelled file, empty and skipped ticks folded, its folder, Run now and run strip on screen', async () => {
+    it("a connector's page: the file run partial and labelled file, empty and skipped ticks folded, its folder, Run now and run strip on screen", async () => {
       const page = await open(width, '/admin/connectors/erp-files');
       const run = page.locator('#runs li[data-trigger="file"]').first();
       expect(await run.locator('.badge').textContent()).toBe('partial');
@@ -208,7 +256,7 @@ for (const width of WIDTHS) {
       await page.close();
     });
 
-    it('a delivery\'s attempts open in a full-width row, count as the Jobs page counts them, and show the event sent', async () => {
+    it("a delivery's attempts open in a full-width row, count as the Jobs page counts them, and show the event sent", async () => {
       const page = await open(width, `/admin/webhooks?shop=${sample.flakyShopPk}`);
       const rows = page.locator('tr[data-delivery]');
       expect(await rows.count()).toBe(2);
@@ -219,17 +267,27 @@ for (const width of WIDTHS) {
       const { before, after, opened } = await openAll(page);
       expect(opened).toBe(2);
       // Each attempts table spans the row: as wide as the deliveries table (or its scrolling box).
-      const widths = (await page.evaluate(`(() => { const outer = document.querySelector('table.deliveries'); return [...document.querySelectorAll('table.attempts')].map((t) => [t.getBoundingClientRect().width, outer.scrollWidth]); })()`)) as [number, number][];
+      const widths = (await page.evaluate(
+        `(() => { const outer = document.querySelector('table.deliveries'); return [...document.querySelectorAll('table.attempts')].map((t) => [t.getBoundingClientRect().width, outer.scrollWidth]); })()`,
+      )) as [number, number][];
       for (const [inner, outer] of widths) expect(inner).toBeGreaterThan(outer * 0.8);
       // Three attempts a delivery: the page grows by rows, not by a column of wrapped text.
       expect(after - before).toBeLessThan(width === 390 ? 900 : 500);
       await fitsWidth(page, width, 'webhooks, attempts open');
-      const cells = (await page.locator(`tr[data-attempts-of="${id}"] table.attempts tbody tr`).evaluateAll((r) => r.map((x) => [...x.querySelectorAll('td')].map((td) => td.textContent!.trim()))));
-      expect(cells.map((c) => [c[0], c[2], c[3]])).toEqual([['1', '500', 'failed'], ['2', '500', 'failed'], ['3', '410', 'refused']]);
+      const cells = await page
+        .locator(`tr[data-attempts-of="${id}"] table.attempts tbody tr`)
+        .evaluateAll((r) => r.map((x) => [...x.querySelectorAll('td')].map((td) => td.textContent!.trim())));
+      expect(cells.map((c) => [c[0], c[2], c[3]])).toEqual([
+        ['1', '500', 'failed'],
+        ['2', '500', 'failed'],
+        ['3', '410', 'refused'],
+      ]);
       if (width === 1440) await page.screenshot({ path: path.join(SHOTS, 'webhooks-attempts.png'), fullPage: true });
 
       // The Jobs page counts the same attempts, and links back.
-      const job = await until('the delivery\'s dead job', async () => (await api.services.admin.searchJobs({ q: id })).find((j) => j.queue === 'webhook.deliver'));
+      const job = await until("the delivery's dead job", async () =>
+        (await api.services.admin.searchJobs({ q: id })).find((j) => j.queue === 'webhook.deliver'),
+      );
       await page.goto(`${api.url}/admin/jobs/webhook.deliver/${job.id}`);
       expect(await page.locator('dl.facts dd', { hasText: ' of 15' }).first().textContent()).toMatch(/^3 of 15/);
       await page.click('#job-delivery');
@@ -257,7 +315,8 @@ for (const width of WIDTHS) {
       expect(await page.locator('tr[data-delivery] .shop-name').allTextContents()).toEqual(['Tienda Sur', 'Tienda Sur']);
 
       await page.goto(`${api.url}/admin/logs`);
-      const seqs = async (): Promise<number[]> => page.locator('#log-lines tr').evaluateAll((r) => r.map((x) => Number(x.getAttribute('data-seq'))));
+      const seqs = async (): Promise<number[]> =>
+        page.locator('#log-lines tr').evaluateAll((r) => r.map((x) => Number(x.getAttribute('data-seq'))));
       // Newest first: as stored, the last line on top.
       const first = await seqs();
       expect(first.length).toBeGreaterThanOrEqual(100);
@@ -276,11 +335,13 @@ for (const width of WIDTHS) {
       await page.close();
     });
 
-    it('the order page shows the customer and the amounts, in the marketplace\'s currency', async () => {
+    it("the order page shows the customer and the amounts, in the marketplace's currency", async () => {
       const page = await open(width, `/admin/orders/${sample.shopPk}/15/${sample.order}`);
       expect(await page.locator('#customer-name').textContent()).toBe('Ana López');
       expect(await page.locator('#customer-email').getAttribute('href')).toBe('mailto:ana@example.com');
-      expect(await page.locator('#amounts').innerText()).toMatch(/^items 25\.00 \+ shipping 4\.50 = 29\.50\s+in Mercado's currency \(orders carry no currency\)$/);
+      expect(await page.locator('#amounts').innerText()).toMatch(
+        /^items 25\.00 \+ shipping 4\.50 = 29\.50\s+in Mercado's currency \(orders carry no currency\)$/,
+      );
       expect(await page.locator('table.items tbody td.num').nth(2).textContent()).toBe('12.50');
       await fitsWidth(page, width, 'order');
       await page.close();
@@ -289,11 +350,25 @@ for (const width of WIDTHS) {
     if (width === 390) {
       it('says a table scrolls when it is wider than the screen, and no page grows sideways', async () => {
         const page = await open(width, '/admin/');
-        for (const url of ['/admin/', '/admin/feeds', `/admin/feeds/${sample.feedPk}`, '/admin/jobs?queue=webhook.deliver', '/admin/connectors', '/admin/connectors/erp-files', '/admin/webhooks', '/admin/logs', `/admin/orders/${sample.shopPk}/15/${sample.order}`]) {
+        for (const url of [
+          '/admin/',
+          '/admin/feeds',
+          `/admin/feeds/${sample.feedPk}`,
+          '/admin/jobs?queue=webhook.deliver',
+          '/admin/connectors',
+          '/admin/connectors/erp-files',
+          '/admin/webhooks',
+          '/admin/logs',
+          `/admin/orders/${sample.shopPk}/15/${sample.order}`,
+        ]) {
           await page.goto(`${api.url}${url}`);
           await fitsWidth(page, width, url);
-          const tables = (await page.evaluate(`[...document.querySelectorAll('main table')].filter((t) => !t.parentElement.closest('table') && t.scrollWidth > t.clientWidth + 1).map((t) => ({
-            marked: t.classList.contains('scrolls'), hint: t.previousElementSibling?.classList.contains('scroll-hint') === true && t.previousElementSibling.getBoundingClientRect().height > 0 }))`)) as { marked: boolean; hint: boolean }[];
+          const tables =
+            (await page.evaluate(`[...document.querySelectorAll('main table')].filter((t) => !t.parentElement.closest('table') && t.scrollWidth > t.clientWidth + 1).map((t) => ({
+            marked: t.classList.contains('scrolls'), hint: t.previousElementSibling?.classList.contains('scroll-hint') === true && t.previousElementSibling.getBoundingClientRect().height > 0 }))`)) as {
+              marked: boolean;
+              hint: boolean;
+            }[];
           for (const t of tables) expect(t, url).toEqual({ marked: true, hint: true });
           if (url === '/admin/webhooks') expect(tables.length, url).toBeGreaterThan(0);
         }

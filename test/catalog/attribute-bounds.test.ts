@@ -20,18 +20,33 @@ describe('attribute sizes', () => {
     const res = await post([product('BIG-0', { description_html: over }), product('BIG-1', { specs: { text: 'é'.repeat(33_000) } })]);
     const problem = expectProblem(res, 400, 'validation_failed');
     expect(problem.errors).toEqual([
-      { pointer: '/0/description_html', code: 'too_large', message: "is 65,537 bytes as JSON; a category attribute's value takes at most 65,536" },
-      { pointer: '/1/specs', code: 'too_large', message: expect.stringMatching(/^is 66,0\d\d bytes as JSON; .* at most 65,536$/) as string },
+      {
+        pointer: '/0/description_html',
+        code: 'too_large',
+        message: "is 65,537 bytes as JSON; a category attribute's value takes at most 65,536",
+      },
+      {
+        pointer: '/1/specs',
+        code: 'too_large',
+        message: expect.stringMatching(/^is 66,0\d\d bytes as JSON; .* at most 65,536$/) as string,
+      },
     ]);
     const feed = await write(app, auth, 'POST', PRODUCTS, [product('BIG-2', { description_html: 'x'.repeat(MAX_ATTRIBUTE_BYTES - 2) })]);
     expect(feed).toMatchObject({ state: 'done', counts: { succeeded: 1 } });
   });
 
   it("an item's attributes together (its variations' included) over 262,144 bytes: a 400 at the item naming the limit", async () => {
-    const attrs = (n: number, prefix: string) => Object.fromEntries(Array.from({ length: n }, (_, i) => [`${prefix}${i}`, 'v'.repeat(60_000)]));
-    const res = await post([product('SUM-0', attrs(5, 'a')), product('SUM-1', { ...attrs(3, 'a'), variations: [{ sku: 'SUM-1-V', ...attrs(2, 'b') }] })]);
+    const attrs = (n: number, prefix: string) =>
+      Object.fromEntries(Array.from({ length: n }, (_, i) => [`${prefix}${i}`, 'v'.repeat(60_000)]));
+    const res = await post([
+      product('SUM-0', attrs(5, 'a')),
+      product('SUM-1', { ...attrs(3, 'a'), variations: [{ sku: 'SUM-1-V', ...attrs(2, 'b') }] }),
+    ]);
     const problem = expectProblem(res, 400, 'validation_failed');
-    expect(problem.errors?.map((e) => [e.pointer, e.code])).toEqual([['/0', 'attributes_too_large'], ['/1', 'attributes_too_large']]);
+    expect(problem.errors?.map((e) => [e.pointer, e.code])).toEqual([
+      ['/0', 'attributes_too_large'],
+      ['/1', 'attributes_too_large'],
+    ]);
     expect(problem.errors?.[0]?.message).toMatch(/^its category attributes take 300,\d{3} bytes as JSON .*at most 262,144$/);
     expect(MAX_ATTRIBUTES_BYTES).toBe(262_144);
     // PUT is bound alike.
@@ -42,8 +57,19 @@ describe('attribute sizes', () => {
 
 describe('products list', () => {
   it('a page of large products is streamed whole: every product, in order, with the paging headers', async () => {
-    const big = (i: number) => product(`LIST-${String(i).padStart(2, '0')}`, Object.fromEntries(Array.from({ length: 3 }, (_, k) => [`attr${k}`, String.fromCharCode(65 + (i % 26)).repeat(60_000)])));
-    for (let i = 0; i < 60; i += 20) await write(app, auth, 'POST', PRODUCTS, Array.from({ length: 20 }, (_, k) => big(i + k)));
+    const big = (i: number) =>
+      product(
+        `LIST-${String(i).padStart(2, '0')}`,
+        Object.fromEntries(Array.from({ length: 3 }, (_, k) => [`attr${k}`, String.fromCharCode(65 + (i % 26)).repeat(60_000)])),
+      );
+    for (let i = 0; i < 60; i += 20)
+      await write(
+        app,
+        auth,
+        'POST',
+        PRODUCTS,
+        Array.from({ length: 20 }, (_, k) => big(i + k)),
+      );
     const res = await app.inject({ url: `${PRODUCTS}?page_size=55`, headers: auth });
     expect(res.statusCode).toBe(200);
     expect(res.headers['content-type']).toMatch(/^application\/json/);

@@ -22,18 +22,47 @@ const get = async (url: string): Promise<Json> => {
 
 /** 15 category attributes as a marketplace catalog carries them (laptops). */
 const ATTRIBUTES = {
-  model: 'ThinkBook 14 G6', screen_size: 14, screen_size_unit: 'in', processor_type: 'Intel Core i5-1335U', ram_size: 16,
-  ram_size_unit: 'GB', operating_system: 'Windows 11 Pro', description_html: '<p>Light <b>and</b> fast</p>',
-  description_url: 'https://shop.example/tb14', part_number: '21KG0063SP', color_text: 'Arctic grey', listing_type: 'gold_special',
-  special_price: 699.99, warranty: { months: 24, kind: 'carry-in' }, connectivity: ['wifi-6e', 'bluetooth-5.3'],
+  model: 'ThinkBook 14 G6',
+  screen_size: 14,
+  screen_size_unit: 'in',
+  processor_type: 'Intel Core i5-1335U',
+  ram_size: 16,
+  ram_size_unit: 'GB',
+  operating_system: 'Windows 11 Pro',
+  description_html: '<p>Light <b>and</b> fast</p>',
+  description_url: 'https://shop.example/tb14',
+  part_number: '21KG0063SP',
+  color_text: 'Arctic grey',
+  listing_type: 'gold_special',
+  special_price: 699.99,
+  warranty: { months: 24, kind: 'carry-in' },
+  connectivity: ['wifi-6e', 'bluetooth-5.3'],
 };
 
 /** A real-looking product: documented fields, 15 attributes, shipping -1, images in both forms, two variations. */
 const laptop = (sku: string) => ({
-  sku, name: 'Lenovo ThinkBook 14 G6', brand: 'Lenovo', category_pk: 1043, description: 'A 14" business laptop',
-  price: 749.9, stock: 12, availability: 'in_stock', condition: 'new', tax: '16.00', delivery_time: 3, discount: 5,
-  discount_from: '2026-11-01T00:00:00', discount_to: '2026-12-01T00:00:00', weight: 1.38, weight_unit: 'kg',
-  width: 31.3, height: 1.79, depth: 22.4, dimensions_unit: 'cm', shipping: -1, is_default: true,
+  sku,
+  name: 'Lenovo ThinkBook 14 G6',
+  brand: 'Lenovo',
+  category_pk: 1043,
+  description: 'A 14" business laptop',
+  price: 749.9,
+  stock: 12,
+  availability: 'in_stock',
+  condition: 'new',
+  tax: '16.00',
+  delivery_time: 3,
+  discount: 5,
+  discount_from: '2026-11-01T00:00:00',
+  discount_to: '2026-12-01T00:00:00',
+  weight: 1.38,
+  weight_unit: 'kg',
+  width: 31.3,
+  height: 1.79,
+  depth: 22.4,
+  dimensions_unit: 'cm',
+  shipping: -1,
+  is_default: true,
   ...ATTRIBUTES,
   images: [`https://cdn.example/${sku}/front.jpg`, { url: `https://cdn.example/${sku}/side.jpg` }],
   variations: [
@@ -43,7 +72,9 @@ const laptop = (sku: string) => ({
 });
 
 const stripStamps = (p: Json): Json => ({
-  ...p, updated_at: undefined, variations: (p.variations as Json[]).map((v) => ({ ...v, updated_at: undefined })),
+  ...p,
+  updated_at: undefined,
+  variations: (p.variations as Json[]).map((v) => ({ ...v, updated_at: undefined })),
 });
 
 describe('a real product round trip', () => {
@@ -89,7 +120,13 @@ describe('a real product round trip', () => {
   it('PUT updates an attribute, adds one, removes one with null; documented names are never attributes', async () => {
     const s = (await write(app, auth, 'POST', PRODUCTS, laptop('TB15'))).result.success[0]!;
     const url = `${PRODUCTS}${String(s.product_pk)}/`;
-    const feed = await write(app, auth, 'PUT', PRODUCTS, { pk: s.product_pk, ram_size: 32, hdmi_ports: 1, listing_type: null, special_price: null });
+    const feed = await write(app, auth, 'PUT', PRODUCTS, {
+      pk: s.product_pk,
+      ram_size: 32,
+      hdmi_ports: 1,
+      listing_type: null,
+      special_price: null,
+    });
     expect(feed).toMatchObject({ counts: { succeeded: 1, warnings: 0 } });
     const got = await get(url);
     expect(got).toMatchObject({ ram_size: 32, hdmi_ports: 1, model: 'ThinkBook 14 G6' });
@@ -102,17 +139,43 @@ describe('a real product round trip', () => {
     expect(v).toMatchObject({ sku: 'TB15-16', keyboard_layout: 'ES' });
     expect(v).not.toHaveProperty('ram_size');
     // A documented field with a wrong value is an error, not an attribute.
-    const bad = expectProblem(await app.inject({ method: 'PUT', url: PRODUCTS, headers: auth, payload: { pk: s.product_pk, stock: 'many', gender: 'robot' } }), 400, 'validation_failed');
+    const bad = expectProblem(
+      await app.inject({ method: 'PUT', url: PRODUCTS, headers: auth, payload: { pk: s.product_pk, stock: 'many', gender: 'robot' } }),
+      400,
+      'validation_failed',
+    );
     expect(bad.errors!.map((e) => e.pointer)).toEqual(['/stock', '/gender']);
   });
 
   it('bounds: price >= 0, stock >= 0, discount 0-99; shipping, weight and sizes any number', async () => {
-    const res = await app.inject({ method: 'POST', url: PRODUCTS, headers: auth, payload: [
-      { sku: 'B-1', name: 'b', price: -1, stock: -1, discount: 99.5 },
-      { sku: 'B-2', name: 'b', price: 0, stock: 0, discount: 0, shipping: -1, weight: -2, width: -3, shipping_price_mia: -4, category_pk: 0 },
-    ] });
-    expect(expectProblem(res, 400, 'validation_failed').errors!.map((e) => [e.pointer, e.code])).toEqual([['/0/price', 'too_small'], ['/0/stock', 'too_small'], ['/0/discount', 'too_large']]);
-    const ok = await write(app, auth, 'POST', PRODUCTS, [{ sku: 'B-2', name: 'b', price: 0, stock: 0, discount: 99, shipping: -1, weight: -2, category_pk: 0 }]);
+    const res = await app.inject({
+      method: 'POST',
+      url: PRODUCTS,
+      headers: auth,
+      payload: [
+        { sku: 'B-1', name: 'b', price: -1, stock: -1, discount: 99.5 },
+        {
+          sku: 'B-2',
+          name: 'b',
+          price: 0,
+          stock: 0,
+          discount: 0,
+          shipping: -1,
+          weight: -2,
+          width: -3,
+          shipping_price_mia: -4,
+          category_pk: 0,
+        },
+      ],
+    });
+    expect(expectProblem(res, 400, 'validation_failed').errors!.map((e) => [e.pointer, e.code])).toEqual([
+      ['/0/price', 'too_small'],
+      ['/0/stock', 'too_small'],
+      ['/0/discount', 'too_large'],
+    ]);
+    const ok = await write(app, auth, 'POST', PRODUCTS, [
+      { sku: 'B-2', name: 'b', price: 0, stock: 0, discount: 99, shipping: -1, weight: -2, category_pk: 0 },
+    ]);
     expect(ok.counts).toMatchObject({ succeeded: 1, failed: 0 });
   });
 });

@@ -26,22 +26,37 @@ export const pathOf = (location: unknown): string => new URL(String(location), '
 /** Polls the feed until it is done or failed (5 s by default; workers wake at once). */
 export async function waitFeed(app: App, auth: Record<string, string>, location: unknown, timeoutMs = 5_000): Promise<Feed> {
   // Anything but a 200 of a feed still running ends the wait, so an unexpected answer fails at once.
-  const res = await until(`feed ${String(location)} to finish`, async () => {
-    const r = await app.inject({ url: pathOf(location), headers: auth });
-    return r.statusCode !== 200 || ['done', 'failed'].includes((r.json() as Feed).state) ? r : false;
-  }, timeoutMs, 20);
+  const res = await until(
+    `feed ${String(location)} to finish`,
+    async () => {
+      const r = await app.inject({ url: pathOf(location), headers: auth });
+      return r.statusCode !== 200 || ['done', 'failed'].includes((r.json() as Feed).state) ? r : false;
+    },
+    timeoutMs,
+    20,
+  );
   expect(res.statusCode).toBe(200);
   return res.json() as Feed;
 }
 
 /** Sends a catalog write, expects 201 + Location, and waits for its feed to finish. */
-export async function write(app: App, auth: Record<string, string>, method: 'POST' | 'PUT' | 'DELETE', url: string, payload?: unknown): Promise<Feed> {
+export async function write(
+  app: App,
+  auth: Record<string, string>,
+  method: 'POST' | 'PUT' | 'DELETE',
+  url: string,
+  payload?: unknown,
+): Promise<Feed> {
   const res = await app.inject({ method, url, headers: auth, ...(payload === undefined ? {} : { payload: payload as object }) });
   if (res.statusCode !== 201) throw new Error(`${method} ${url}: ${res.statusCode} ${res.body}`);
   return waitFeed(app, auth, res.headers.location);
 }
 
-export const expectProblem = (res: Reply, status: number, code: string): { errors?: { pointer: string; code: string; message: string }[] } => {
+export const expectProblem = (
+  res: Reply,
+  status: number,
+  code: string,
+): { errors?: { pointer: string; code: string; message: string }[] } => {
   expect(res.statusCode).toBe(status);
   expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
   const body = res.json() as { status: number; code: string; errors?: { pointer: string; code: string; message: string }[] };
@@ -49,7 +64,13 @@ export const expectProblem = (res: Reply, status: number, code: string): { error
   return body;
 };
 
-export const product = (sku: string, extra: Record<string, unknown> = {}) => ({ sku, name: `Product ${sku}`, price: 10.5, stock: 3, ...extra });
+export const product = (sku: string, extra: Record<string, unknown> = {}) => ({
+  sku,
+  name: `Product ${sku}`,
+  price: 10.5,
+  stock: 3,
+  ...extra,
+});
 
 export interface Page<T = Record<string, unknown>> {
   items: T[];
@@ -65,7 +86,9 @@ export function pageOf<T = Record<string, unknown>>(res: Reply): Page<T> {
   const items = res.json();
   expect(Array.isArray(items)).toBe(true);
   const links: Record<string, string> = {};
-  for (const part of String(res.headers.link ?? '').split(', ').filter((p) => p !== '')) {
+  for (const part of String(res.headers.link ?? '')
+    .split(', ')
+    .filter((p) => p !== '')) {
     const m = /^<([^>]+)>; rel="(\w+)"$/.exec(part);
     expect(m, `Link part ${part}`).not.toBeNull();
     links[m![2]!] = m![1]!;

@@ -26,7 +26,13 @@ describe('catalog tidy after a large feed', () => {
   });
 
   it('a feed of 600 products is followed by a VACUUM (ANALYZE) of the catalog, and its list reads in pk order', async () => {
-    const feed = await write(app, auth, 'POST', PRODUCTS, Array.from({ length: 600 }, (_, i) => product(`T-${String(i).padStart(3, '0')}`)));
+    const feed = await write(
+      app,
+      auth,
+      'POST',
+      PRODUCTS,
+      Array.from({ length: 600 }, (_, i) => product(`T-${String(i).padStart(3, '0')}`)),
+    );
     expect((await waitFeed(app, auth, feed.url, 30_000)).state).toBe('done');
     await until('the tidy job completed', async () => (await tidyJobs()) >= 1, 30_000, 50);
     expect(await lastVacuum()).not.toBeNull();

@@ -11,8 +11,15 @@ const { shopPk, auth } = await daemon.shopWithKey();
 const PRODUCTS = `/shops/${shopPk}/products/`;
 
 interface Field {
-  name: string; text: string; format: string; requirement: 'Required' | 'Recommended' | 'Optional';
-  max_length: number | null; min_num: number | null; max_num: number | null; options: { value: string; text: string }[] | null; in_variation: boolean;
+  name: string;
+  text: string;
+  format: string;
+  requirement: 'Required' | 'Recommended' | 'Optional';
+  max_length: number | null;
+  min_num: number | null;
+  max_num: number | null;
+  options: { value: string; text: string }[] | null;
+  in_variation: boolean;
 }
 const fields = async (): Promise<Field[]> => {
   const res = await app.inject({ url: '/fields/', headers: auth });
@@ -24,7 +31,18 @@ describe('GET /fields/', () => {
   it('lists every documented field with its rules, in the documented shape', async () => {
     const list = await fields();
     expect(list.map((f) => f.name)).toEqual(FIELD_CATALOG.map((f) => f.name));
-    for (const f of list) expect(Object.keys(f).sort()).toEqual(['format', 'in_variation', 'max_length', 'max_num', 'min_num', 'name', 'options', 'requirement', 'text']);
+    for (const f of list)
+      expect(Object.keys(f).sort()).toEqual([
+        'format',
+        'in_variation',
+        'max_length',
+        'max_num',
+        'min_num',
+        'name',
+        'options',
+        'requirement',
+        'text',
+      ]);
     const by = new Map(list.map((f) => [f.name, f]));
     expect(by.get('sku')).toMatchObject({ requirement: 'Required', max_length: 100, in_variation: true });
     expect(['name', 'price', 'stock'].map((n) => by.get(n)!.requirement)).toEqual(['Required', 'Required', 'Required']);
@@ -37,9 +55,21 @@ describe('GET /fields/', () => {
     expect((await app.inject({ url: '/fields/' })).statusCode).toBe(401);
   });
 
-  it('agrees with the OpenAPI document: each Product property has the catalog\'s bounds and values', async () => {
+  it("agrees with the OpenAPI document: each Product property has the catalog's bounds and values", async () => {
     const res = await app.inject({ url: '/openapi.json' });
-    const doc = res.json() as { paths: Record<string, Record<string, { requestBody: { content: Record<string, { schema: { anyOf: { properties: Record<string, Record<string, unknown>>; required: string[] }[] } }> } }>> };
+    const doc = res.json() as {
+      paths: Record<
+        string,
+        Record<
+          string,
+          {
+            requestBody: {
+              content: Record<string, { schema: { anyOf: { properties: Record<string, Record<string, unknown>>; required: string[] }[] } }>;
+            };
+          }
+        >
+      >;
+    };
     const product = doc.paths['/shops/{shop}/products/']!.post!.requestBody.content['application/json']!.schema.anyOf[0]!;
     for (const f of await fields()) {
       const p = product.properties[f.name]!;
@@ -49,7 +79,11 @@ describe('GET /fields/', () => {
       if (f.max_num !== null) expect(p.maximum, f.name).toBe(f.max_num);
       if (f.min_num === null && (f.format === 'decimal' || f.format === 'integer')) expect(p.minimum, f.name).toBeUndefined();
       // OpenAPI 3.0 has no const: a one-value enum.
-      if (f.options !== null) expect((p.anyOf as { const?: string; enum?: string[] }[]).map((b) => b.const ?? b.enum?.[0]), f.name).toEqual(f.options.map((o) => o.value));
+      if (f.options !== null)
+        expect(
+          (p.anyOf as { const?: string; enum?: string[] }[]).map((b) => b.const ?? b.enum?.[0]),
+          f.name,
+        ).toEqual(f.options.map((o) => o.value));
       expect(product.required.includes(f.name), f.name).toBe(f.requirement === 'Required');
     }
   });
@@ -74,7 +108,11 @@ describe('GET /fields/', () => {
       }
     }
     const res = await app.inject({ method: 'POST', url: PRODUCTS, headers: auth, payload: { ...product('FIELDS'), ...bad } });
-    expect(expectProblem(res, 400, 'validation_failed').errors!.map((e) => e.pointer.slice(1)).sort()).toEqual(Object.keys(bad).sort());
+    expect(
+      expectProblem(res, 400, 'validation_failed')
+        .errors!.map((e) => e.pointer.slice(1))
+        .sort(),
+    ).toEqual(Object.keys(bad).sort());
     const ok = await write(app, auth, 'POST', PRODUCTS, { ...product('FIELDS'), ...edge });
     expect(ok.counts).toMatchObject({ succeeded: 1, failed: 0, warnings: 0 });
   });

@@ -19,15 +19,32 @@ afterAll(() => sql.end());
 const get = (url: string, headers: Record<string, string> = auth) => app.inject({ url, headers: { ...headers, host: 'api.test' } });
 
 // Three products (two variations, two images each on the first), and two orders.
-const created = await write(app, auth, 'POST', PRODUCTS, ['A', 'B', 'C'].map((s, i) => product(`LS-${s}`, i > 0 ? {} : {
-  images: ['https://cdn.example/1.jpg', 'https://cdn.example/2.jpg'],
-  variations: [{ sku: 'LS-A-1', images: ['https://cdn.example/1.jpg', 'https://cdn.example/2.jpg'] }, { sku: 'LS-A-2' }],
-})));
+const created = await write(
+  app,
+  auth,
+  'POST',
+  PRODUCTS,
+  ['A', 'B', 'C'].map((s, i) =>
+    product(
+      `LS-${s}`,
+      i > 0
+        ? {}
+        : {
+            images: ['https://cdn.example/1.jpg', 'https://cdn.example/2.jpg'],
+            variations: [{ sku: 'LS-A-1', images: ['https://cdn.example/1.jpg', 'https://cdn.example/2.jpg'] }, { sku: 'LS-A-2' }],
+          },
+    ),
+  ),
+);
 const productPk = created.result.success[0]!.product_pk as number;
 const variationPk = (created.result.success[0]!.variation_pks as number[])[0]!;
 for (const orderPk of [1, 2]) {
-  const res = await app.inject({ method: 'POST', url: `/shops/${shopPk}/marketplace/${mp}/orders/`, headers: auth,
-    payload: { order_pk: orderPk, items: [{ item_pk: 1, sku: 'LS-A', quantity: 1, price: 10 }] } });
+  const res = await app.inject({
+    method: 'POST',
+    url: `/shops/${shopPk}/marketplace/${mp}/orders/`,
+    headers: auth,
+    payload: { order_pk: orderPk, items: [{ item_pk: 1, sku: 'LS-A', quantity: 1, price: 10 }] },
+  });
   expect(res.statusCode).toBe(201);
 }
 
@@ -73,11 +90,18 @@ describe('every list is a bare JSON array, paged by Link and X-Total-Count', () 
 });
 
 describe('GET /shops/ and /shops/{shop}/', () => {
-  it('lists the key\'s own shop with its marketplaces: a token check answers 200', async () => {
+  it("lists the key's own shop with its marketplaces: a token check answers 200", async () => {
     const res = await get('/shops/?page_size=1');
     const page = pageOf(res);
     expect(page.total).toBe(1);
-    expect(page.items).toEqual([{ pk: shopPk, name: 'Lists shop', marketplaces: expect.arrayContaining([{ pk: mp, name: 'Lists marketplace' }]), created_at: expect.stringMatching(STAMP) }]);
+    expect(page.items).toEqual([
+      {
+        pk: shopPk,
+        name: 'Lists shop',
+        marketplaces: expect.arrayContaining([{ pk: mp, name: 'Lists marketplace' }]),
+        created_at: expect.stringMatching(STAMP),
+      },
+    ]);
     expect(pageOf(await get('/shops/', other.auth)).items.map((s) => s.pk)).toEqual([other.shopPk]);
   });
 
@@ -89,7 +113,7 @@ describe('GET /shops/ and /shops/{shop}/', () => {
     }
   });
 
-  it('answers one shop to its key, 404 to another shop\'s key', async () => {
+  it("answers one shop to its key, 404 to another shop's key", async () => {
     const res = await get(`/shops/${shopPk}/`);
     expect(res.statusCode).toBe(200);
     expect(res.json()).toEqual(pageOf(await get('/shops/')).items[0]);
@@ -135,7 +159,12 @@ describe('a path with or without its trailing slash', () => {
   });
 
   it('is one operation in the OpenAPI document, whose lists are arrays with their paging headers', async () => {
-    const doc = (await app.inject({ url: '/openapi.json' })).json() as { paths: Record<string, Record<string, { responses: Record<string, { headers?: object; content: Record<string, { schema: { type: string } }> }> }>> };
+    const doc = (await app.inject({ url: '/openapi.json' })).json() as {
+      paths: Record<
+        string,
+        Record<string, { responses: Record<string, { headers?: object; content: Record<string, { schema: { type: string } }> }> }>
+      >;
+    };
     const list = doc.paths['/shops/{shop}/products/']!.get!.responses['200']!;
     expect(list.content['application/json']!.schema.type).toBe('array');
     expect(Object.keys(list.headers ?? {}).sort()).toEqual(['link', 'x-total-count']);
@@ -143,35 +172,56 @@ describe('a path with or without its trailing slash', () => {
     expect(paths).toContain('/shops/{shop}/products/');
     expect(paths).toContain('/shops/');
     expect(paths).not.toContain('/shops/{shop}/products');
-    expect(paths.filter((p) => !p.endsWith('/') && !p.startsWith('/admin') && !['/healthz', '/readyz', '/metrics', '/openapi.json', '/connectors/{name}/webhook'].includes(p))).toEqual([]);
+    expect(
+      paths.filter(
+        (p) =>
+          !p.endsWith('/') &&
+          !p.startsWith('/admin') &&
+          !['/healthz', '/readyz', '/metrics', '/openapi.json', '/connectors/{name}/webhook'].includes(p),
+      ),
+    ).toEqual([]);
   });
 });
 
 describe('timestamps', () => {
   it('every reply carries YYYY-MM-DDThh:mm:ss (UTC)', async () => {
-    const [p] = pageOf<{ created_at: string; updated_at: string; variations: { created_at: string }[] }>(await get(`${PRODUCTS}?sku=LS-A`)).items;
-    expect([p!.created_at, p!.updated_at, p!.variations[0]!.created_at]).toEqual([expect.stringMatching(STAMP), expect.stringMatching(STAMP), expect.stringMatching(STAMP)]);
+    const [p] = pageOf<{ created_at: string; updated_at: string; variations: { created_at: string }[] }>(
+      await get(`${PRODUCTS}?sku=LS-A`),
+    ).items;
+    expect([p!.created_at, p!.updated_at, p!.variations[0]!.created_at]).toEqual([
+      expect.stringMatching(STAMP),
+      expect.stringMatching(STAMP),
+      expect.stringMatching(STAMP),
+    ]);
     // UTC: the stored instant, to the second.
     const stored = (await sql.query('select created_at from products where sku = $1', ['LS-A'])).rows[0].created_at as Date;
     expect(p!.created_at).toBe(stored.toISOString().slice(0, 19));
     const feed = (await get(`/feeds/${created.pk}/`)).json() as Record<string, string>;
-    expect([feed.created_at, feed.started_at, feed.finished_at]).toEqual([expect.stringMatching(STAMP), expect.stringMatching(STAMP), expect.stringMatching(STAMP)]);
+    expect([feed.created_at, feed.started_at, feed.finished_at]).toEqual([
+      expect.stringMatching(STAMP),
+      expect.stringMatching(STAMP),
+      expect.stringMatching(STAMP),
+    ]);
     expect(pageOf(await get('/feeds/')).items[0]!.created_at).toMatch(STAMP);
     const order = (await get(`/shops/${shopPk}/marketplace/${mp}/orders/2/`)).json() as Record<string, string>;
     expect([order.created_at, order.updated_at]).toEqual([expect.stringMatching(STAMP), expect.stringMatching(STAMP)]);
   });
 
-  it('bodies take the document\'s form (UTC) and ISO 8601 with a zone; both read back in UTC', async () => {
-    await write(app, auth, 'POST', PRODUCTS, [product('LS-TZ', {
-      discount: 10, discount_from: '2026-01-01T10:00:00+02:00', discount_to: '2026-01-31T23:30:00',
-      variations: [{ sku: 'LS-TZ-1', discount_from: '2026-01-01T00:00:00.900Z', discount_to: '2026-01-02T01:00:00-05:00' }],
-    })]);
+  it("bodies take the document's form (UTC) and ISO 8601 with a zone; both read back in UTC", async () => {
+    await write(app, auth, 'POST', PRODUCTS, [
+      product('LS-TZ', {
+        discount: 10,
+        discount_from: '2026-01-01T10:00:00+02:00',
+        discount_to: '2026-01-31T23:30:00',
+        variations: [{ sku: 'LS-TZ-1', discount_from: '2026-01-01T00:00:00.900Z', discount_to: '2026-01-02T01:00:00-05:00' }],
+      }),
+    ]);
     const [p] = pageOf<Record<string, unknown> & { variations: Record<string, unknown>[] }>(await get(`${PRODUCTS}?sku=LS-TZ`)).items;
     expect(p).toMatchObject({ discount_from: '2026-01-01T08:00:00', discount_to: '2026-01-31T23:30:00' });
     expect(p!.variations[0]).toMatchObject({ discount_from: '2026-01-01T00:00:00', discount_to: '2026-01-02T06:00:00' });
   });
 
-  it('updated_since takes the document\'s form (UTC) and ISO 8601 with a zone', async () => {
+  it("updated_since takes the document's form (UTC) and ISO 8601 with a zone", async () => {
     const stored = (await sql.query('select max(updated_at) as at from products where shop_pk = $1', [shopPk])).rows[0].at as Date;
     const after = new Date(stored.getTime() + 2_000);
     const plain = after.toISOString().slice(0, 19);
@@ -187,13 +237,21 @@ describe('timestamps', () => {
 });
 
 describe('X-Total-Count of products, kept by the writer', () => {
-  const total = async (headers = auth): Promise<number> => pageOf(await get(`${PRODUCTS.replace(String(shopPk), String(headers === auth ? shopPk : other.shopPk))}?page_size=1`, headers)).total;
-  const live = async (pk: number): Promise<number> => Number((await sql.query('select count(*) as n from products where shop_pk = $1 and deleted_at is null', [pk])).rows[0].n);
+  const total = async (headers = auth): Promise<number> =>
+    pageOf(await get(`${PRODUCTS.replace(String(shopPk), String(headers === auth ? shopPk : other.shopPk))}?page_size=1`, headers)).total;
+  const live = async (pk: number): Promise<number> =>
+    Number((await sql.query('select count(*) as n from products where shop_pk = $1 and deleted_at is null', [pk])).rows[0].n);
 
   it('follows inserts, updates, deletes and re-creations, and pages reach every product once', async () => {
     const start = await total();
     expect(start).toBe(await live(shopPk));
-    await write(app, auth, 'POST', PRODUCTS, Array.from({ length: 25 }, (_, i) => product(`CNT-${i}`)));
+    await write(
+      app,
+      auth,
+      'POST',
+      PRODUCTS,
+      Array.from({ length: 25 }, (_, i) => product(`CNT-${i}`)),
+    );
     expect(await total()).toBe(start + 25);
     // Sent again, changed or not: no new product.
     await write(app, auth, 'POST', PRODUCTS, [product('CNT-0'), product('CNT-1', { stock: 9 })]);
@@ -216,7 +274,9 @@ describe('X-Total-Count of products, kept by the writer', () => {
     for (let page = 1; page <= Math.ceil((start + 24) / 4); page++) {
       seen.push(...pageOf(await get(`${PRODUCTS}?page=${page}&page_size=4`)).items.map((p) => p.pk as number));
     }
-    const pks = (await sql.query('select pk from products where shop_pk = $1 and deleted_at is null order by pk', [shopPk])).rows.map((r) => Number(r.pk));
+    const pks = (await sql.query('select pk from products where shop_pk = $1 and deleted_at is null order by pk', [shopPk])).rows.map((r) =>
+      Number(r.pk),
+    );
     expect(seen).toEqual(pks);
   });
 });

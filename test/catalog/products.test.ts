@@ -13,7 +13,8 @@ const ALLOW = 'GET, POST, PUT, DELETE, OPTIONS';
 const sql = new pg.Pool({ connectionString: daemon.database.url, max: 2 });
 afterAll(() => sql.end());
 
-const count = async (table: string, where = 'true'): Promise<number> => Number((await sql.query(`select count(*)::int as n from ${table} where ${where}`)).rows[0].n);
+const count = async (table: string, where = 'true'): Promise<number> =>
+  Number((await sql.query(`select count(*)::int as n from ${table} where ${where}`)).rows[0].n);
 
 describe('POST /shops/{shop}/products/', () => {
   it('answers 201 with Location, Content-Type, Allow and the feed; the feed goes to done', async () => {
@@ -23,34 +24,58 @@ describe('POST /shops/{shop}/products/', () => {
     expect(res.headers.allow).toBe(ALLOW);
     expect(res.headers.location).toMatch(/^http:\/\/localhost(:80)?\/feeds\/[0-9a-f-]{36}\/$/);
     const feed = res.json() as Feed;
-    expect(feed).toMatchObject({ url: res.headers.location, shop_pk: shopPk, type: 'product_create', state: 'queued', status: 'Wait', source: `key:${key.slice(0, 11)}` });
+    expect(feed).toMatchObject({
+      url: res.headers.location,
+      shop_pk: shopPk,
+      type: 'product_create',
+      state: 'queued',
+      status: 'Wait',
+      source: `key:${key.slice(0, 11)}`,
+    });
     expect(feed.counts).toEqual({ total: 2, processed: 0, succeeded: 0, failed: 0, warnings: 0 });
     const done = await waitFeed(app, auth, res.headers.location);
-    expect(done).toMatchObject({ pk: feed.pk, state: 'done', status: 'Complete', counts: { total: 2, processed: 2, succeeded: 2, failed: 0, warnings: 0 } });
+    expect(done).toMatchObject({
+      pk: feed.pk,
+      state: 'done',
+      status: 'Complete',
+      counts: { total: 2, processed: 2, succeeded: 2, failed: 0, warnings: 0 },
+    });
     expect(done.finished_at).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}$/);
     expect(done.result.success.map((s) => s.sku)).toEqual(['P-1', 'P-2']);
     expect(done.result.success[0]).toMatchObject({ index: 0, product_pk: expect.any(Number), variation_pks: [], images: [], warning: [] });
   });
 
   it('takes one object as well as an array, and uses PUBLIC_URL-less Host for Location', async () => {
-    const res = await app.inject({ method: 'POST', url: PRODUCTS, headers: { ...auth, host: 'shop.example:9000' }, payload: product('SINGLE') });
+    const res = await app.inject({
+      method: 'POST',
+      url: PRODUCTS,
+      headers: { ...auth, host: 'shop.example:9000' },
+      payload: product('SINGLE'),
+    });
     expect(res.statusCode).toBe(201);
     expect(res.headers.location).toMatch(/^http:\/\/shop\.example:9000\/feeds\//);
     expect((await waitFeed(app, auth, res.headers.location)).result.success).toHaveLength(1);
   });
 
   it('stores both image forms, and variations referring to product images', async () => {
-    const feed = await write(app, auth, 'POST', PRODUCTS, [product('IMG-1', {
-      images: ['https://cdn.example/1.jpg', { url: 'https://cdn.example/2.jpg' }],
-      variations: [{ sku: 'IMG-1-red', color: 'red', images: [{ url: 'https://cdn.example/2.jpg' }] }, { sku: 'IMG-1-blue', price: 12, stock: 0, images: ['https://cdn.example/3.jpg'] }],
-    })]);
+    const feed = await write(app, auth, 'POST', PRODUCTS, [
+      product('IMG-1', {
+        images: ['https://cdn.example/1.jpg', { url: 'https://cdn.example/2.jpg' }],
+        variations: [
+          { sku: 'IMG-1-red', color: 'red', images: [{ url: 'https://cdn.example/2.jpg' }] },
+          { sku: 'IMG-1-blue', price: 12, stock: 0, images: ['https://cdn.example/3.jpg'] },
+        ],
+      }),
+    ]);
     const s = feed.result.success[0]!;
     expect(s.images).toEqual([
       { image_pk: expect.any(Number), url: 'https://cdn.example/1.jpg', url_source: 'https://cdn.example/1.jpg', position: 0 },
       { image_pk: expect.any(Number), url: 'https://cdn.example/2.jpg', url_source: 'https://cdn.example/2.jpg', position: 1 },
       { image_pk: expect.any(Number), url: 'https://cdn.example/3.jpg', url_source: 'https://cdn.example/3.jpg', position: 2 },
     ]);
-    const got = (await app.inject({ url: `${PRODUCTS}${String(s.product_pk)}/`, headers: auth })).json() as Record<string, unknown> & { variations: Record<string, unknown>[] };
+    const got = (await app.inject({ url: `${PRODUCTS}${String(s.product_pk)}/`, headers: auth })).json() as Record<string, unknown> & {
+      variations: Record<string, unknown>[];
+    };
     expect(got).toMatchObject({ sku: 'IMG-1', price: 10.5, stock: 3 });
     expect(got.variations).toMatchObject([
       { sku: 'IMG-1-red', color: 'red', price: 10.5, stock: 3, images: [{ url: 'https://cdn.example/2.jpg', position: 0 }] },
@@ -63,7 +88,9 @@ describe('POST /shops/{shop}/products/', () => {
     const first = await write(app, auth, 'POST', PRODUCTS, body);
     const before = (await sql.query(`select pk, updated_at from products where sku like 'UP-%' order by pk`)).rows;
     const again = await write(app, auth, 'POST', PRODUCTS, body);
-    expect(again.result.success.map((x) => [x.product_pk, x.variation_pks, x.images])).toEqual(first.result.success.map((x) => [x.product_pk, x.variation_pks, x.images]));
+    expect(again.result.success.map((x) => [x.product_pk, x.variation_pks, x.images])).toEqual(
+      first.result.success.map((x) => [x.product_pk, x.variation_pks, x.images]),
+    );
     expect((await sql.query(`select pk, updated_at from products where sku like 'UP-%' order by pk`)).rows).toEqual(before);
     expect(await count('products', `sku like 'UP-%'`)).toBe(2);
     expect(await count('variations', `sku = 'UP-1-a'`)).toBe(1);
@@ -75,7 +102,9 @@ describe('POST /shops/{shop}/products/', () => {
   });
 
   it('keeps fields outside the field catalog as category attributes, without a warning', async () => {
-    const feed = await write(app, auth, 'POST', PRODUCTS, [product('W-1', { template_html: '<b>x</b>', variations: [{ sku: 'W-1-a', shipping_price: 3 }] })]);
+    const feed = await write(app, auth, 'POST', PRODUCTS, [
+      product('W-1', { template_html: '<b>x</b>', variations: [{ sku: 'W-1-a', shipping_price: 3 }] }),
+    ]);
     expect(feed.counts.warnings).toBe(0);
     expect(feed.result.success[0]).toMatchObject({ warning: [], warnings: [] });
     expect((await sql.query(`select attrs from products where sku = 'W-1'`)).rows[0].attrs).toEqual({ template_html: '<b>x</b>' });
@@ -83,8 +112,14 @@ describe('POST /shops/{shop}/products/', () => {
   });
 
   it('a field named __proto__: refused by the API (400), and an unknown field for connectors (never a prototype)', async () => {
-    const body = '[{"sku":"PROTO-1","name":"P","price":1,"stock":1,"__proto__":{"brand":"Polluted"},"variations":[{"sku":"PROTO-1-a","__proto__":{"size":"XL"}}]}]';
-    const res = await app.inject({ method: 'POST', url: PRODUCTS, headers: { ...auth, 'content-type': 'application/json' }, payload: body });
+    const body =
+      '[{"sku":"PROTO-1","name":"P","price":1,"stock":1,"__proto__":{"brand":"Polluted"},"variations":[{"sku":"PROTO-1-a","__proto__":{"size":"XL"}}]}]';
+    const res = await app.inject({
+      method: 'POST',
+      url: PRODUCTS,
+      headers: { ...auth, 'content-type': 'application/json' },
+      payload: body,
+    });
     expect(res.statusCode).toBe(400);
     expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
     // A connector's parsed file reaches the same validation without the HTTP parser's guard.
@@ -108,13 +143,18 @@ describe('POST /shops/{shop}/products/', () => {
 
 describe('400: every invalid field by JSON pointer', () => {
   it('missing required fields, wrong types, bad enums, bad timestamps, bad images, all at once', async () => {
-    const res = await app.inject({ method: 'POST', url: PRODUCTS, headers: auth, payload: [
-      product('OK-1'),
-      { sku: 'B-1', price: '10', stock: 1.5 },
-      product('B-2', { availability: 'soon', gender: 'x', discount_from: '2026-02-30T10:00:00', discount_to: '2026-03-01 10:00:00' }),
-      product('B-3', { images: [{ href: 'https://x/1.jpg' }, 'ftp://x/2.jpg', 42], variations: [{ price: -1 }] }),
-      product('B-4', { discount_from: '2026-03-02T00:00:00', discount_to: '2026-03-01T00:00:00' }),
-    ] });
+    const res = await app.inject({
+      method: 'POST',
+      url: PRODUCTS,
+      headers: auth,
+      payload: [
+        product('OK-1'),
+        { sku: 'B-1', price: '10', stock: 1.5 },
+        product('B-2', { availability: 'soon', gender: 'x', discount_from: '2026-02-30T10:00:00', discount_to: '2026-03-01 10:00:00' }),
+        product('B-3', { images: [{ href: 'https://x/1.jpg' }, 'ftp://x/2.jpg', 42], variations: [{ price: -1 }] }),
+        product('B-4', { discount_from: '2026-03-02T00:00:00', discount_to: '2026-03-01T00:00:00' }),
+      ],
+    });
     const body = expectProblem(res, 400, 'validation_failed');
     expect(body.errors!.map((e) => [e.pointer, e.code])).toEqual([
       ['/1/name', 'required'],
@@ -136,23 +176,54 @@ describe('400: every invalid field by JSON pointer', () => {
   });
 
   it('a single object points at its own fields; an empty array or a scalar is refused', async () => {
-    expect(expectProblem(await app.inject({ method: 'POST', url: PRODUCTS, headers: auth, payload: { sku: 'S', name: 'S', price: 1 } }), 400, 'validation_failed').errors)
-      .toEqual([{ pointer: '/stock', code: 'required', message: 'is required' }]);
-    expect(expectProblem(await app.inject({ method: 'POST', url: PRODUCTS, headers: auth, payload: [] }), 400, 'validation_failed').errors)
-      .toEqual([{ pointer: '', code: 'too_few', message: 'must contain at least one item' }]);
-    expectProblem(await app.inject({ method: 'POST', url: PRODUCTS, headers: { ...auth, 'content-type': 'application/json' }, payload: '42' }), 400, 'validation_failed');
-    expectProblem(await app.inject({ method: 'POST', url: PRODUCTS, headers: { ...auth, 'content-type': 'application/json' }, payload: '[{' }), 400, 'invalid_json');
+    expect(
+      expectProblem(
+        await app.inject({ method: 'POST', url: PRODUCTS, headers: auth, payload: { sku: 'S', name: 'S', price: 1 } }),
+        400,
+        'validation_failed',
+      ).errors,
+    ).toEqual([{ pointer: '/stock', code: 'required', message: 'is required' }]);
+    expect(
+      expectProblem(await app.inject({ method: 'POST', url: PRODUCTS, headers: auth, payload: [] }), 400, 'validation_failed').errors,
+    ).toEqual([{ pointer: '', code: 'too_few', message: 'must contain at least one item' }]);
+    expectProblem(
+      await app.inject({ method: 'POST', url: PRODUCTS, headers: { ...auth, 'content-type': 'application/json' }, payload: '42' }),
+      400,
+      'validation_failed',
+    );
+    expectProblem(
+      await app.inject({ method: 'POST', url: PRODUCTS, headers: { ...auth, 'content-type': 'application/json' }, payload: '[{' }),
+      400,
+      'invalid_json',
+    );
   });
 
   it('bounds: sku length, negative stock, category_pk, tax text', async () => {
-    const res = await app.inject({ method: 'POST', url: PRODUCTS, headers: auth, payload: [product('x'.repeat(101), { stock: -1, price: -0.01, discount: 100, category_pk: 'c', tax: 'abc', weight_unit: 'ton' })] });
-    expect(expectProblem(res, 400, 'validation_failed').errors!.map((e) => e.pointer)).toEqual(['/0/sku', '/0/category_pk', '/0/price', '/0/stock', '/0/tax', '/0/discount', '/0/weight_unit']);
+    const res = await app.inject({
+      method: 'POST',
+      url: PRODUCTS,
+      headers: auth,
+      payload: [product('x'.repeat(101), { stock: -1, price: -0.01, discount: 100, category_pk: 'c', tax: 'abc', weight_unit: 'ton' })],
+    });
+    expect(expectProblem(res, 400, 'validation_failed').errors!.map((e) => e.pointer)).toEqual([
+      '/0/sku',
+      '/0/category_pk',
+      '/0/price',
+      '/0/stock',
+      '/0/tax',
+      '/0/discount',
+      '/0/weight_unit',
+    ]);
   });
 });
 
 describe('404 and auth', () => {
-  it('an unknown shop, another shop\'s path, a missing key', async () => {
-    expectProblem(await app.inject({ method: 'POST', url: '/shops/999999/products/', headers: auth, payload: [product('X')] }), 404, 'not_found');
+  it("an unknown shop, another shop's path, a missing key", async () => {
+    expectProblem(
+      await app.inject({ method: 'POST', url: '/shops/999999/products/', headers: auth, payload: [product('X')] }),
+      404,
+      'not_found',
+    );
     expectProblem(await app.inject({ method: 'POST', url: PRODUCTS, headers: other.auth, payload: [product('X')] }), 404, 'not_found');
     expectProblem(await app.inject({ url: `/shops/${shopPk}/products/1/`, headers: other.auth }), 404, 'not_found');
     const noKey = await app.inject({ method: 'POST', url: PRODUCTS, payload: [product('X')] });
@@ -161,7 +232,7 @@ describe('404 and auth', () => {
     expectProblem(await app.inject({ url: `${PRODUCTS}987654/`, headers: auth }), 404, 'not_found');
   });
 
-  it('another shop\'s feed is 404', async () => {
+  it("another shop's feed is 404", async () => {
     const res = await app.inject({ method: 'POST', url: PRODUCTS, headers: auth, payload: [product('FEED-OWN')] });
     expectProblem(await app.inject({ url: pathOf(res.headers.location), headers: other.auth }), 404, 'not_found');
     expectProblem(await app.inject({ url: '/feeds/not-a-feed/', headers: auth }), 404, 'not_found');
@@ -172,7 +243,12 @@ describe('PUT and DELETE /shops/{shop}/products/', () => {
   it('partially updates by pk or sku; unknown ones are reported per item', async () => {
     const created = await write(app, auth, 'POST', PRODUCTS, [product('PU-1', { brand: 'Acme', color: 'red' }), product('PU-2')]);
     const pk1 = created.result.success[0]!.product_pk as number;
-    const feed = await write(app, auth, 'PUT', PRODUCTS, [{ pk: pk1, stock: 7, color: 'blue' }, { sku: 'PU-2', price: 1.25 }, { sku: 'NOPE' }, { pk: 999999 }]);
+    const feed = await write(app, auth, 'PUT', PRODUCTS, [
+      { pk: pk1, stock: 7, color: 'blue' },
+      { sku: 'PU-2', price: 1.25 },
+      { sku: 'NOPE' },
+      { pk: 999999 },
+    ]);
     expect(feed.counts).toMatchObject({ total: 4, succeeded: 2, failed: 2 });
     expect(feed.result.errors).toEqual([
       { index: 2, sku: 'NOPE', pointer: '/2/sku', code: 'not_found', message: expect.any(String) },
@@ -180,13 +256,19 @@ describe('PUT and DELETE /shops/{shop}/products/', () => {
     ]);
     const got = (await app.inject({ url: `${PRODUCTS}${pk1}/`, headers: auth })).json() as Record<string, unknown>;
     expect(got).toMatchObject({ sku: 'PU-1', name: 'Product PU-1', stock: 7, brand: 'Acme', color: 'blue', price: 10.5 });
-    expect(expectProblem(await app.inject({ method: 'PUT', url: PRODUCTS, headers: auth, payload: [{ stock: 1 }] }), 400, 'validation_failed').errors)
-      .toEqual([{ pointer: '/0/pk', code: 'required', message: 'pk or sku is required' }]);
+    expect(
+      expectProblem(await app.inject({ method: 'PUT', url: PRODUCTS, headers: auth, payload: [{ stock: 1 }] }), 400, 'validation_failed')
+        .errors,
+    ).toEqual([{ pointer: '/0/pk', code: 'required', message: 'pk or sku is required' }]);
   });
 
   it('soft-deletes by pk or sku (a repeat succeeds; an unknown one is reported); GET no longer shows them', async () => {
     const created = await write(app, auth, 'POST', PRODUCTS, [product('D-1'), product('D-2')]);
-    const feed = await write(app, auth, 'DELETE', PRODUCTS, [{ pk: created.result.success[0]!.product_pk }, { sku: 'D-2' }, { sku: 'D-404' }]);
+    const feed = await write(app, auth, 'DELETE', PRODUCTS, [
+      { pk: created.result.success[0]!.product_pk },
+      { sku: 'D-2' },
+      { sku: 'D-404' },
+    ]);
     expect(feed).toMatchObject({ type: 'product_delete', counts: { succeeded: 2, failed: 1 } });
     expect((await write(app, auth, 'DELETE', PRODUCTS, { sku: 'D-2' })).counts.succeeded).toBe(1);
     expect(await count('products', `sku in ('D-1', 'D-2') and deleted_at is not null`)).toBe(2);
@@ -199,7 +281,13 @@ describe('PUT and DELETE /shops/{shop}/products/', () => {
 
 describe('GET /shops/{shop}/products/ and one product', () => {
   it('pages by Link and X-Total-Count, filters by sku and updated_since', async () => {
-    await write(app, auth, 'POST', PRODUCTS, Array.from({ length: 5 }, (_, i) => product(`L-${i}`)));
+    await write(
+      app,
+      auth,
+      'POST',
+      PRODUCTS,
+      Array.from({ length: 5 }, (_, i) => product(`L-${i}`)),
+    );
     const page1 = pageOf(await app.inject({ url: `${PRODUCTS}?page_size=2`, headers: { ...auth, host: 'api.test' } }));
     expect(page1.items).toHaveLength(2);
     expect(page1.links.prev).toBeUndefined();
@@ -211,7 +299,10 @@ describe('GET /shops/{shop}/products/ and one product', () => {
     expect(last.links.next).toBeUndefined();
     expect(last.links.prev).toContain(`page=${lastPage - 1}`);
     expect(pageOf(await app.inject({ url: `${PRODUCTS}?sku=L-3`, headers: auth }))).toMatchObject({ total: 1, items: [{ sku: 'L-3' }] });
-    expect(pageOf(await app.inject({ url: `${PRODUCTS}?updated_since=2099-01-01T00:00:00`, headers: auth }))).toMatchObject({ total: 0, items: [] });
+    expect(pageOf(await app.inject({ url: `${PRODUCTS}?updated_since=2099-01-01T00:00:00`, headers: auth }))).toMatchObject({
+      total: 0,
+      items: [],
+    });
     expect(pageOf(await app.inject({ url: `${PRODUCTS}?updated_since=2000-01-01T00:00:00`, headers: auth })).total).toBe(total);
     expectProblem(await app.inject({ url: `${PRODUCTS}?updated_since=yesterday`, headers: auth }), 400, 'validation_failed');
     expectProblem(await app.inject({ url: `${PRODUCTS}?page_size=1001`, headers: auth }), 400, 'validation_failed');

@@ -11,10 +11,12 @@ const IMAGES_ALLOW = 'GET, POST, DELETE, OPTIONS';
 
 /** A product with two images and two variations; returns their pks. */
 async function seed(sku: string) {
-  const feed = await write(app, auth, 'POST', PRODUCTS, [product(sku, {
-    images: [`https://cdn.example/${sku}/1.jpg`, `https://cdn.example/${sku}/2.jpg`],
-    variations: [{ sku: `${sku}-a`, images: [`https://cdn.example/${sku}/1.jpg`] }, { sku: `${sku}-b` }],
-  })]);
+  const feed = await write(app, auth, 'POST', PRODUCTS, [
+    product(sku, {
+      images: [`https://cdn.example/${sku}/1.jpg`, `https://cdn.example/${sku}/2.jpg`],
+      variations: [{ sku: `${sku}-a`, images: [`https://cdn.example/${sku}/1.jpg`] }, { sku: `${sku}-b` }],
+    }),
+  ]);
   const s = feed.result.success[0]!;
   const images = (s.images as { image_pk: number }[]).map((i) => i.image_pk);
   const [va, vb] = s.variation_pks as number[];
@@ -27,15 +29,23 @@ describe('/shops/{shop}/products/{product}/variations/', () => {
     const res = await app.inject({ url: p.url, headers: auth });
     expect(res.statusCode).toBe(200);
     expect(res.headers.allow).toBe(VARIATIONS_ALLOW);
-    expect(res.json()).toMatchObject([{ pk: p.va, sku: 'V1-a', images: [{ pk: p.images[0] }] }, { pk: p.vb, sku: 'V1-b', images: [] }]);
+    expect(res.json()).toMatchObject([
+      { pk: p.va, sku: 'V1-a', images: [{ pk: p.images[0] }] },
+      { pk: p.vb, sku: 'V1-b', images: [] },
+    ]);
   });
 
   it('PUT updates by pk (seed), images as [{pk}]; an unknown pk is reported per item', async () => {
     const p = await seed('V2');
-    const res = await app.inject({ method: 'PUT', url: p.url, headers: auth, payload: [
-      { pk: p.va, price: 20, stock: 5, color: 'green', images: [{ pk: p.images[1] }, { pk: p.images[0] }] },
-      { pk: 999999, price: 1 },
-    ] });
+    const res = await app.inject({
+      method: 'PUT',
+      url: p.url,
+      headers: auth,
+      payload: [
+        { pk: p.va, price: 20, stock: 5, color: 'green', images: [{ pk: p.images[1] }, { pk: p.images[0] }] },
+        { pk: 999999, price: 1 },
+      ],
+    });
     expect(res.statusCode).toBe(201);
     expect(res.headers.allow).toBe(VARIATIONS_ALLOW);
     expect(res.headers.location).toMatch(/\/feeds\/[0-9a-f-]{36}\/$/);
@@ -43,10 +53,28 @@ describe('/shops/{shop}/products/{product}/variations/', () => {
     expect(feed).toMatchObject({ type: 'variation_update', product_pk: p.pk, counts: { succeeded: 1 } });
     const first = await waitFeed(app, auth, res.headers.location);
     expect(first.counts).toMatchObject({ total: 2, succeeded: 1, failed: 1 });
-    expect(first.result.errors).toEqual([{ index: 1, product_pk: 999999, parent_pk: p.pk, pointer: '/1/pk', code: 'not_found', message: `Variation 999999 was not found in product ${p.pk}.` }]);
+    expect(first.result.errors).toEqual([
+      {
+        index: 1,
+        product_pk: 999999,
+        parent_pk: p.pk,
+        pointer: '/1/pk',
+        code: 'not_found',
+        message: `Variation 999999 was not found in product ${p.pk}.`,
+      },
+    ]);
     const list = (await app.inject({ url: p.url, headers: auth })).json() as Record<string, unknown>[];
     expect(list).toMatchObject([
-      { pk: p.va, price: 20, stock: 5, color: 'green', images: [{ pk: p.images[1], position: 0 }, { pk: p.images[0], position: 1 }] },
+      {
+        pk: p.va,
+        price: 20,
+        stock: 5,
+        color: 'green',
+        images: [
+          { pk: p.images[1], position: 0 },
+          { pk: p.images[0], position: 1 },
+        ],
+      },
       { pk: p.vb, size: 'XL', price: 10.5 },
     ]);
   });
@@ -55,8 +83,22 @@ describe('/shops/{shop}/products/{product}/variations/', () => {
     const p = await seed('V3');
     const q = await seed('V3X');
     const feed = await write(app, auth, 'PUT', p.url, [{ pk: p.va, stock: 9, images: [{ pk: q.images[0] }] }]);
-    expect(feed.result.errors).toEqual([{ index: 0, product_pk: p.va, parent_pk: p.pk, image_pk: q.images[0], sku: 'V3-a', pointer: '/0/images/0/pk', code: 'not_found', message: `Image ${q.images[0]} is not an image of product ${p.pk}.` }]);
-    expect((await app.inject({ url: p.url, headers: auth })).json()).toMatchObject([{ pk: p.va, stock: 3, images: [{ pk: p.images[0] }] }, {}]);
+    expect(feed.result.errors).toEqual([
+      {
+        index: 0,
+        product_pk: p.va,
+        parent_pk: p.pk,
+        image_pk: q.images[0],
+        sku: 'V3-a',
+        pointer: '/0/images/0/pk',
+        code: 'not_found',
+        message: `Image ${q.images[0]} is not an image of product ${p.pk}.`,
+      },
+    ]);
+    expect((await app.inject({ url: p.url, headers: auth })).json()).toMatchObject([
+      { pk: p.va, stock: 3, images: [{ pk: p.images[0] }] },
+      {},
+    ]);
   });
 
   it('POST creates variations (defaults from the product), DELETE soft-deletes by pk', async () => {
@@ -74,12 +116,21 @@ describe('/shops/{shop}/products/{product}/variations/', () => {
     expect(((await app.inject({ url: `${PRODUCTS}${p.pk}/`, headers: auth })).json() as { images: unknown[] }).images).toHaveLength(3);
   });
 
-  it('400 for a bad body, 404 for an unknown product or another shop\'s', async () => {
+  it("400 for a bad body, 404 for an unknown product or another shop's", async () => {
     const p = await seed('V5');
-    expect(expectProblem(await app.inject({ method: 'PUT', url: p.url, headers: auth, payload: [{ price: 'x', images: [{ url: 'https://x' }] }] }), 400, 'validation_failed').errors!.map((e) => e.pointer))
-      .toEqual(['/0/pk', '/0/price', '/0/images/0/pk']);
+    expect(
+      expectProblem(
+        await app.inject({ method: 'PUT', url: p.url, headers: auth, payload: [{ price: 'x', images: [{ url: 'https://x' }] }] }),
+        400,
+        'validation_failed',
+      ).errors!.map((e) => e.pointer),
+    ).toEqual(['/0/pk', '/0/price', '/0/images/0/pk']);
     expectProblem(await app.inject({ method: 'POST', url: p.url, headers: auth, payload: [] }), 400, 'validation_failed');
-    expectProblem(await app.inject({ method: 'PUT', url: `${PRODUCTS}999999/variations/`, headers: auth, payload: [{ pk: 1 }] }), 404, 'not_found');
+    expectProblem(
+      await app.inject({ method: 'PUT', url: `${PRODUCTS}999999/variations/`, headers: auth, payload: [{ pk: 1 }] }),
+      404,
+      'not_found',
+    );
     const other = await daemon.shopWithKey();
     expectProblem(await app.inject({ method: 'PUT', url: p.url, headers: other.auth, payload: [{ pk: p.va }] }), 404, 'not_found');
   });
@@ -90,13 +141,27 @@ describe('/shops/{shop}/products/{product}/variations/{variation}/images/', () =
     const p = await seed('I1');
     const q = await seed('I1X');
     const url = `${p.url}${p.va}/images/`;
-    const res = await app.inject({ method: 'POST', url, headers: auth, payload: [{ pk: p.images[1] }, { pk: q.images[0] }, { pk: p.images[0] }] });
+    const res = await app.inject({
+      method: 'POST',
+      url,
+      headers: auth,
+      payload: [{ pk: p.images[1] }, { pk: q.images[0] }, { pk: p.images[0] }],
+    });
     expect(res.statusCode).toBe(201);
     expect(res.headers.allow).toBe(IMAGES_ALLOW);
     expect(res.headers['content-type']).toMatch(/^application\/json/);
     const feed = await waitFeed(app, auth, res.headers.location);
     expect(feed).toMatchObject({ type: 'image_replace', variation_pk: p.va, counts: { total: 3, succeeded: 2, failed: 1 } });
-    expect(feed.result.errors).toEqual([{ index: 1, product_pk: p.pk, image_pk: q.images[0], pointer: '/1/pk', code: 'not_found', message: `Image ${q.images[0]} is not an image of product ${p.pk}.` }]);
+    expect(feed.result.errors).toEqual([
+      {
+        index: 1,
+        product_pk: p.pk,
+        image_pk: q.images[0],
+        pointer: '/1/pk',
+        code: 'not_found',
+        message: `Image ${q.images[0]} is not an image of product ${p.pk}.`,
+      },
+    ]);
     const images = await app.inject({ url, headers: auth });
     expect(images.headers.allow).toBe(IMAGES_ALLOW);
     expect(images.json()).toEqual([
@@ -105,7 +170,9 @@ describe('/shops/{shop}/products/{product}/variations/{variation}/images/', () =
     ]);
     // One object is a set of one.
     await write(app, auth, 'POST', url, { pk: p.images[0] });
-    expect((await app.inject({ url, headers: auth })).json()).toEqual([{ pk: p.images[0], url: 'https://cdn.example/I1/1.jpg', position: 0 }]);
+    expect((await app.inject({ url, headers: auth })).json()).toEqual([
+      { pk: p.images[0], url: 'https://cdn.example/I1/1.jpg', position: 0 },
+    ]);
   });
 
   it('DELETE detaches the images named, or all without a body', async () => {
@@ -124,11 +191,27 @@ describe('/shops/{shop}/products/{product}/variations/{variation}/images/', () =
 
   it('404 for an unknown variation or product; 400 for a bad reference', async () => {
     const p = await seed('I3');
-    expectProblem(await app.inject({ method: 'POST', url: `${p.url}999999/images/`, headers: auth, payload: [{ pk: p.images[0] }] }), 404, 'not_found');
-    expectProblem(await app.inject({ method: 'POST', url: `${PRODUCTS}999999/variations/${p.va}/images/`, headers: auth, payload: [{ pk: 1 }] }), 404, 'not_found');
+    expectProblem(
+      await app.inject({ method: 'POST', url: `${p.url}999999/images/`, headers: auth, payload: [{ pk: p.images[0] }] }),
+      404,
+      'not_found',
+    );
+    expectProblem(
+      await app.inject({ method: 'POST', url: `${PRODUCTS}999999/variations/${p.va}/images/`, headers: auth, payload: [{ pk: 1 }] }),
+      404,
+      'not_found',
+    );
     expectProblem(await app.inject({ url: `${p.url}999999/images/`, headers: auth }), 404, 'not_found');
-    expect(expectProblem(await app.inject({ method: 'POST', url: `${p.url}${p.va}/images/`, headers: auth, payload: [{ pk: 'one' }, { url: 'https://x' }] }), 400, 'validation_failed').errors!.map((e) => [e.pointer, e.code]))
-      .toEqual([['/0/pk', 'invalid_type'], ['/1/pk', 'required']]);
+    expect(
+      expectProblem(
+        await app.inject({ method: 'POST', url: `${p.url}${p.va}/images/`, headers: auth, payload: [{ pk: 'one' }, { url: 'https://x' }] }),
+        400,
+        'validation_failed',
+      ).errors!.map((e) => [e.pointer, e.code]),
+    ).toEqual([
+      ['/0/pk', 'invalid_type'],
+      ['/1/pk', 'required'],
+    ]);
   });
 
   it.each([

@@ -12,14 +12,23 @@ const { shopPk, key } = await daemon.shopWithKey({ name: 'Compat shop' });
 const BASE = daemon.url!;
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
-interface Reply { status: number; headers: Headers; body: any } // eslint-disable-line @typescript-eslint/no-explicit-any
+interface Reply {
+  status: number;
+  headers: Headers;
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  body: any;
+}
 
 /** What the SDK sends on every call: Accept JSON and "Token <key>". */
 async function call(method: string, path: string, body?: unknown): Promise<Reply> {
   for (let i = 0; ; i++) {
     const res = await fetch(`${BASE}${path}`, {
       method,
-      headers: { accept: 'application/json', authorization: `Token ${key}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      headers: {
+        accept: 'application/json',
+        authorization: `Token ${key}`,
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      },
       ...(body === undefined ? {} : { body: JSON.stringify(body) }),
     });
     // A busy test machine may shed load (503 + Retry-After): the clients retry too.
@@ -51,10 +60,14 @@ async function feedOf(method: string, path: string, body: unknown): Promise<Json
   expect(res.body.pk).toBe(id);
   expect(res.body.status).toBe('Wait');
   // Anything but a 200 "Wait" ends the wait, so an unexpected answer fails at once.
-  const feed = await until(`feed ${id} to finish`, async () => {
-    const f = await call('GET', `/feeds/${id}/`);
-    return f.status !== 200 || f.body.status !== 'Wait' ? f : false;
-  }, 15_000);
+  const feed = await until(
+    `feed ${id} to finish`,
+    async () => {
+      const f = await call('GET', `/feeds/${id}/`);
+      return f.status !== 200 || f.body.status !== 'Wait' ? f : false;
+    },
+    15_000,
+  );
   expect(feed.status).toBe(200);
   expect(feed.body.status).toBe('Complete');
   expect(feed.body.pk).toBe(id);
@@ -75,9 +88,20 @@ const img = (n: string) => `https://images.shop.example/catalog/${n}.jpg`;
 describe('the catalog clients', () => {
   it('PHP SDK: create products from a list, read product_pk, images (url_source) and variation pks from the report', async () => {
     const feed = await feedOf('POST', PRODUCTS, [
-      { sku: 'SDK-1', name: 'Sneaker', price: 59.9, stock: 10, shipping: -1, model: 'Runner', material: 'mesh',
+      {
+        sku: 'SDK-1',
+        name: 'Sneaker',
+        price: 59.9,
+        stock: 10,
+        shipping: -1,
+        model: 'Runner',
+        material: 'mesh',
         images: [img('sdk-1-a'), { url: img('sdk-1-b') }],
-        variations: [{ sku: 'SDK-1-40', size: '40', stock: 4, images: [img('sdk-1-a')] }, { sku: 'SDK-1-41', size: '41', stock: 6 }] },
+        variations: [
+          { sku: 'SDK-1-40', size: '40', stock: 4, images: [img('sdk-1-a')] },
+          { sku: 'SDK-1-41', size: '41', stock: 6 },
+        ],
+      },
       { sku: 'SDK-2', name: 'Sock', price: 4.5, stock: 100 },
     ]);
     expect(feed.result.errors).toEqual([]);
@@ -86,18 +110,33 @@ describe('the catalog clients', () => {
     expectSynced(two!, 'SDK-2');
     expect(one!.warning).toEqual([]);
     expect(one!.images.map((i: Json) => i.url_source)).toEqual([img('sdk-1-a'), img('sdk-1-b')]);
-    for (const i of one!.images) expect(i).toEqual({ image_pk: expect.any(Number), url: i.url_source, url_source: i.url_source, position: expect.any(Number) });
+    for (const i of one!.images)
+      expect(i).toEqual({ image_pk: expect.any(Number), url: i.url_source, url_source: i.url_source, position: expect.any(Number) });
     expect(one!.variation_pks).toHaveLength(2);
     // The product as the clients read it back: a list (filtered by sku), then by pk.
     const listed = listOf((await call('GET', `${PRODUCTS}?sku=SDK-1`)).body);
     expect(listed.map((p) => p.pk)).toEqual([one!.product_pk]);
     const got = (await call('GET', `${PRODUCTS}${one!.product_pk}/`)).body;
     expect(got).toMatchObject({ pk: one!.product_pk, sku: 'SDK-1', shipping: -1, model: 'Runner', material: 'mesh' });
-    expect(got.variations.map((v: Json) => [v.pk, v.sku])).toEqual([[one!.variation_pks[0], 'SDK-1-40'], [one!.variation_pks[1], 'SDK-1-41']]);
+    expect(got.variations.map((v: Json) => [v.pk, v.sku])).toEqual([
+      [one!.variation_pks[0], 'SDK-1-40'],
+      [one!.variation_pks[1], 'SDK-1-41'],
+    ]);
   });
 
   it('Magento module: bare-object stock updates of a product and of a variation', async () => {
-    const created = await feedOf('POST', PRODUCTS, [{ sku: 'MAG-1', name: 'Kettle', price: 30, stock: 1, variations: [{ sku: 'MAG-1-B', stock: 1 }, { sku: 'MAG-1-W', stock: 1 }] }]);
+    const created = await feedOf('POST', PRODUCTS, [
+      {
+        sku: 'MAG-1',
+        name: 'Kettle',
+        price: 30,
+        stock: 1,
+        variations: [
+          { sku: 'MAG-1-B', stock: 1 },
+          { sku: 'MAG-1-W', stock: 1 },
+        ],
+      },
+    ]);
     const s = created.result.success[0] as Json;
     // The variation updated below: its pk differs from its product's (ids of two tables may coincide).
     const vw = (s.variation_pks as number[])[1]!;
@@ -119,11 +158,19 @@ describe('the catalog clients', () => {
   });
 
   it('image sync: GET the product, DELETE the stale, POST the new, PUT the order, then assign images to variations', async () => {
-    const created = await feedOf('POST', PRODUCTS, [{
-      sku: 'SYNC-1', name: 'Lamp', price: 20, stock: 5,
-      images: [img('old-1'), img('keep-1'), img('old-2')],
-      variations: [{ sku: 'SYNC-1-R', color: 'red' }, { sku: 'SYNC-1-B', color: 'blue' }],
-    }]);
+    const created = await feedOf('POST', PRODUCTS, [
+      {
+        sku: 'SYNC-1',
+        name: 'Lamp',
+        price: 20,
+        stock: 5,
+        images: [img('old-1'), img('keep-1'), img('old-2')],
+        variations: [
+          { sku: 'SYNC-1-R', color: 'red' },
+          { sku: 'SYNC-1-B', color: 'blue' },
+        ],
+      },
+    ]);
     const productPk = (created.result.success[0] as Json).product_pk as number;
     const IMAGES = `${PRODUCTS}${productPk}/images/`;
     // What the shop wants now, in this order.
@@ -137,27 +184,47 @@ describe('the catalog clients', () => {
     const removed = await feedOf('DELETE', IMAGES, stale);
     expect(removed.result.errors).toEqual([]);
     expect(removed.result.success.map((i: Json) => i.image_pk).sort()).toEqual(stale.map((s) => s.pk).sort());
-    for (const i of removed.result.success) expect(i).toMatchObject({ product_pk: productPk, url_source: expect.any(String), position: expect.any(Number) });
+    for (const i of removed.result.success)
+      expect(i).toMatchObject({ product_pk: productPk, url_source: expect.any(String), position: expect.any(Number) });
     // 3. POST the new ones; the report maps each address sent (url_source) to its image_pk.
-    const added = await feedOf('POST', IMAGES, wanted.filter((u) => !have.has(u)).map((url) => ({ url })));
+    const added = await feedOf(
+      'POST',
+      IMAGES,
+      wanted.filter((u) => !have.has(u)).map((url) => ({ url })),
+    );
     expect(added.result.errors).toEqual([]);
-    for (const i of added.result.success) expect(Object.keys(i)).toEqual(expect.arrayContaining(['product_pk', 'image_pk', 'url_source', 'position']));
+    for (const i of added.result.success)
+      expect(Object.keys(i)).toEqual(expect.arrayContaining(['product_pk', 'image_pk', 'url_source', 'position']));
     const pkOf = new Map<string, number>([...have].filter(([url]) => wanted.includes(url)));
     for (const i of added.result.success) pkOf.set(i.url_source, i.image_pk);
     expect([...pkOf.keys()].sort()).toEqual([...wanted].sort());
     // 4. PUT the order.
-    const ordered = await feedOf('PUT', IMAGES, wanted.map((url, position) => ({ pk: pkOf.get(url), position })));
-    expect(ordered.result.success.map((i: Json) => [i.image_pk, i.position])).toEqual(wanted.map((url, position) => [pkOf.get(url), position]));
+    const ordered = await feedOf(
+      'PUT',
+      IMAGES,
+      wanted.map((url, position) => ({ pk: pkOf.get(url), position })),
+    );
+    expect(ordered.result.success.map((i: Json) => [i.image_pk, i.position])).toEqual(
+      wanted.map((url, position) => [pkOf.get(url), position]),
+    );
     const images = listOf((await call('GET', IMAGES)).body);
     expect(images.map((i) => [i.url, i.position])).toEqual(wanted.map((url, position) => [url, position]));
     // 5. Assign images to the variations: one item per image in the report.
     const [red, blue] = product.variations as Json[];
-    const assigned = await feedOf('POST', `${PRODUCTS}${productPk}/variations/${red!.pk}/images/`, [{ pk: pkOf.get(img('new-2')) }, { pk: pkOf.get(img('keep-1')) }]);
-    expect(assigned.result.success.map((i: Json) => [i.product_pk, i.image_pk, i.url_source, i.position]))
-      .toEqual([[productPk, pkOf.get(img('new-2')), img('new-2'), 0], [productPk, pkOf.get(img('keep-1')), img('keep-1'), 1]]);
+    const assigned = await feedOf('POST', `${PRODUCTS}${productPk}/variations/${red!.pk}/images/`, [
+      { pk: pkOf.get(img('new-2')) },
+      { pk: pkOf.get(img('keep-1')) },
+    ]);
+    expect(assigned.result.success.map((i: Json) => [i.product_pk, i.image_pk, i.url_source, i.position])).toEqual([
+      [productPk, pkOf.get(img('new-2')), img('new-2'), 0],
+      [productPk, pkOf.get(img('keep-1')), img('keep-1'), 1],
+    ]);
     await feedOf('POST', `${PRODUCTS}${productPk}/variations/${blue!.pk}/images/`, { pk: pkOf.get(img('new-1')) });
     const after = (await call('GET', `${PRODUCTS}${productPk}/`)).body;
-    expect(after.variations.map((v: Json) => [v.sku, v.images.map((i: Json) => i.url)])).toEqual([['SYNC-1-R', [img('new-2'), img('keep-1')]], ['SYNC-1-B', [img('new-1')]]]);
+    expect(after.variations.map((v: Json) => [v.sku, v.images.map((i: Json) => i.url)])).toEqual([
+      ['SYNC-1-R', [img('new-2'), img('keep-1')]],
+      ['SYNC-1-B', [img('new-1')]],
+    ]);
     // A variation image the client asks for by pk; an image that is not the product's is an error with image_pk.
     const one = await call('GET', `${PRODUCTS}${productPk}/variations/${red!.pk}/images/${pkOf.get(img('keep-1'))}/`);
     expect(one.body).toEqual({ pk: pkOf.get(img('keep-1')), url: img('keep-1'), position: 1 });
@@ -168,13 +235,19 @@ describe('the catalog clients', () => {
   it('dashboards: the field catalog and a round trip of what a GET returns', async () => {
     const fields = (await call('GET', '/fields/')).body as Json[];
     expect(fields.find((f) => f.name === 'sku')).toMatchObject({ requirement: 'Required', in_variation: true });
-    const created = await feedOf('POST', PRODUCTS, [{ sku: 'DASH-1', name: 'Chair', price: 80, stock: 2, shipping: -1, seat_height: 45, images: [img('dash')] }]);
+    const created = await feedOf('POST', PRODUCTS, [
+      { sku: 'DASH-1', name: 'Chair', price: 80, stock: 2, shipping: -1, seat_height: 45, images: [img('dash')] },
+    ]);
     const pk = (created.result.success[0] as Json).product_pk;
     const got = (await call('GET', `${PRODUCTS}${pk}/`)).body;
     const back = await feedOf('PUT', PRODUCTS, [got]);
     expect(back.result.errors).toEqual([]);
     expectSynced(back.result.success[0], 'DASH-1');
     expect(back.result.success[0].warning).toEqual([]);
-    expect((await call('GET', `${PRODUCTS}${pk}/`)).body).toMatchObject({ seat_height: 45, shipping: -1, images: [{ url: img('dash'), position: 0 }] });
+    expect((await call('GET', `${PRODUCTS}${pk}/`)).body).toMatchObject({
+      seat_height: 45,
+      shipping: -1,
+      images: [{ url: img('dash'), position: 0 }],
+    });
   });
 });

@@ -30,7 +30,17 @@ interface ClientOrder {
   billing_address: Record<string, string | null> | null;
   tags: string[];
   actions: string[];
-  items: { pk: number; item_pk: number; sku: string; quantity: number; price: number; ff_type: string; status: string; carrier: string | null; tracking_code: string | null }[];
+  items: {
+    pk: number;
+    item_pk: number;
+    sku: string;
+    quantity: number;
+    price: number;
+    ff_type: string;
+    status: string;
+    carrier: string | null;
+    tracking_code: string | null;
+  }[];
   progress: { name: string; status: string }[];
   history: { action: string; details: Record<string, unknown> | null }[];
 }
@@ -46,13 +56,31 @@ describe('an order as the clients handle it', () => {
   it('webhook -> fetch Location -> ready_to_ship (no body) -> ship -> label opened without a token -> module integration', async () => {
     // The marketplace side takes the order in.
     const intake = await fetch(`${base}/shops/${shopPk}/marketplace/${mp}/orders/`, {
-      method: 'POST', headers: json,
+      method: 'POST',
+      headers: json,
       body: JSON.stringify({
-        order_pk: 2000003841425110, reference: '2000003841425110', created_at: '2026-11-23T10:15:00', payment_method: 'mercadopago', shipping_cost: 120,
+        order_pk: 2000003841425110,
+        reference: '2000003841425110',
+        created_at: '2026-11-23T10:15:00',
+        payment_method: 'mercadopago',
+        shipping_cost: 120,
         customer: { email: 'buyer@example.com', first_name: 'Juana', last_name: 'Pérez' },
-        shipping_address: { first_name: 'Juana', last_name: 'Pérez', address: 'Av. Reforma 222', neighborhood: 'Juárez', city: 'CDMX', region: 'CDMX', postal_code: '06600', country: 'MX', phone: '5512345678' },
+        shipping_address: {
+          first_name: 'Juana',
+          last_name: 'Pérez',
+          address: 'Av. Reforma 222',
+          neighborhood: 'Juárez',
+          city: 'CDMX',
+          region: 'CDMX',
+          postal_code: '06600',
+          country: 'MX',
+          phone: '5512345678',
+        },
         tags: ['same_day'],
-        items: [{ item_pk: 1, sku: 'MUG-BLUE', quantity: 2, price: 199 }, { item_pk: 2, sku: 'TEE-L', quantity: 1, price: 349 }],
+        items: [
+          { item_pk: 1, sku: 'MUG-BLUE', quantity: 2, price: 199 },
+          { item_pk: 2, sku: 'TEE-L', quantity: 1, price: 349 },
+        ],
       }),
     });
     expect(intake.status).toBe(201);
@@ -68,23 +96,38 @@ describe('an order as the clients handle it', () => {
     // 2. The order is fetched from Location and read as the clients read it.
     const fetched = await fetch(location, { headers: { ...auth, accept: 'application/json' } });
     expect(fetched.status).toBe(200);
-    const order = await fetched.json() as ClientOrder;
+    const order = (await fetched.json()) as ClientOrder;
     expect(order).toMatchObject({
-      pk: 2000003841425110, reference: '2000003841425110', shop_pk: shopPk, marketplace_pk: mp, ff_type: 'seller', shipping_cost: 120, payment_method: 'mercadopago',
+      pk: 2000003841425110,
+      reference: '2000003841425110',
+      shop_pk: shopPk,
+      marketplace_pk: mp,
+      ff_type: 'seller',
+      shipping_cost: 120,
+      payment_method: 'mercadopago',
       customer: { email: 'buyer@example.com', first_name: 'Juana', last_name: 'Pérez' },
-      billing_address: null, tags: ['same_day'], actions: ['set_ready_to_ship'],
+      billing_address: null,
+      tags: ['same_day'],
+      actions: ['set_ready_to_ship'],
     });
     expect(order.created_at).toMatch(/^2026-11-23T10:15:00/);
     expect(order.shipping_address).toMatchObject({ address: 'Av. Reforma 222', postal_code: '06600', street_name: null });
-    expect(order.items.map((i) => [i.pk, i.sku, i.quantity, i.price, i.ff_type, i.status])).toEqual([[1, 'MUG-BLUE', 2, 199, 'seller', 'pending'], [2, 'TEE-L', 1, 349, 'seller', 'pending']]);
+    expect(order.items.map((i) => [i.pk, i.sku, i.quantity, i.price, i.ff_type, i.status])).toEqual([
+      [1, 'MUG-BLUE', 2, 199, 'seller', 'pending'],
+      [2, 'TEE-L', 1, 349, 'seller', 'pending'],
+    ]);
     expect(statusOf(order)).toBe('paid');
 
     // 3. The shop created the order in its own system: ready to ship, with no body at all.
     const ready = await fetch(`${location}ready_to_ship/`, { method: 'POST', headers: { ...auth, accept: 'application/json' } });
     expect([ready.status, ready.headers.get('allow'), await ready.text()]).toEqual([204, 'POST, OPTIONS', '']);
-    const shipped = await fetch(`${location}ship/`, { method: 'POST', headers: json, body: JSON.stringify({ carrier: 'Estafeta', tracking_code: '8055241528464720099314' }) });
+    const shipped = await fetch(`${location}ship/`, {
+      method: 'POST',
+      headers: json,
+      body: JSON.stringify({ carrier: 'Estafeta', tracking_code: '8055241528464720099314' }),
+    });
     expect(shipped.status).toBe(204);
-    const afterShip = await (await fetch(location, { headers: auth })).json() as ClientOrder;
+    const afterShip = (await (await fetch(location, { headers: auth })).json()) as ClientOrder;
     expect(statusOf(afterShip)).toBe('shipped');
     expect(afterShip.actions).toEqual(['print_delivery_label']);
     expect(afterShip.items.every((i) => i.carrier === 'Estafeta' && i.tracking_code === '8055241528464720099314')).toBe(true);
@@ -102,12 +145,15 @@ describe('an order as the clients handle it', () => {
 
     // 5. What the shop's system did, posted against the order; it shows in the order.
     const mi = await fetch(`${location}module-integrations/`, {
-      method: 'POST', headers: json,
+      method: 'POST',
+      headers: json,
       body: JSON.stringify({ module_name: 'magento2', status: 'success', message: 'Order created', reference: '000000042', type: 'order' }),
     });
     expect(mi.status).toBe(201);
-    const final = await (await fetch(location, { headers: auth })).json() as ClientOrder & { module_integrations: unknown[] };
-    expect(final.module_integrations).toMatchObject([{ module_name: 'magento2', status: 'success', reference: '000000042', type: 'order' }]);
+    const final = (await (await fetch(location, { headers: auth })).json()) as ClientOrder & { module_integrations: unknown[] };
+    expect(final.module_integrations).toMatchObject([
+      { module_name: 'magento2', status: 'success', reference: '000000042', type: 'order' },
+    ]);
     expect(final.history.map((h) => h.action)).toEqual(['created', 'ready_to_ship', 'ship', 'module_integration']);
 
     // Each status change came as a webhook with the same Location.

@@ -12,13 +12,26 @@ import { pullFixture, pullShop } from './pull-helpers.ts';
 Object.assign(process.env, { WB_AK_ID: '1_client', WB_AK_SECRET: 'sec', WB_AK_USER: 'waybill_1234', WB_AK_PASS: 'pw' });
 const PIM = 'https://pim.example.test';
 const akeneo = (name: string, options: Record<string, unknown> = {}) => ({
-  name, type: 'catalog-akeneo', shop_pk: 1, schedule: '0 0 1 1 *',
+  name,
+  type: 'catalog-akeneo',
+  shop_pk: 1,
+  schedule: '0 0 1 1 *',
   options: {
-    base_url: PIM, client_id_env: 'WB_AK_ID', secret_env: 'WB_AK_SECRET', username_env: 'WB_AK_USER', password_env: 'WB_AK_PASS',
-    locale: 'en_US', scope: 'ecommerce', currency: 'EUR', retries: 0, ...options,
+    base_url: PIM,
+    client_id_env: 'WB_AK_ID',
+    secret_env: 'WB_AK_SECRET',
+    username_env: 'WB_AK_USER',
+    password_env: 'WB_AK_PASS',
+    locale: 'en_US',
+    scope: 'ecommerce',
+    currency: 'EUR',
+    retries: 0,
+    ...options,
   },
 });
-const daemon = await useTestDaemon({ env: { WAYBILL_CONNECTORS: connectorsFile([akeneo('pim'), akeneo('pim-delete', { on_delete: 'delete' })]) } });
+const daemon = await useTestDaemon({
+  env: { WAYBILL_CONNECTORS: connectorsFile([akeneo('pim'), akeneo('pim-delete', { on_delete: 'delete' })]) },
+});
 const shop = await pullShop(daemon);
 onlyNockedNetwork();
 
@@ -29,22 +42,39 @@ const grants: Record<string, unknown>[] = [];
 
 /** The token endpoint: each grant asked is recorded; `access` names the token handed out. */
 const tokenEndpoint = (access: string, expiresIn = 3600) =>
-  nock(PIM).post('/api/oauth/v1/token').matchHeader('authorization', BASIC)
+  nock(PIM)
+    .post('/api/oauth/v1/token')
+    .matchHeader('authorization', BASIC)
     .reply(200, { ...token, access_token: access, expires_in: expiresIn, refresh_token: `refresh-${access}` })
     .on('request', (_req: unknown, _interceptor: unknown, body: string) => grants.push(JSON.parse(body) as Record<string, unknown>));
 const bearer = (access: string) => nock(PIM, { reqheaders: { authorization: `Bearer ${access}` } });
 const isList = (q: Query) => q.pagination_type === 'search_after' && q.limit === '100' && !String(q.search ?? '').includes('parent');
 /** The two pages of changed products; page 2 by its next link. */
 function pages(access: string, seen: Query[] = [], page2: { status: number } | null = null) {
-  bearer(access).get('/api/rest/v1/products').query((q: Query) => isList(q) && q.search_after === undefined && (seen.push(q), true)).reply(200, pullFixture('catalog-akeneo', 'products-page-1.json') as object);
-  const p2 = bearer(access).get('/api/rest/v1/products').query((q: Query) => q.search_after === 'qaXbcde');
+  bearer(access)
+    .get('/api/rest/v1/products')
+    .query((q: Query) => isList(q) && q.search_after === undefined && (seen.push(q), true))
+    .reply(200, pullFixture('catalog-akeneo', 'products-page-1.json') as object);
+  const p2 = bearer(access)
+    .get('/api/rest/v1/products')
+    .query((q: Query) => q.search_after === 'qaXbcde');
   if (page2 === null) p2.reply(200, pullFixture('catalog-akeneo', 'products-page-2.json') as object);
-  else p2.reply(page2.status, { code: page2.status, message: page2.status === 401 ? 'The access token provided has expired.' : 'Internal error' });
+  else
+    p2.reply(page2.status, {
+      code: page2.status,
+      message: page2.status === 401 ? 'The access token provided has expired.' : 'Internal error',
+    });
 }
 function models(access: string) {
-  bearer(access).get('/api/rest/v1/product-models/tshirt-red').reply(200, pullFixture('catalog-akeneo', 'model-tshirt-red.json') as object);
-  bearer(access).get('/api/rest/v1/product-models/tshirt').reply(200, pullFixture('catalog-akeneo', 'model-tshirt.json') as object);
-  bearer(access).get('/api/rest/v1/products').query((q: Query) => JSON.parse(q.search ?? '{}').parent?.[0]?.value?.[0] === 'tshirt')
+  bearer(access)
+    .get('/api/rest/v1/product-models/tshirt-red')
+    .reply(200, pullFixture('catalog-akeneo', 'model-tshirt-red.json') as object);
+  bearer(access)
+    .get('/api/rest/v1/product-models/tshirt')
+    .reply(200, pullFixture('catalog-akeneo', 'model-tshirt.json') as object);
+  bearer(access)
+    .get('/api/rest/v1/products')
+    .query((q: Query) => JSON.parse(q.search ?? '{}').parent?.[0]?.value?.[0] === 'tshirt')
     .reply(200, pullFixture('catalog-akeneo', 'variants-tshirt.json') as object);
 }
 
@@ -60,8 +90,18 @@ describe('a first run', () => {
     expect(seen[0]!.search).toBeUndefined();
     expect(run).toMatchObject({ outcome: 'succeeded', counts: { pages_fetched: 2, products_changed: 3 } });
     expect(await shop.product('1111111171')).toMatchObject({
-      name: 'Bag', description: 'A big bag for the summer.', price: 22.5, stock: 0, weight: 500, brand: 'akeneo',
-      images: [{ url: 'https://pim.example.test/api/rest/v1/media-files/5/1/d/8/51d81dc778ba1501a8f998f3ab5797569f3b9e25_img.png/download', position: 0 }],
+      name: 'Bag',
+      description: 'A big bag for the summer.',
+      price: 22.5,
+      stock: 0,
+      weight: 500,
+      brand: 'akeneo',
+      images: [
+        {
+          url: 'https://pim.example.test/api/rest/v1/media-files/5/1/d/8/51d81dc778ba1501a8f998f3ab5797569f3b9e25_img.png/download',
+          position: 0,
+        },
+      ],
     });
     const tshirt = await shop.product('tshirt');
     expect(tshirt).toMatchObject({ name: 'Akeneo T-Shirt', description: 'Cotton t-shirt with the Akeneo logo.', price: 10, stock: 10 });
@@ -82,7 +122,10 @@ describe('tokens', () => {
     tokenEndpoint('T3');
     tokenEndpoint('T4');
     const seen: Query[] = [];
-    bearer('T2').get('/api/rest/v1/products').query((q: Query) => isList(q) && q.search_after === undefined && (seen.push(q), true)).reply(200, pullFixture('catalog-akeneo', 'products-page-1.json') as object);
+    bearer('T2')
+      .get('/api/rest/v1/products')
+      .query((q: Query) => isList(q) && q.search_after === undefined && (seen.push(q), true))
+      .reply(200, pullFixture('catalog-akeneo', 'products-page-1.json') as object);
     // Revoked under our feet: 401, then the same page with a new token.
     bearer('T3').get('/api/rest/v1/product-models/tshirt-red').reply(401, { code: 401, message: 'The access token provided is invalid.' });
     models('T4');
@@ -124,6 +167,8 @@ describe('a failure half-way and its resume; deletion', () => {
     nock(PIM).post('/api/oauth/v1/token').reply(422, { code: 422, message: 'No user found for the given username and password.' });
     const run = await shop.run('pim');
     expect(run.outcome).toBe('failed');
-    expect(run.error).toBe('Akeneo refused the request: HTTP 422 (No user found for the given username and password.). The run stopped; check base_url and the options.');
+    expect(run.error).toBe(
+      'Akeneo refused the request: HTTP 422 (No user found for the given username and password.). The run stopped; check base_url and the options.',
+    );
   });
 });

@@ -13,8 +13,13 @@ type Json = Record<string, any>;
 
 const fixtures = path.resolve('connectors/catalog-file/fixtures/presets');
 const inboxes = { akeneo: tempDir(), woo: tempDir() };
-const entry = (name: string, inbox: string, options: Record<string, unknown>) =>
-  ({ name, type: 'catalog-file', shop_pk: 1, enabled: false, options: { inbox, settle_ms: 0, ...options } });
+const entry = (name: string, inbox: string, options: Record<string, unknown>) => ({
+  name,
+  type: 'catalog-file',
+  shop_pk: 1,
+  enabled: false,
+  options: { inbox, settle_ms: 0, ...options },
+});
 const TOKEN = 'admin-token-presets-0123456789abcdef';
 const daemon = await useTestDaemon({
   env: {
@@ -35,20 +40,31 @@ const run = async (name: string) => {
   if (r.error !== undefined) throw r.error;
   return r.run;
 };
-const feedDone = (pk: string) => until(`feed ${pk}`, async () => {
-  const res = await app.inject({ url: `/feeds/${pk}/`, headers: auth });
-  const feed = res.json() as Json;
-  return feed.state === 'done' || feed.state === 'failed' ? feed : undefined;
-}, 20_000);
+const feedDone = (pk: string) =>
+  until(
+    `feed ${pk}`,
+    async () => {
+      const res = await app.inject({ url: `/feeds/${pk}/`, headers: auth });
+      const feed = res.json() as Json;
+      return feed.state === 'done' || feed.state === 'failed' ? feed : undefined;
+    },
+    20_000,
+  );
 const product = async (sku: string): Promise<Json | undefined> => {
   const res = await app.inject({ url: `/shops/1/products/?sku=${encodeURIComponent(sku)}`, headers: auth });
   return (res.json() as Json[])[0];
 };
-const report = (inbox: string, file: string) => JSON.parse(fs.readFileSync(path.join(inbox, '.done', `${file}.report.json`), 'utf8')) as Json;
+const report = (inbox: string, file: string) =>
+  JSON.parse(fs.readFileSync(path.join(inbox, '.done', `${file}.report.json`), 'utf8')) as Json;
 
 describe('preset files merge into the catalog', () => {
   it('an Akeneo export without stock keeps existing stock; new products take stock 0, counted once', async () => {
-    const put = await app.inject({ method: 'POST', url: '/shops/1/products/', headers: auth, payload: { sku: 'AK-MUG', name: 'Old mug', price: 7, stock: 5, brand: 'Kept' } });
+    const put = await app.inject({
+      method: 'POST',
+      url: '/shops/1/products/',
+      headers: auth,
+      payload: { sku: 'AK-MUG', name: 'Old mug', price: 7, stock: 5, brand: 'Kept' },
+    });
     expect(put.statusCode).toBe(201);
     await feedDone((put.json() as Json).pk);
 
@@ -60,7 +76,10 @@ describe('preset files merge into the catalog', () => {
     expect(await product('AK-MUG')).toMatchObject({ name: 'Akeneo Mug', price: 8, stock: 5, brand: 'Kept', description: '<p>A mug.</p>' });
     const tee = await product('ak-tee');
     expect(tee).toMatchObject({ name: 'Akeneo Tee', price: 19.9, stock: 0 });
-    expect(tee!.variations.map((v: Json) => [v.sku, v.color, v.size])).toEqual([['AK-TEE-BLUE-M', 'blue', 'm'], ['AK-TEE-RED-M', 'red', 'm']]);
+    expect(tee!.variations.map((v: Json) => [v.sku, v.color, v.size])).toEqual([
+      ['AK-TEE-BLUE-M', 'blue', 'm'],
+      ['AK-TEE-RED-M', 'red', 'm'],
+    ]);
 
     const rep = report(inboxes.akeneo, 'akeneo.csv');
     expect(rep.summary).toMatchObject({ rows: 3, products: 2, variations: 2, images: 1, defaults: { stock: { value: 0, products: 2 } } });
@@ -95,6 +114,9 @@ describe('preset files merge into the catalog', () => {
     expect(again.counts).toMatchObject({ files_done: 1 });
     // Read with the new options: the cap's relative image is now an address.
     for (const pk of again.feed_pks) await feedDone(pk);
-    expect((await product('WOO-CAP'))!.images.map((i: Json) => i.url)).toEqual(['https://shop.example/wp-content/uploads/cap.jpg', 'https://shop.example/not%20an%20address']);
+    expect((await product('WOO-CAP'))!.images.map((i: Json) => i.url)).toEqual([
+      'https://shop.example/wp-content/uploads/cap.jpg',
+      'https://shop.example/not%20an%20address',
+    ]);
   });
 });

@@ -10,7 +10,10 @@ import { pullFixture, pullShop } from './pull-helpers.ts';
 
 process.env.WB_TEST_SHOPIFY_TOKEN = 'shpat_test';
 const shopify = (name: string, host: string, options: Record<string, unknown> = {}) => ({
-  name, type: 'catalog-shopify', shop_pk: 1, schedule: '0 0 1 1 *',
+  name,
+  type: 'catalog-shopify',
+  shop_pk: 1,
+  schedule: '0 0 1 1 *',
   options: { base_url: `https://${host}`, access_token_env: 'WB_TEST_SHOPIFY_TOKEN', retries: 0, ...options },
 });
 const daemon = await useTestDaemon({
@@ -25,7 +28,11 @@ const daemon = await useTestDaemon({
 const shop = await pullShop(daemon);
 onlyNockedNetwork();
 
-interface Vars { first: number; after: string | null; query: string | null }
+interface Vars {
+  first: number;
+  after: string | null;
+  query: string | null;
+}
 const page1 = pullFixture('catalog-shopify', 'products-page-1.json') as object;
 const page2 = pullFixture('catalog-shopify', 'products-page-2.json') as object;
 const CURSOR = 'eyJsYXN0X2lkIjo4MDAxLCJsYXN0X3ZhbHVlIjoiMjAyNi0xMS0yMCJ9';
@@ -33,7 +40,10 @@ const CURSOR = 'eyJsYXN0X2lkIjo4MDAxLCJsYXN0X3ZhbHVlIjoiMjAyNi0xMS0yMCJ9';
 /** One GraphQL answer for the page asked `after` that cursor; each query's variables recorded. */
 function graphql(host: string, after: string | null, status: number, body: object, seen: Vars[] = [], version = '2025-07') {
   return nock(`https://${host}`, { reqheaders: { 'x-shopify-access-token': 'shpat_test' } })
-    .post(`/admin/api/${version}/graphql.json`, (b: { query: string; variables: Vars }) => b.query.includes('products(') && b.variables.after === after && b.variables.first === 50)
+    .post(
+      `/admin/api/${version}/graphql.json`,
+      (b: { query: string; variables: Vars }) => b.query.includes('products(') && b.variables.after === after && b.variables.first === 50,
+    )
     .reply(status, body)
     .on('request', (_req: unknown, _i: unknown, raw: string) => seen.push((JSON.parse(raw) as { variables: Vars }).variables));
 }
@@ -47,7 +57,12 @@ describe('runs', () => {
     expect(seen.map((v) => v.query)).toEqual([null, null]);
     expect(run).toMatchObject({ outcome: 'succeeded', counts: { requests: 2, pages_fetched: 2, products_changed: 3 } });
     expect(await shop.product('SWEATER-1')).toMatchObject({
-      name: 'Draft Sweater', description: '<p>A warm sweater.</p>', brand: 'Acme', category: 'Sweaters', price: 45, stock: 8,
+      name: 'Draft Sweater',
+      description: '<p>A warm sweater.</p>',
+      brand: 'Acme',
+      category: 'Sweaters',
+      price: 45,
+      stock: 8,
       images: [{ url: 'https://cdn.shopify.com/s/files/1/0001/sweater.jpg', position: 0 }],
     });
     const element = await shop.product('element');
@@ -80,7 +95,7 @@ describe('runs', () => {
     expect(await shop.product('HAT-OLD')).toMatchObject({ stock: 3 });
   });
 
-  it('the query-cost throttle: a THROTTLED answer is waited out until the bucket holds the query\'s cost, then asked again', async () => {
+  it("the query-cost throttle: a THROTTLED answer is waited out until the bucket holds the query's cost, then asked again", async () => {
     const single = JSON.parse(JSON.stringify(page2)) as { data: { products: { pageInfo: { hasNextPage: boolean } } } };
     graphql('busy.myshopify.test', null, 200, pullFixture('catalog-shopify', 'throttled.json') as object);
     graphql('busy.myshopify.test', null, 200, single);
@@ -90,7 +105,7 @@ describe('runs', () => {
     expect(run.duration_ms).toBeGreaterThanOrEqual(250);
   });
 
-  it('on_delete delete: an archived product is deleted; the pinned api_version is the entry\'s', async () => {
+  it("on_delete delete: an archived product is deleted; the pinned api_version is the entry's", async () => {
     const single = JSON.parse(JSON.stringify(page2)) as { data: { products: { nodes: { status: string }[] } } };
     single.data.products.nodes[0]!.status = 'ACTIVE';
     graphql('del.myshopify.test', null, 200, single, [], '2025-10');

@@ -21,8 +21,15 @@ const app = daemon.app!;
 let seq = 0;
 
 const post = (body: string, headers: Record<string, string>, name = 'pim') =>
-  app.inject({ method: 'POST', url: `/connectors/${name}/webhook`, payload: body, headers: { 'content-type': 'application/json', ...headers } });
-const signed = (body: string, id = `msg_${++seq}`, now = Date.now(), secret = SECRET): Record<string, string> => ({ ...signedHeaders(secret, id, body, now) });
+  app.inject({
+    method: 'POST',
+    url: `/connectors/${name}/webhook`,
+    payload: body,
+    headers: { 'content-type': 'application/json', ...headers },
+  });
+const signed = (body: string, id = `msg_${++seq}`, now = Date.now(), secret = SECRET): Record<string, string> => ({
+  ...signedHeaders(secret, id, body, now),
+});
 const products = (sku: string, price = 10) => JSON.stringify([{ sku, name: `Product ${sku}`, price, stock: 1 }]);
 
 describe('signature', () => {
@@ -34,9 +41,20 @@ describe('signature', () => {
     expect(location).toMatch(/^http:\/\/localhost:80\/feeds\/[0-9a-f-]{36}\/$/);
     expect(res.headers.allow).toBe('POST, OPTIONS');
     const feed = res.json() as { pk: string; url: string };
-    expect(feed).toMatchObject({ url: location, shop_pk: 1, type: 'product_create', source: 'connector:pim', status: 'Wait', counts: { total: 1 } });
+    expect(feed).toMatchObject({
+      url: location,
+      shop_pk: 1,
+      type: 'product_create',
+      source: 'connector:pim',
+      status: 'Wait',
+      counts: { total: 1 },
+    });
     const path = new URL(location).pathname;
-    await until('the feed', async () => ((await app.inject({ url: path, headers: auth })).json() as { state: string }).state === 'done', 20_000);
+    await until(
+      'the feed',
+      async () => ((await app.inject({ url: path, headers: auth })).json() as { state: string }).state === 'done',
+      20_000,
+    );
     const list = (await app.inject({ url: '/shops/1/products/?sku=W-1', headers: auth })).json() as { sku: string; price: number }[];
     expect(list).toMatchObject([{ sku: 'W-1', price: 10 }]);
     // The delivery is a run of the connector, with its feed.
@@ -50,7 +68,11 @@ describe('signature', () => {
     const tampered = await post(products('W-2', 0), h);
     expect(tampered.statusCode).toBe(401);
     expect(tampered.headers['content-type']).toMatch(/^application\/problem\+json/);
-    expect(tampered.json()).toMatchObject({ status: 401, code: 'invalid_signature', detail: 'The webhook signature was refused: signature does not match.' });
+    expect(tampered.json()).toMatchObject({
+      status: 401,
+      code: 'invalid_signature',
+      detail: 'The webhook signature was refused: signature does not match.',
+    });
     expect((await post(body, signed(body, 'msg_x', Date.now(), 'whsec_d3Jvbmc='))).statusCode).toBe(401);
     const missing = await post(body, { 'webhook-id': 'msg_y' });
     expect(missing.statusCode).toBe(401);
@@ -98,10 +120,13 @@ describe('duplicates', () => {
     const bad = JSON.stringify([{ sku: 'W-5', name: 'x', stock: -1 }]);
     const res = await post(bad, signed(bad, 'msg_fix'));
     expect(res.statusCode).toBe(400);
-    expect(res.json()).toMatchObject({ code: 'validation_failed', errors: [
-      { pointer: '/0/price', code: 'required' },
-      { pointer: '/0/stock', code: 'too_small' },
-    ] });
+    expect(res.json()).toMatchObject({
+      code: 'validation_failed',
+      errors: [
+        { pointer: '/0/price', code: 'required' },
+        { pointer: '/0/stock', code: 'too_small' },
+      ],
+    });
     const good = products('W-5');
     expect((await post(good, signed(good, 'msg_fix'))).statusCode).toBe(202);
     const notJson = '{"sku":';

@@ -12,8 +12,19 @@ import { pullFixture, pullShop } from './pull-helpers.ts';
 process.env.WB_TEST_WOO_KEY = 'ck_test';
 process.env.WB_TEST_WOO_SECRET = 'cs_test';
 const woo = (name: string, host: string, options: Record<string, unknown> = {}) => ({
-  name, type: 'catalog-woocommerce', shop_pk: 1, schedule: '0 0 1 1 *',
-  options: { base_url: `https://${host}`, consumer_key_env: 'WB_TEST_WOO_KEY', consumer_secret_env: 'WB_TEST_WOO_SECRET', retries: 0, weight_unit: 'kg', dimensions_unit: 'cm', ...options },
+  name,
+  type: 'catalog-woocommerce',
+  shop_pk: 1,
+  schedule: '0 0 1 1 *',
+  options: {
+    base_url: `https://${host}`,
+    consumer_key_env: 'WB_TEST_WOO_KEY',
+    consumer_secret_env: 'WB_TEST_WOO_SECRET',
+    retries: 0,
+    weight_unit: 'kg',
+    dimensions_unit: 'cm',
+    ...options,
+  },
 });
 const daemon = await useTestDaemon({
   env: {
@@ -34,18 +45,35 @@ const BASIC = `Basic ${Buffer.from('ck_test:cs_test').toString('base64')}`;
 type Query = Record<string, string>;
 
 /** One products listing answer; `seen` collects each query asked. */
-function products(host: string, status: string, pages: unknown[][], seen: Query[] = [], fail?: { page: number; status: number; headers?: Record<string, string> }) {
+function products(
+  host: string,
+  status: string,
+  pages: unknown[][],
+  seen: Query[] = [],
+  fail?: { page: number; status: number; headers?: Record<string, string> },
+) {
   const scope = nock(`https://${host}`).matchHeader('authorization', BASIC);
   pages.forEach((body, i) => {
     const page = i + 1;
     const match = (q: Query) => q.status === status && q.page === String(page) && q.per_page === '100';
-    if (fail?.page === page) scope.get('/wp-json/wc/v3/products').query(match).reply(fail.status, { code: 'internal_server_error', message: 'Error', data: { status: fail.status } }, fail.headers);
-    else scope.get('/wp-json/wc/v3/products').query((q: Query) => match(q) && (seen.push(q), true)).reply(200, body, { 'X-WP-Total': String(pages.flat().length), 'X-WP-TotalPages': String(pages.length) });
+    if (fail?.page === page)
+      scope
+        .get('/wp-json/wc/v3/products')
+        .query(match)
+        .reply(fail.status, { code: 'internal_server_error', message: 'Error', data: { status: fail.status } }, fail.headers);
+    else
+      scope
+        .get('/wp-json/wc/v3/products')
+        .query((q: Query) => match(q) && (seen.push(q), true))
+        .reply(200, body, { 'X-WP-Total': String(pages.flat().length), 'X-WP-TotalPages': String(pages.length) });
   });
   return scope;
 }
 const variations = (host: string) =>
-  nock(`https://${host}`).matchHeader('authorization', BASIC).get('/wp-json/wc/v3/products/799/variations').query(true)
+  nock(`https://${host}`)
+    .matchHeader('authorization', BASIC)
+    .get('/wp-json/wc/v3/products/799/variations')
+    .query(true)
     .reply(200, pullFixture('catalog-woocommerce', 'variations-799.json') as unknown[], { 'X-WP-TotalPages': '1' });
 const page1 = pullFixture('catalog-woocommerce', 'products-page-1.json') as Record<string, unknown>[];
 const page2 = pullFixture('catalog-woocommerce', 'products-page-2.json') as Record<string, unknown>[];
@@ -53,15 +81,36 @@ const page2 = pullFixture('catalog-woocommerce', 'products-page-2.json') as Reco
 describe('a first run, then incremental runs', () => {
   it('reads every page and the variations; the products arrive as WooCommerce shows them', async () => {
     const seen: Query[] = [];
-    const scopes = [products('shop.example.test', 'any', [page1, page2], seen), products('shop.example.test', 'trash', [[]]), variations('shop.example.test')];
+    const scopes = [
+      products('shop.example.test', 'any', [page1, page2], seen),
+      products('shop.example.test', 'trash', [[]]),
+      variations('shop.example.test'),
+    ];
     const run = await shop.run('woo');
     for (const s of scopes) expect(s.isDone()).toBe(true);
     expect(seen.every((q) => q.modified_after === undefined)).toBe(true);
-    expect(run).toMatchObject({ outcome: 'succeeded', counts: { pages_fetched: 3, requests: 4, products_changed: 3, products_unchanged: 0 } });
+    expect(run).toMatchObject({
+      outcome: 'succeeded',
+      counts: { pages_fetched: 3, requests: 4, products_changed: 3, products_unchanged: 0 },
+    });
     expect(await shop.product('WOO-PQ-1')).toMatchObject({
-      sku: 'WOO-PQ-1', name: 'Premium Quality', price: 21.99, stock: 12, availability: 'in_stock', weight: 0.4, weight_unit: 'kg',
-      width: 20, height: 2, depth: 30, dimensions_unit: 'cm', category: 'Clothing', material: 'Cotton',
-      images: [{ url: 'https://shop.example.com/wp-content/uploads/2017/03/T_2_front-4.jpg', position: 0 }, { url: 'https://shop.example.com/wp-content/uploads/2017/03/T_2_back-2.jpg', position: 1 }],
+      sku: 'WOO-PQ-1',
+      name: 'Premium Quality',
+      price: 21.99,
+      stock: 12,
+      availability: 'in_stock',
+      weight: 0.4,
+      weight_unit: 'kg',
+      width: 20,
+      height: 2,
+      depth: 30,
+      dimensions_unit: 'cm',
+      category: 'Clothing',
+      material: 'Cotton',
+      images: [
+        { url: 'https://shop.example.com/wp-content/uploads/2017/03/T_2_front-4.jpg', position: 0 },
+        { url: 'https://shop.example.com/wp-content/uploads/2017/03/T_2_back-2.jpg', position: 1 },
+      ],
     });
     const variable = await shop.product('WOO-SYI');
     expect(variable).toMatchObject({ name: 'Ship Your Idea', price: 9, stock: 0 });
@@ -162,16 +211,22 @@ describe('--full, throttling, credentials, addresses', () => {
   });
 
   it('refused keys fail the run with what to check', async () => {
-    nock('https://oos.example.test').get('/wp-json/wc/v3/products').query(true)
+    nock('https://oos.example.test')
+      .get('/wp-json/wc/v3/products')
+      .query(true)
       .reply(401, { code: 'woocommerce_rest_cannot_view', message: 'Sorry, you cannot list resources.', data: { status: 401 } });
     const run = await shop.run('woo-oos');
     expect(run.outcome).toBe('failed');
-    expect(run.error).toBe('WooCommerce refused the credentials (HTTP 401 (Sorry, you cannot list resources.)); check the connector\'s secrets and their env vars.');
+    expect(run.error).toBe(
+      "WooCommerce refused the credentials (HTTP 401 (Sorry, you cannot list resources.)); check the connector's secrets and their env vars.",
+    );
   });
 
   it('plain http is refused for a public address, allowed for loopback', async () => {
     const plain = await shop.run('woo-plain');
-    expect(plain.error).toBe('base_url http://93.184.216.34 is plain http to a public address: credentials would travel unencrypted. Use https (http is allowed for loopback and private addresses only).');
+    expect(plain.error).toBe(
+      'base_url http://93.184.216.34 is plain http to a public address: credentials would travel unencrypted. Use https (http is allowed for loopback and private addresses only).',
+    );
     nock('http://127.0.0.1:9').get('/wp-json/wc/v3/products').query(true).times(2).reply(200, [], { 'X-WP-TotalPages': '0' });
     expect((await shop.run('woo-local')).outcome).toBe('succeeded');
   });

@@ -12,7 +12,9 @@ afterAll(() => database.drop());
 const inbox = tempDir();
 const env = {
   DATABASE_URL: database.url,
-  WAYBILL_CONNECTORS: connectorsFile([{ name: 'erp', type: 'catalog-file', shop_pk: 1, schedule: '*/5 * * * *', options: { inbox, format: 'csv', settle_ms: 0 } }]),
+  WAYBILL_CONNECTORS: connectorsFile([
+    { name: 'erp', type: 'catalog-file', shop_pk: 1, schedule: '*/5 * * * *', options: { inbox, format: 'csv', settle_ms: 0 } },
+  ]),
 };
 
 // Each step starts a real process; on a loaded 2-core machine one takes several seconds.
@@ -22,16 +24,25 @@ describe('waybill connectors', { timeout: 120_000 }, () => {
     fs.writeFileSync(path.join(inbox, 'p.csv'), 'sku,name,price,stock\nC-1,One,1,1\nC-2,Two,2,2\n');
     const r = await runCli(['connectors', 'run', 'erp', '--json'], env);
     expect(r.code, r.stderr).toBe(0);
-    const { run } = r.json<{ run: { id: number; connector: string; trigger: string; outcome: string; counts: Record<string, number>; feed_pks: string[] } }>();
+    const { run } = r.json<{
+      run: { id: number; connector: string; trigger: string; outcome: string; counts: Record<string, number>; feed_pks: string[] };
+    }>();
     expect(run).toMatchObject({ connector: 'erp', trigger: 'cli', outcome: 'succeeded', counts: { files_done: 1, products_sent: 2 } });
     expect(run.feed_pks).toHaveLength(1);
     expect(ls(path.join(inbox, '.done'))).toEqual(['p.csv', 'p.csv.report.json']);
 
     const list = await runCli(['connectors', 'list', '--json'], env);
     expect(list.code).toBe(0);
-    expect(list.json<{ connectors: unknown[] }>().connectors).toEqual([expect.objectContaining({
-      name: 'erp', type: 'catalog-file', shop_pk: 1, schedule: '*/5 * * * *', enabled: true, last_runs: [expect.objectContaining({ id: run.id, outcome: 'succeeded' })],
-    })]);
+    expect(list.json<{ connectors: unknown[] }>().connectors).toEqual([
+      expect.objectContaining({
+        name: 'erp',
+        type: 'catalog-file',
+        shop_pk: 1,
+        schedule: '*/5 * * * *',
+        enabled: true,
+        last_runs: [expect.objectContaining({ id: run.id, outcome: 'succeeded' })],
+      }),
+    ]);
     // A file with a refused product: partial, exit 1, the refusals named.
     fs.writeFileSync(path.join(inbox, 'q.csv'), 'sku,name,price,stock\nC-3,Three,3,3\nC-4,Four,-1,4\n');
     const partial = await runCli(['connectors', 'run', 'erp'], env);
@@ -59,12 +70,17 @@ describe('waybill connectors', { timeout: 120_000 }, () => {
     // Every problem of the file at once, each with the fix it probably needs.
     const typos = await runCli(['connectors', 'list'], {
       ...env,
-      WAYBILL_CONNECTORS: connectorsFile([{ name: 'Erp Main', type: 'catalog-flie', shop_pk: 1, shedule: '61 * * * *' }, { name: 'b', type: 'catalog-file', shop_pk: 1, schedule: '61 * * * *', options: { inbox, format: 'csv', colums: {} } }]),
+      WAYBILL_CONNECTORS: connectorsFile([
+        { name: 'Erp Main', type: 'catalog-flie', shop_pk: 1, shedule: '61 * * * *' },
+        { name: 'b', type: 'catalog-file', shop_pk: 1, schedule: '61 * * * *', options: { inbox, format: 'csv', colums: {} } },
+      ]),
     });
     expect(typos.code).toBe(2);
     expect(typos.stderr).toContain('connectors[0] "Erp Main": name: must be lower-case letters, digits, - and _');
     expect(typos.stderr).toContain('connectors[0] "Erp Main": shedule: is not a known option (did you mean schedule?)');
-    expect(typos.stderr).toContain('connectors[0] "Erp Main": type: unknown connector type "catalog-flie" (did you mean catalog-file? known: ');
+    expect(typos.stderr).toContain(
+      'connectors[0] "Erp Main": type: unknown connector type "catalog-flie" (did you mean catalog-file? known: ',
+    );
     expect(typos.stderr).toContain('connectors[1] "b": schedule: "61 * * * *" is not a valid cron expression');
     expect(typos.stderr).toContain('connectors[1] "b": options.colums: is not a known option (did you mean columns?)');
   });

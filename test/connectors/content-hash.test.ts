@@ -8,7 +8,10 @@ function reference(value: unknown): string {
   if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null';
   if (Array.isArray(value)) return `[${value.map(reference).join(',')}]`;
   const o = value as Record<string, unknown>;
-  const members = Object.keys(o).sort().filter((k) => o[k] !== undefined).map((k) => `${JSON.stringify(k)}:${reference(o[k])}`);
+  const members = Object.keys(o)
+    .sort()
+    .filter((k) => o[k] !== undefined)
+    .map((k) => `${JSON.stringify(k)}:${reference(o[k])}`);
   return `{${members.join(',')}}`;
 }
 
@@ -23,7 +26,17 @@ function random(seed: number): () => number {
 
 describe('contentHash', () => {
   it('is the sha256 of the sorted-key JSON, as stored by earlier versions', () => {
-    const product = { sku: 'TS-1', name: 'T-shirt', price: 19.9, stock: 12, images: ['https://cdn.example.com/ts1.jpg'], variations: [{ sku: 'TS-1-M', size: 'M' }, { stock: 0, sku: 'TS-1-L', size: 'L' }] };
+    const product = {
+      sku: 'TS-1',
+      name: 'T-shirt',
+      price: 19.9,
+      stock: 12,
+      images: ['https://cdn.example.com/ts1.jpg'],
+      variations: [
+        { sku: 'TS-1-M', size: 'M' },
+        { stock: 0, sku: 'TS-1-L', size: 'L' },
+      ],
+    };
     expect(contentHash(product)).toBe('f5677f144f46dbac1027960221227adeb3ef8510ce16545c75268686024d85d7');
   });
 
@@ -42,7 +55,10 @@ describe('contentHash', () => {
       Object.assign(Object.create(null) as object, { z: 1, a: [undefined, null, Number.NaN, -0] }),
       { when: new Date(0), text: 'é"\\\n', '': 0 },
       [[], {}, [{}], 'a'],
-      'text', 1.5, null, true,
+      'text',
+      1.5,
+      null,
+      true,
     ];
     for (const v of odd) expect(canonicalJson(v)).toBe(reference(v));
   });

@@ -73,7 +73,10 @@ describe('catalog-file', () => {
     expect(fourth.feeds).toEqual([]);
     // Now that its feed is applied, the same bytes are skipped.
     const fifth = await dropAndRun('never-5.csv', ['NR-1,One,1,1', 'NR-2,Two,2,2']);
-    expect(fifth.report).toMatchObject({ outcome: 'skipped', reason: expect.stringMatching(/^The file is byte-identical to never-3\.csv/) });
+    expect(fifth.report).toMatchObject({
+      outcome: 'skipped',
+      reason: expect.stringMatching(/^The file is byte-identical to never-3\.csv/),
+    });
   });
 
   it('an item the database refused is sent again by the next file; the good one next to it is unchanged', async () => {
@@ -96,8 +99,16 @@ describe('catalog-file', () => {
 describe('catalog-webhook', () => {
   it('records the hash of what its feed applied only: a later file sends the refused product again', async () => {
     await ensureWorker();
-    const payload = JSON.stringify([{ sku: 'W-GOOD', name: 'Good', price: 1, stock: 1 }, { sku: 'POISON-W', name: 'Poison', price: 1, stock: 1 }]);
-    const res = await app.inject({ method: 'POST', url: '/connectors/pim/webhook', payload, headers: { 'content-type': 'application/json', ...signedHeaders(SECRET, 'msg_delta_1', payload) } });
+    const payload = JSON.stringify([
+      { sku: 'W-GOOD', name: 'Good', price: 1, stock: 1 },
+      { sku: 'POISON-W', name: 'Poison', price: 1, stock: 1 },
+    ]);
+    const res = await app.inject({
+      method: 'POST',
+      url: '/connectors/pim/webhook',
+      payload,
+      headers: { 'content-type': 'application/json', ...signedHeaders(SECRET, 'msg_delta_1', payload) },
+    });
     expect(res.statusCode).toBe(202);
     const pushed = await feed((res.json() as Feed).pk);
     expect(pushed).toMatchObject({ state: 'done', counts: { succeeded: 1, failed: 1 } });

@@ -13,20 +13,34 @@ const howTo = doc.slice(doc.indexOf('### How-to: the catalog file connector'));
 const block = (lang: string, after = 0): string => {
   const start = howTo.indexOf(`\`\`\`${lang}\n`, after);
   const body = howTo.slice(start + lang.length + 4, howTo.indexOf('```', start + lang.length + 4));
-  return body.split('\n').map((l) => l.replace(/^ {3}/, '')).join('\n').trim();
+  return body
+    .split('\n')
+    .map((l) => l.replace(/^ {3}/, ''))
+    .join('\n')
+    .trim();
 };
 
 const inbox = tempDir();
-const daemon = await useTestDaemon({ env: { WAYBILL_CONNECTORS: connectorsFile([{ name: 'erp-main', type: 'catalog-file', shop_pk: 1, enabled: false, options: { inbox, format: 'csv', settle_ms: 0 } }]) } });
+const daemon = await useTestDaemon({
+  env: {
+    WAYBILL_CONNECTORS: connectorsFile([
+      { name: 'erp-main', type: 'catalog-file', shop_pk: 1, enabled: false, options: { inbox, format: 'csv', settle_ms: 0 } },
+    ]),
+  },
+});
 await daemon.shopWithKey();
 
 /** What differs from one run to the next: ids, the hash, times, feed ids. */
 const stable = (report: Record<string, unknown>): Record<string, unknown> => ({
-  ...report, run_id: 0, sha256: '...', started_at: '...', finished_at: '...',
+  ...report,
+  run_id: 0,
+  sha256: '...',
+  started_at: '...',
+  finished_at: '...',
   feeds: (report.feeds as { items: number }[]).map((f) => ({ pk: '...', url: '...', items: f.items })),
 });
 
-it('the how-to\'s sample CSV gives the report the how-to shows', async () => {
+it("the how-to's sample CSV gives the report the how-to shows", async () => {
   fs.writeFileSync(path.join(inbox, 'products.csv'), `${block('csv')}\n`);
   const r = await daemon.services.connectors.execute({ name: 'erp-main', trigger: 'cli' });
   expect(r.status).toBe('done');

@@ -12,7 +12,14 @@ afterAll(() => database.drop());
 const inbox = tempDir();
 const env = {
   DATABASE_URL: database.url,
-  WAYBILL_CONNECTORS: connectorsFile([{ name: 'magento', type: 'catalog-file', shop_pk: 1, options: { inbox, preset: 'magento2', image_base_url: 'https://shop.example/media/catalog/product', settle_ms: 0 } }]),
+  WAYBILL_CONNECTORS: connectorsFile([
+    {
+      name: 'magento',
+      type: 'catalog-file',
+      shop_pk: 1,
+      options: { inbox, preset: 'magento2', image_base_url: 'https://shop.example/media/catalog/product', settle_ms: 0 },
+    },
+  ]),
 };
 
 describe('waybill connectors preview', { timeout: 120_000 }, () => {
@@ -24,7 +31,13 @@ describe('waybill connectors preview', { timeout: 120_000 }, () => {
     const { products, summary } = r.json<{ products: Record<string, unknown>[]; summary: Record<string, unknown> }>();
     expect(products).toHaveLength(1);
     expect(products[0]).toMatchObject({ sku: expect.stringMatching(/^MB0[12]$/) });
-    expect(summary).toMatchObject({ rows: 5, products: 2, variations: 2, skipped: { 'store-view row (translations are not imported)': { count: 1 } }, invalid_products: { count: 0 } });
+    expect(summary).toMatchObject({
+      rows: 5,
+      products: 2,
+      variations: 2,
+      skipped: { 'store-view row (translations are not imported)': { count: 1 } },
+      invalid_products: { count: 0 },
+    });
     expect(fs.existsSync(file)).toBe(true);
     expect(fs.readdirSync(inbox)).toEqual([]);
     const text = await runCli(['connectors', 'preview', 'magento', file], env);

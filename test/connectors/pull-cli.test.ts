@@ -24,11 +24,22 @@ afterAll(async () => {
   await database.drop();
 });
 const env = {
-  DATABASE_URL: database.url, WB_CLI_WOO_KEY: 'ck_cli', WB_CLI_WOO_SECRET: 'cs_cli',
-  WAYBILL_CONNECTORS: connectorsFile([{
-    name: 'woo', type: 'catalog-woocommerce', shop_pk: 1, schedule: '0 0 1 1 *',
-    options: { base_url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, consumer_key_env: 'WB_CLI_WOO_KEY', consumer_secret_env: 'WB_CLI_WOO_SECRET' },
-  }]),
+  DATABASE_URL: database.url,
+  WB_CLI_WOO_KEY: 'ck_cli',
+  WB_CLI_WOO_SECRET: 'cs_cli',
+  WAYBILL_CONNECTORS: connectorsFile([
+    {
+      name: 'woo',
+      type: 'catalog-woocommerce',
+      shop_pk: 1,
+      schedule: '0 0 1 1 *',
+      options: {
+        base_url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+        consumer_key_env: 'WB_CLI_WOO_KEY',
+        consumer_secret_env: 'WB_CLI_WOO_SECRET',
+      },
+    },
+  ]),
 };
 
 describe('waybill connectors run on a catalog pull', { timeout: 120_000 }, () => {
@@ -44,7 +55,9 @@ describe('waybill connectors run on a catalog pull', { timeout: 120_000 }, () =>
     expect(next.code, next.stderr).toBe(0);
     // No daemon applies the first run's feed here: its product is not yet what the catalog
     // holds, so it is sent again (never lost) rather than found unchanged.
-    expect(next.stdout).toMatch(/^run \d+ of woo: succeeded in \d+ ms; requests=2 pages_fetched=2 products_changed=1 products_unchanged=0; feeds: \S+$/m);
+    expect(next.stdout).toMatch(
+      /^run \d+ of woo: succeeded in \d+ ms; requests=2 pages_fetched=2 products_changed=1 products_unchanged=0; feeds: \S+$/m,
+    );
     // The product's date_modified_gmt (2026-11-21T10:15:42) less overlap_seconds (60).
     expect(asked.map((q) => q.get('modified_after'))).toEqual(['2026-11-21T10:14:42', '2026-11-21T10:14:42']);
 

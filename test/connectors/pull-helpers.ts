@@ -12,7 +12,10 @@ export const pullFixture = (type: string, name: string): unknown =>
 
 export interface PullShop {
   /** One run now; every feed it created applied before it resolves. */
-  run(name: string, full?: boolean): Promise<{ outcome: string; counts: Record<string, number>; error: string | null; feed_pks: string[]; duration_ms: number | null }>;
+  run(
+    name: string,
+    full?: boolean,
+  ): Promise<{ outcome: string; counts: Record<string, number>; error: string | null; feed_pks: string[]; duration_ms: number | null }>;
   /** The shop's product with this sku (GET /shops/1/products/?sku=), undefined when none. */
   product(sku: string): Promise<Record<string, unknown> | undefined>;
 }
@@ -25,7 +28,12 @@ export async function pullShop(daemon: TestDaemon): Promise<PullShop> {
       const r = await daemon.services.connectors.execute({ name, trigger: 'cli', full });
       if (r.status !== 'done') throw new Error(`connector ${name}: ${r.status}`);
       for (const pk of r.run.feed_pks) {
-        await until(`feed ${pk}`, async () => ['done', 'failed'].includes(((await app.inject({ url: `/feeds/${pk}/`, headers: auth })).json() as { state: string }).state), 20_000);
+        await until(
+          `feed ${pk}`,
+          async () =>
+            ['done', 'failed'].includes(((await app.inject({ url: `/feeds/${pk}/`, headers: auth })).json() as { state: string }).state),
+          20_000,
+        );
       }
       return r.run;
     },

@@ -10,7 +10,14 @@ import { until } from '../helpers/until.ts';
 
 const ADMIN = 'connectors-reload-admin-token';
 const inbox = tempDir();
-const entry = (name: string, over: Record<string, unknown> = {}) => ({ name, type: 'catalog-file', shop_pk: 1, schedule: null, options: { inbox, format: 'csv', settle_ms: 0 }, ...over });
+const entry = (name: string, over: Record<string, unknown> = {}) => ({
+  name,
+  type: 'catalog-file',
+  shop_pk: 1,
+  schedule: null,
+  options: { inbox, format: 'csv', settle_ms: 0 },
+  ...over,
+});
 const file = connectorsFile([entry('erp-main')]);
 const daemon = await useTestDaemon({ env: { WAYBILL_CONNECTORS: file, WAYBILL_ADMIN_TOKEN: ADMIN } });
 const app = daemon.app!;
@@ -21,14 +28,24 @@ const names = async (): Promise<string[]> => (await daemon.services.connectors.l
 describe('reloading the connectors file', () => {
   it('says in the log when the file changed on disk, and applies it only when reloaded', async () => {
     write([entry('erp-main'), entry('pim', { schedule: '* * * * *' })]);
-    const line = await until('the changed-on-disk line', () => daemon.logLines.find((l) => String(l.msg).startsWith('the connectors file changed on disk')), 15_000);
-    expect(line).toMatchObject({ level: 'warn', file, msg: "the connectors file changed on disk; not applied until reloaded (SIGHUP, or Reload on the dashboard's Connectors page)" });
+    const line = await until(
+      'the changed-on-disk line',
+      () => daemon.logLines.find((l) => String(l.msg).startsWith('the connectors file changed on disk')),
+      15_000,
+    );
+    expect(line).toMatchObject({
+      level: 'warn',
+      file,
+      msg: "the connectors file changed on disk; not applied until reloaded (SIGHUP, or Reload on the dashboard's Connectors page)",
+    });
     expect(await names()).toEqual(['erp-main']);
 
     const res = await app.inject({ method: 'POST', url: '/admin/api/connectors/reload', headers: bearer });
     expect(res.statusCode, res.body).toBe(200);
     expect(res.json()).toMatchObject({ connectors: ['erp-main', 'pim'], added: ['pim'], removed: [], changed: [] });
-    expect(res.json<{ detail: string }>().detail).toMatch(/^Connectors file reloaded in this process \(pid \d+\): 2 connectors; added pim\./);
+    expect(res.json<{ detail: string }>().detail).toMatch(
+      /^Connectors file reloaded in this process \(pid \d+\): 2 connectors; added pim\./,
+    );
     expect(await names()).toEqual(['erp-main', 'pim']);
     // The scheduler follows: pim is ticked now.
     expect(daemon.logLines.findLast((l) => l.msg === 'connectors rescheduled')).toMatchObject({ connectors: ['pim'] });
@@ -64,19 +81,35 @@ describe('reloading the connectors file', () => {
     await app.inject({ method: 'POST', url: '/admin/api/connectors/reload', headers: bearer });
     await daemon.shopWithKey();
     fs.writeFileSync(path.join(other, 'drop.csv'), 'sku,name,price,stock\nL-1,Late,1,1\n');
-    const run = await until('the run of the dropped file', async () => (await daemon.services.connectors.runs('late')).find((r) => r.outcome !== 'running'), 15_000);
+    const run = await until(
+      'the run of the dropped file',
+      async () => (await daemon.services.connectors.runs('late')).find((r) => r.outcome !== 'running'),
+      15_000,
+    );
     expect(run).toMatchObject({ trigger: 'file', outcome: 'succeeded', counts: { files_done: 1, products_sent: 1 } });
   });
 });
 
 describe('what the dashboard shows of an entry', () => {
   it('its options, a value under a secret-looking name redacted (a token written into headers by mistake)', async () => {
-    write([{ name: 'carrier', type: 'tracking-http', options: {
-      base_url: 'http://carrier.invalid', carriers: ['X'], url_template: '{tracking_code}', status_path: 'status', status_map: {},
-      headers: { Authorization: 'Bearer not-for-the-dashboard', Accept: 'application/json' },
-    } }]);
+    write([
+      {
+        name: 'carrier',
+        type: 'tracking-http',
+        options: {
+          base_url: 'http://carrier.invalid',
+          carriers: ['X'],
+          url_template: '{tracking_code}',
+          status_path: 'status',
+          status_map: {},
+          headers: { Authorization: 'Bearer not-for-the-dashboard', Accept: 'application/json' },
+        },
+      },
+    ]);
     await app.inject({ method: 'POST', url: '/admin/api/connectors/reload', headers: bearer });
-    const [c] = (await app.inject({ url: '/admin/api/connectors', headers: bearer })).json<{ options: { headers: Record<string, string>; base_url: string } }[]>();
+    const [c] = (await app.inject({ url: '/admin/api/connectors', headers: bearer })).json<
+      { options: { headers: Record<string, string>; base_url: string } }[]
+    >();
     expect(c!.options.headers).toEqual({ Authorization: '[redacted]', Accept: 'application/json' });
     expect(c!.options.base_url).toBe('http://carrier.invalid');
     const page = await app.inject({ url: '/admin/connectors/carrier', headers: { ...bearer, accept: 'text/html' } });

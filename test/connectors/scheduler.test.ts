@@ -32,16 +32,25 @@ describe('scheduled ticks with two scheduler processes', () => {
     // Both processes did tick: the queue refused the second copy of each tick.
     const tickLines = [...a.logLines, ...b.logLines].filter((l) => l.msg === 'scheduler started');
     expect(tickLines).toHaveLength(2);
-    expect(tickLines[0]).toMatchObject({ connectors: ['ticker'], maintenance: ['prune.feeds', 'prune.idempotency-keys', 'prune.webhook-deliveries', 'prune.receipts', 'feeds.requeue-stopped'] });
+    expect(tickLines[0]).toMatchObject({
+      connectors: ['ticker'],
+      maintenance: ['prune.feeds', 'prune.idempotency-keys', 'prune.webhook-deliveries', 'prune.receipts', 'feeds.requeue-stopped'],
+    });
   });
 
   it('keep one job per tick even when the first copy already finished', async () => {
     const at = new Date('2026-11-21T10:00:00.000Z');
     expect(await a.services.connectors.tick('manual', at)).toBe(true);
-    await until('the tick run', async () => (await a.services.connectors.runs('manual')).some((r) => r.scheduled_for === at.toISOString()), 10_000);
+    await until(
+      'the tick run',
+      async () => (await a.services.connectors.runs('manual')).some((r) => r.scheduled_for === at.toISOString()),
+      10_000,
+    );
     expect(await b.services.connectors.tick('manual', at)).toBe(false);
     expect(await b.services.connectors.tick('manual', new Date(at.getTime() + 400))).toBe(false); // same second
-    const { rows } = await sql<{ n: number }>`select count(*)::int as n from pgboss.job where name = 'connector.run' and data->>'name' = 'manual'`.execute(db);
+    const { rows } = await sql<{
+      n: number;
+    }>`select count(*)::int as n from pgboss.job where name = 'connector.run' and data->>'name' = 'manual'`.execute(db);
     expect(rows[0]!.n).toBe(1);
   });
 });
@@ -51,10 +60,16 @@ describe('maintenance ticks', () => {
     const at = new Date('2026-11-21T03:17:00.000Z');
     expect(await queueMaintenanceTick({ jobs: a.jobs, db }, 'prune.receipts', at)).toBe(true);
     expect(await queueMaintenanceTick({ jobs: b.jobs, db: b.connection.db }, 'prune.receipts', at)).toBe(false);
-    expect(await queueMaintenanceTick({ jobs: b.jobs, db: b.connection.db }, 'prune.receipts', new Date('2026-11-22T03:17:00.000Z'))).toBe(true);
+    expect(await queueMaintenanceTick({ jobs: b.jobs, db: b.connection.db }, 'prune.receipts', new Date('2026-11-22T03:17:00.000Z'))).toBe(
+      true,
+    );
     const { rows } = await sql<{ n: number }>`select count(*)::int as n from pgboss.job where name = 'prune.receipts'`.execute(db);
     expect(rows[0]!.n).toBe(2);
-    await until('both prunes', () => [...a.logLines, ...b.logLines].filter((l) => l.msg === 'old connector receipts pruned').length === 2, 10_000);
+    await until(
+      'both prunes',
+      () => [...a.logLines, ...b.logLines].filter((l) => l.msg === 'old connector receipts pruned').length === 2,
+      10_000,
+    );
   });
 
   it('replace the pg-boss schedules of earlier versions: a start removes them with their queues', async () => {
@@ -77,15 +92,27 @@ describe('run now', () => {
   it('queues one run and refuses a second while the first waits', async () => {
     await a.services.connectors.setEnabled('ticker', false);
     // The previous test's job must be over (the exclusive policy would refuse even the first).
-    await until('no queued or running job of manual', async () => {
-      const { rows } = await sql<{ n: number }>`select count(*)::int as n from pgboss.job where name = 'connector.run' and singleton_key = 'manual' and state in ('created', 'retry', 'active')`.execute(db);
-      return rows[0]!.n === 0;
-    }, 10_000);
+    await until(
+      'no queued or running job of manual',
+      async () => {
+        const { rows } = await sql<{
+          n: number;
+        }>`select count(*)::int as n from pgboss.job where name = 'connector.run' and singleton_key = 'manual' and state in ('created', 'retry', 'active')`.execute(
+          db,
+        );
+        return rows[0]!.n === 0;
+      },
+      10_000,
+    );
     const first = await a.services.connectors.runNow('manual');
     const second = await b.services.connectors.runNow('manual');
     expect(first.queued).toBe(true);
     expect(second).toEqual({ queued: false, job_id: null });
-    const run = await until('the manual run', async () => (await a.services.connectors.runs('manual')).find((r) => r.trigger === 'manual' && r.outcome !== 'running'), 10_000);
+    const run = await until(
+      'the manual run',
+      async () => (await a.services.connectors.runs('manual')).find((r) => r.trigger === 'manual' && r.outcome !== 'running'),
+      10_000,
+    );
     expect(run).toMatchObject({ connector: 'manual', outcome: 'succeeded', attempt: 1, error: null, feed_pks: [] });
     expect(run.finished_at).not.toBeNull();
   });
@@ -110,11 +137,15 @@ describe('run records and enable/disable', () => {
     const r = await a.services.connectors.execute({ name: 'broken', trigger: 'cli' });
     expect(r.status).toBe('done');
     if (r.status !== 'done') return;
-    expect(r.run).toMatchObject({ outcome: 'failed', error: 'The inbox /nonexistent/inbox does not exist or is not a folder (option inbox).' });
+    expect(r.run).toMatchObject({
+      outcome: 'failed',
+      error: 'The inbox /nonexistent/inbox does not exist or is not a folder (option inbox).',
+    });
     // A connector set up before its shop: skipped, saying why (not failed, nothing retried).
     const noShop = await a.services.connectors.execute({ name: 'no-shop', trigger: 'cli' });
     expect(noShop.status === 'done' && noShop.run).toMatchObject({
-      outcome: 'skipped', error: "Shop 99 (shop_pk) does not exist yet: create it (waybill shops create) or fix the connector's entry; the run was skipped.",
+      outcome: 'skipped',
+      error: "Shop 99 (shop_pk) does not exist yet: create it (waybill shops create) or fix the connector's entry; the run was skipped.",
     });
     const ok = await a.services.connectors.execute({ name: 'manual', trigger: 'cli' });
     expect(ok.status === 'done' && ok.run.outcome).toBe('succeeded');
@@ -123,16 +154,29 @@ describe('run records and enable/disable', () => {
   it('a failing queued run of a user error is not retried (dead-lettered once)', async () => {
     const { job_id: jobId } = await a.services.connectors.runNow('broken');
     expect(jobId).toEqual(expect.any(String));
-    const failed = await until('the failed run', async () => (await a.services.connectors.runs('broken')).find((r) => r.trigger === 'manual' && r.outcome !== 'running'), 10_000);
+    const failed = await until(
+      'the failed run',
+      async () => (await a.services.connectors.runs('broken')).find((r) => r.trigger === 'manual' && r.outcome !== 'running'),
+      10_000,
+    );
     expect(failed.outcome).toBe('failed');
     // Settled for good: `failed` at its first attempt (`retry` would mean it runs again), with
     // one copy in the dead-letter queue pointing back to it.
-    const job = await until('the job to settle', async () => {
-      const { rows } = await sql<{ state: string; retry_count: number }>`select state, retry_count from pgboss.job where id = ${jobId}::uuid`.execute(db);
-      return rows[0] !== undefined && !['created', 'active'].includes(rows[0].state) ? rows[0] : undefined;
-    }, 10_000);
+    const job = await until(
+      'the job to settle',
+      async () => {
+        const { rows } = await sql<{
+          state: string;
+          retry_count: number;
+        }>`select state, retry_count from pgboss.job where id = ${jobId}::uuid`.execute(db);
+        return rows[0] !== undefined && !['created', 'active'].includes(rows[0].state) ? rows[0] : undefined;
+      },
+      10_000,
+    );
     expect(job).toEqual({ state: 'failed', retry_count: 0 });
-    const { rows: dead } = await sql<{ state: string }>`select state from pgboss.job where name = 'connector.run.dead' and source_id = ${jobId}::uuid`.execute(db);
+    const { rows: dead } = await sql<{
+      state: string;
+    }>`select state from pgboss.job where name = 'connector.run.dead' and source_id = ${jobId}::uuid`.execute(db);
     expect(dead).toEqual([{ state: 'created' }]);
     expect((await a.services.connectors.runs('broken')).filter((r) => r.trigger === 'manual')).toHaveLength(1);
   });
@@ -140,7 +184,15 @@ describe('run records and enable/disable', () => {
   it('persists enable/disable over the file, and a disabled connector is not ticked', async () => {
     const list = await a.services.connectors.list();
     expect(list.map((c) => c.name)).toEqual(['ticker', 'manual', 'broken', 'no-shop']);
-    expect(list[0]).toMatchObject({ name: 'ticker', type: 'catalog-file', shop_pk: 1, schedule: '* * * * * *', enabled: false, enabled_in_file: true, receivers: [] });
+    expect(list[0]).toMatchObject({
+      name: 'ticker',
+      type: 'catalog-file',
+      shop_pk: 1,
+      schedule: '* * * * * *',
+      enabled: false,
+      enabled_in_file: true,
+      receivers: [],
+    });
     expect(list[0]!.last_runs.length).toBeGreaterThan(0);
     expect(await b.services.connectors.isEnabled('ticker')).toBe(false);
     expect(await a.services.connectors.tick('ticker', new Date())).toBe(false);
@@ -159,7 +211,11 @@ describe('inbox watch', () => {
     fs.writeFileSync(path.join(manualInbox, 'now.csv'), 'sku,name,price,stock\nNOW-1,Now,1,1\n');
     // No tick and no run now: the watch queues the run.
     // Labelled by what started it: a file.
-    const run = await until('the run of the watch', async () => (await a.services.connectors.runs('manual')).find((r) => r.trigger === 'file' && r.counts.files_done === 1), 15_000);
+    const run = await until(
+      'the run of the watch',
+      async () => (await a.services.connectors.runs('manual')).find((r) => r.trigger === 'file' && r.counts.files_done === 1),
+      15_000,
+    );
     expect(run).toMatchObject({ outcome: 'succeeded', counts: { products_sent: 1 } });
     expect(fs.existsSync(path.join(manualInbox, '.done', 'now.csv.report.json'))).toBe(true);
   });

@@ -13,7 +13,18 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
-import { freshTarget, runCli, shopWithKey, spawnDaemon, until, type DaemonProcess, type Outcome, type Scenario, type ShopKey, type Target } from './harness.ts';
+import {
+  freshTarget,
+  runCli,
+  shopWithKey,
+  spawnDaemon,
+  until,
+  type DaemonProcess,
+  type Outcome,
+  type Scenario,
+  type ShopKey,
+  type Target,
+} from './harness.ts';
 
 interface Report {
   outcome: string;
@@ -53,13 +64,29 @@ async function withInboxes(watched: boolean, body: (env: Env) => Promise<void>):
     const inbox = (format: string): string => path.join(dir, `inbox-${format}`);
     for (const f of ['csv', 'json', 'xml']) await fs.mkdir(inbox(f));
     const config = path.join(dir, 'connectors.json');
-    await fs.writeFile(config, JSON.stringify({ connectors: ['csv', 'json', 'xml'].map((format) => ({
-      name: `erp-${format}`, type: 'catalog-file', shop_pk: shop.shopPk, schedule: '0 0 1 1 *', enabled: true, options: { inbox: inbox(format), format, settle_ms: 0 },
-    })) }));
+    await fs.writeFile(
+      config,
+      JSON.stringify({
+        connectors: ['csv', 'json', 'xml'].map((format) => ({
+          name: `erp-${format}`,
+          type: 'catalog-file',
+          shop_pk: shop.shopPk,
+          schedule: '0 0 1 1 *',
+          enabled: true,
+          options: { inbox: inbox(format), format, settle_ms: 0 },
+        })),
+      }),
+    );
     const cliEnv = { ...target.env, WAYBILL_CONNECTORS: config };
     daemon = await spawnDaemon(watched ? cliEnv : target.env);
     await body({ target, daemon, shop, dir, inbox, cliEnv, problems, figures });
-    if (!(await fetch(`${daemon.url}/healthz`).then((r) => r.ok, () => false))) problems.push(`the daemon died:\n${daemon.output().slice(-3000)}`);
+    if (
+      !(await fetch(`${daemon.url}/healthz`).then(
+        (r) => r.ok,
+        () => false,
+      ))
+    )
+      problems.push(`the daemon died:\n${daemon.output().slice(-3000)}`);
   } finally {
     if (daemon !== null) {
       daemon.child.kill('SIGTERM');
@@ -89,7 +116,9 @@ async function runAndReport(env: Env, format: 'csv' | 'json' | 'xml', name: stri
 async function feedsApplied(env: Env, report: Report): Promise<void> {
   for (const f of report.feeds ?? []) {
     await until(`feed ${f.url}`, async () => {
-      const feed = (await (await fetch(`${env.daemon.url}${new URL(f.url).pathname}`, { headers: env.shop.headers })).json()) as { state: string };
+      const feed = (await (await fetch(`${env.daemon.url}${new URL(f.url).pathname}`, { headers: env.shop.headers })).json()) as {
+        state: string;
+      };
       return feed.state === 'done' || feed.state === 'failed';
     });
   }
@@ -97,7 +126,9 @@ async function feedsApplied(env: Env, report: Report): Promise<void> {
 
 /** The shop's product of `sku`, as the API lists it; null when there is none. */
 async function productOf(env: Env, sku: string): Promise<Record<string, unknown> | null> {
-  const r = await fetch(`${env.daemon.url}/shops/${env.shop.shopPk}/products/?sku=${encodeURIComponent(sku)}`, { headers: env.shop.headers });
+  const r = await fetch(`${env.daemon.url}/shops/${env.shop.shopPk}/products/?sku=${encodeURIComponent(sku)}`, {
+    headers: env.shop.headers,
+  });
   const list = (await r.json()) as Record<string, unknown>[];
   return list[0] ?? null;
 }
@@ -115,169 +146,221 @@ async function filesHolding(dir: string, text: string): Promise<string[]> {
 
 export const inboxRace: Scenario = {
   name: 'inbox-race',
-  run: () => withInboxes(false, async (env) => {
-    const inbox = env.inbox('csv');
-    const outside = path.join(env.dir, 'outside.csv');
-    const key = path.join(env.dir, 'secret.key');
-    const secret = `KEY-${randomBytes(24).toString('hex')}`;
-    await fs.writeFile(outside, 'sku,name,price,stock\nSECRET-1,Outside the inbox,1,1\n');
-    await fs.writeFile(key, `${secret}\n`, { mode: 0o600 });
-    const csv = (sku: string): string => `sku,name,price,stock\n${sku},In the inbox,1,1\n`;
-    await fs.writeFile(path.join(inbox, 'a-first.csv'), csv('RACE-A'));
-    await fs.writeFile(path.join(inbox, 'b-swapped.csv'), csv('RACE-B'));
-    await fs.writeFile(path.join(inbox, 'c-swapped.csv'), csv('RACE-C'));
+  run: () =>
+    withInboxes(false, async (env) => {
+      const inbox = env.inbox('csv');
+      const outside = path.join(env.dir, 'outside.csv');
+      const key = path.join(env.dir, 'secret.key');
+      const secret = `KEY-${randomBytes(24).toString('hex')}`;
+      await fs.writeFile(outside, 'sku,name,price,stock\nSECRET-1,Outside the inbox,1,1\n');
+      await fs.writeFile(key, `${secret}\n`, { mode: 0o600 });
+      const csv = (sku: string): string => `sku,name,price,stock\n${sku},In the inbox,1,1\n`;
+      await fs.writeFile(path.join(inbox, 'a-first.csv'), csv('RACE-A'));
+      await fs.writeFile(path.join(inbox, 'b-swapped.csv'), csv('RACE-B'));
+      await fs.writeFile(path.join(inbox, 'c-swapped.csv'), csv('RACE-C'));
 
-    // The hook: the first file's processing waits on the table of processed files, locked here,
-    // while the other two (settled, still regular files) are swapped for links.
-    const lock = new pg.Client({ connectionString: await env.target.connectionString() });
-    await lock.connect();
-    let run: ReturnType<typeof runCli> | undefined;
-    try {
-      await lock.query('begin');
-      await lock.query('lock table connector_files in access exclusive mode');
-      run = runCli(['connectors', 'run', 'erp-csv', '--json'], env.cliEnv);
-      await until('the first file to wait at the lock', async () => {
-        const waiting = await env.target.query<{ n: number }>(`select count(*)::int n from pg_locks l join pg_class c on c.oid = l.relation where c.relname = 'connector_files' and not l.granted`);
-        return (waiting[0]?.n ?? 0) > 0;
-      }, 60_000, 20);
-      for (const [name, to] of [['b-swapped.csv', outside], ['c-swapped.csv', key]] as const) {
-        await fs.rm(path.join(inbox, name));
-        await fs.symlink(to, path.join(inbox, name));
+      // The hook: the first file's processing waits on the table of processed files, locked here,
+      // while the other two (settled, still regular files) are swapped for links.
+      const lock = new pg.Client({ connectionString: await env.target.connectionString() });
+      await lock.connect();
+      let run: ReturnType<typeof runCli> | undefined;
+      try {
+        await lock.query('begin');
+        await lock.query('lock table connector_files in access exclusive mode');
+        run = runCli(['connectors', 'run', 'erp-csv', '--json'], env.cliEnv);
+        await until(
+          'the first file to wait at the lock',
+          async () => {
+            const waiting = await env.target.query<{ n: number }>(
+              `select count(*)::int n from pg_locks l join pg_class c on c.oid = l.relation where c.relname = 'connector_files' and not l.granted`,
+            );
+            return (waiting[0]?.n ?? 0) > 0;
+          },
+          60_000,
+          20,
+        );
+        for (const [name, to] of [
+          ['b-swapped.csv', outside],
+          ['c-swapped.csv', key],
+        ] as const) {
+          await fs.rm(path.join(inbox, name));
+          await fs.symlink(to, path.join(inbox, name));
+        }
+      } finally {
+        await lock.query('commit').catch(() => undefined);
+        await lock.end();
       }
-    } finally {
-      await lock.query('commit').catch(() => undefined);
-      await lock.end();
-    }
-    const result = await run;
-    const reports: Report[] = [];
-    for (const d of ['.done', '.error']) {
-      for (const n of (await fs.readdir(path.join(inbox, d))).filter((x) => x.endsWith('.report.json'))) reports.push(await readReport(path.join(inbox, d, n)));
-    }
-    for (const r of reports) await feedsApplied(env, r);
-    env.figures.files_refused = (await fs.readdir(path.join(inbox, '.error'))).filter((n) => n.endsWith('.report.json')).length;
-    if ((await productOf(env, 'SECRET-1')) !== null) env.problems.push('a file outside the inbox was imported through a link swapped in after the settle check');
-    if ((await productOf(env, 'RACE-A')) === null) env.problems.push('the first file was not imported');
-    for (const n of ['b-swapped.csv', 'c-swapped.csv']) {
-      const r = await readReport(path.join(inbox, '.error', `${n}.report.json`)).catch(() => null);
-      if (r === null || !/symbolic link/.test(r.reason ?? '')) env.problems.push(`${n}: not refused as a symbolic link (${JSON.stringify(r?.reason ?? r?.outcome ?? 'no report in .error')})`);
-    }
-    // The key is quoted nowhere: reports, the CLI's output, the daemon's, the stored log lines.
-    const leaks = await filesHolding(inbox, secret);
-    if (`${result.stdout}${result.stderr}`.includes(secret)) leaks.push('the CLI output');
-    if (env.daemon.output().includes(secret)) leaks.push('the daemon output');
-    const logged = await env.target.query<{ n: number }>(`select count(*)::int n from log_lines l where l::text like $1`, [`%${secret}%`]);
-    if ((logged[0]?.n ?? 0) > 0) leaks.push('log_lines');
-    if (leaks.length > 0) env.problems.push(`the key was written into ${leaks.join(', ')}`);
-  }),
+      const result = await run;
+      const reports: Report[] = [];
+      for (const d of ['.done', '.error']) {
+        for (const n of (await fs.readdir(path.join(inbox, d))).filter((x) => x.endsWith('.report.json')))
+          reports.push(await readReport(path.join(inbox, d, n)));
+      }
+      for (const r of reports) await feedsApplied(env, r);
+      env.figures.files_refused = (await fs.readdir(path.join(inbox, '.error'))).filter((n) => n.endsWith('.report.json')).length;
+      if ((await productOf(env, 'SECRET-1')) !== null)
+        env.problems.push('a file outside the inbox was imported through a link swapped in after the settle check');
+      if ((await productOf(env, 'RACE-A')) === null) env.problems.push('the first file was not imported');
+      for (const n of ['b-swapped.csv', 'c-swapped.csv']) {
+        const r = await readReport(path.join(inbox, '.error', `${n}.report.json`)).catch(() => null);
+        if (r === null || !/symbolic link/.test(r.reason ?? ''))
+          env.problems.push(`${n}: not refused as a symbolic link (${JSON.stringify(r?.reason ?? r?.outcome ?? 'no report in .error')})`);
+      }
+      // The key is quoted nowhere: reports, the CLI's output, the daemon's, the stored log lines.
+      const leaks = await filesHolding(inbox, secret);
+      if (`${result.stdout}${result.stderr}`.includes(secret)) leaks.push('the CLI output');
+      if (env.daemon.output().includes(secret)) leaks.push('the daemon output');
+      const logged = await env.target.query<{ n: number }>(`select count(*)::int n from log_lines l where l::text like $1`, [
+        `%${secret}%`,
+      ]);
+      if ((logged[0]?.n ?? 0) > 0) leaks.push('log_lines');
+      if (leaks.length > 0) env.problems.push(`the key was written into ${leaks.join(', ')}`);
+    }),
 };
 
 export const wideHeader: Scenario = {
   name: 'wide-header',
-  run: () => withInboxes(true, async (env) => {
-    const inbox = env.inbox('csv');
-    const columns = 100_000;
-    const header = ['sku', 'name', 'price', 'stock', ...Array.from({ length: columns - 4 }, (_, i) => `attr${i}`)].join(',');
-    const row = ['WIDE-1', 'Wide', '1', '1', ...new Array<string>(columns - 4).fill('')].join(',');
-    // The API's latency while the daemon reads the file: one request after the other (after a
-    // few to warm it up, and its slowest answer before the file as a figure).
-    const list = (): Promise<ArrayBuffer> => fetch(`${env.daemon.url}/shops/${env.shop.shopPk}/products/?page_size=1`, { headers: env.shop.headers }).then((r) => r.arrayBuffer());
-    let before = 0;
-    for (let i = 0; i < 20; i++) {
-      const t = performance.now();
-      await list();
-      if (i >= 10) before = Math.max(before, performance.now() - t);
-    }
-    env.figures.api_slowest_before_ms = Math.round(before);
-    /** `body` while the API is asked one request after the other; the slowest answer, ms. */
-    const slowestDuring = async (body: () => Promise<void>): Promise<number> => {
-      let slowest = 0;
-      let done = false;
-      const probe = (async () => {
-        while (!done) {
-          const t = performance.now();
-          await list();
-          slowest = Math.max(slowest, performance.now() - t);
-        }
-      })();
-      try {
-        await body();
-      } finally {
-        done = true;
-        await probe;
+  run: () =>
+    withInboxes(true, async (env) => {
+      const inbox = env.inbox('csv');
+      const columns = 100_000;
+      const header = ['sku', 'name', 'price', 'stock', ...Array.from({ length: columns - 4 }, (_, i) => `attr${i}`)].join(',');
+      const row = ['WIDE-1', 'Wide', '1', '1', ...new Array<string>(columns - 4).fill('')].join(',');
+      // The API's latency while the daemon reads the file: one request after the other (after a
+      // few to warm it up, and its slowest answer before the file as a figure).
+      const list = (): Promise<ArrayBuffer> =>
+        fetch(`${env.daemon.url}/shops/${env.shop.shopPk}/products/?page_size=1`, { headers: env.shop.headers }).then((r) =>
+          r.arrayBuffer(),
+        );
+      let before = 0;
+      for (let i = 0; i < 20; i++) {
+        const t = performance.now();
+        await list();
+        if (i >= 10) before = Math.max(before, performance.now() - t);
       }
-      return Math.round(slowest);
-    };
-    const filed = (file: string): Promise<unknown> => until(`${file} to be filed`, () => fs.access(file).then(() => true, () => false), 180_000, 50);
+      env.figures.api_slowest_before_ms = Math.round(before);
+      /** `body` while the API is asked one request after the other; the slowest answer, ms. */
+      const slowestDuring = async (body: () => Promise<void>): Promise<number> => {
+        let slowest = 0;
+        let done = false;
+        const probe = (async () => {
+          while (!done) {
+            const t = performance.now();
+            await list();
+            slowest = Math.max(slowest, performance.now() - t);
+          }
+        })();
+        try {
+          await body();
+        } finally {
+          done = true;
+          await probe;
+        }
+        return Math.round(slowest);
+      };
+      const filed = (file: string): Promise<unknown> =>
+        until(
+          `${file} to be filed`,
+          () =>
+            fs.access(file).then(
+              () => true,
+              () => false,
+            ),
+          180_000,
+          50,
+        );
 
-    env.figures.api_slowest_wide_ms = await slowestDuring(async () => {
-      await fs.writeFile(path.join(inbox, 'wide.csv'), `${header}\n${row}\n`);
-      await filed(path.join(inbox, '.error', 'wide.csv.report.json'));
-    });
-    const report = await readReport(path.join(inbox, '.error', 'wide.csv.report.json'));
-    if (!/at most 2,000/.test(report.reason ?? '')) env.problems.push(`the wide header's reason does not name the column limit: ${report.reason}`);
-    // ~50 ms of event loop per step of reading; the rest is room for a machine shared with others.
-    if (env.figures.api_slowest_wide_ms > 300) env.problems.push(`the API's slowest answer while the wide file was read took ${env.figures.api_slowest_wide_ms} ms`);
+      env.figures.api_slowest_wide_ms = await slowestDuring(async () => {
+        await fs.writeFile(path.join(inbox, 'wide.csv'), `${header}\n${row}\n`);
+        await filed(path.join(inbox, '.error', 'wide.csv.report.json'));
+      });
+      const report = await readReport(path.join(inbox, '.error', 'wide.csv.report.json'));
+      if (!/at most 2,000/.test(report.reason ?? ''))
+        env.problems.push(`the wide header's reason does not name the column limit: ${report.reason}`);
+      // ~50 ms of event loop per step of reading; the rest is room for a machine shared with others.
+      if (env.figures.api_slowest_wide_ms > 300)
+        env.problems.push(`the API's slowest answer while the wide file was read took ${env.figures.api_slowest_wide_ms} ms`);
 
-    // A long file of ordinary rows, read, validated and sent a slice at a time; the figure also
-    // holds the daemon applying its feeds meanwhile (the same process and database).
-    const rows = Array.from({ length: 30_000 }, (_, i) => `ROW-${i},Product ${i},${i}.5,${i % 9},red`);
-    env.figures.api_slowest_rows_ms = await slowestDuring(async () => {
-      await fs.writeFile(path.join(inbox, 'rows.csv'), `sku,name,price,stock,color\n${rows.join('\n')}\n`);
-      await filed(path.join(inbox, '.done', 'rows.csv.report.json'));
-    });
-    env.figures.rows_sent = (await readReport(path.join(inbox, '.done', 'rows.csv.report.json'))).counts.sent;
-    if (env.figures.rows_sent !== 30_000) env.problems.push(`rows.csv: ${env.figures.rows_sent} of 30000 products sent`);
-    if (env.figures.api_slowest_rows_ms > 2_000) env.problems.push(`the API's slowest answer while 30,000 rows were read took ${env.figures.api_slowest_rows_ms} ms`);
-  }),
+      // A long file of ordinary rows, read, validated and sent a slice at a time; the figure also
+      // holds the daemon applying its feeds meanwhile (the same process and database).
+      const rows = Array.from({ length: 30_000 }, (_, i) => `ROW-${i},Product ${i},${i}.5,${i % 9},red`);
+      env.figures.api_slowest_rows_ms = await slowestDuring(async () => {
+        await fs.writeFile(path.join(inbox, 'rows.csv'), `sku,name,price,stock,color\n${rows.join('\n')}\n`);
+        await filed(path.join(inbox, '.done', 'rows.csv.report.json'));
+      });
+      env.figures.rows_sent = (await readReport(path.join(inbox, '.done', 'rows.csv.report.json'))).counts.sent;
+      if (env.figures.rows_sent !== 30_000) env.problems.push(`rows.csv: ${env.figures.rows_sent} of 30000 products sent`);
+      if (env.figures.api_slowest_rows_ms > 2_000)
+        env.problems.push(`the API's slowest answer while 30,000 rows were read took ${env.figures.api_slowest_rows_ms} ms`);
+    }),
 };
 
 export const nulRow: Scenario = {
   name: 'nul-row',
-  run: () => withInboxes(false, async (env) => {
-    const rows = ['sku,name,price,stock', 'NUL-1,One,1,1', 'NUL-2,Two,2,2', 'NUL-3,Th\0ree,3,3', 'NUL-4,Four,4,4'];
-    await fs.writeFile(path.join(env.inbox('csv'), 'nul.csv'), `${rows.join('\n')}\n`);
-    const products = [1, 2, 3].map((i) => ({ sku: `NULJ-${i}`, name: i === 2 ? 'Tw\u0000o' : `Json ${i}`, price: i, stock: 1 }));
-    await fs.writeFile(path.join(env.inbox('json'), 'nul.json'), JSON.stringify(products));
-    const csv = await runAndReport(env, 'csv', 'nul.csv');
-    const json = await runAndReport(env, 'json', 'nul.json');
-    const stored = async (skus: string[]): Promise<string[]> => {
-      const out: string[] = [];
-      for (const s of skus) if ((await productOf(env, s)) !== null) out.push(s);
-      return out;
-    };
-    const csvStored = await stored(['NUL-1', 'NUL-2', 'NUL-3', 'NUL-4']);
-    const jsonStored = await stored(['NULJ-1', 'NULJ-2', 'NULJ-3']);
-    env.figures.csv_stored = csvStored.length;
-    env.figures.json_stored = jsonStored.length;
-    if (csv?.outcome !== 'done' || csvStored.join() !== 'NUL-1,NUL-2,NUL-4') env.problems.push(`CSV: ${csv?.outcome} (${csv?.reason}), stored ${csvStored.join() || 'none'}`);
-    const csvError = csv?.errors[0];
-    if (csv?.errors.length !== 1 || csvError?.line !== 4 || csvError.errors[0]?.pointer !== '/name') env.problems.push(`CSV errors: ${JSON.stringify(csv?.errors)}`);
-    if (json?.outcome !== 'done' || jsonStored.join() !== 'NULJ-1,NULJ-3') env.problems.push(`JSON: ${json?.outcome} (${json?.reason}), stored ${jsonStored.join() || 'none'}`);
-    const jsonError = json?.errors[0];
-    if (json?.errors.length !== 1 || jsonError?.element !== 2 || jsonError.errors[0]?.pointer !== '/name') env.problems.push(`JSON errors: ${JSON.stringify(json?.errors)}`);
-  }),
+  run: () =>
+    withInboxes(false, async (env) => {
+      const rows = ['sku,name,price,stock', 'NUL-1,One,1,1', 'NUL-2,Two,2,2', 'NUL-3,Th\0ree,3,3', 'NUL-4,Four,4,4'];
+      await fs.writeFile(path.join(env.inbox('csv'), 'nul.csv'), `${rows.join('\n')}\n`);
+      const products = [1, 2, 3].map((i) => ({ sku: `NULJ-${i}`, name: i === 2 ? 'Tw\u0000o' : `Json ${i}`, price: i, stock: 1 }));
+      await fs.writeFile(path.join(env.inbox('json'), 'nul.json'), JSON.stringify(products));
+      const csv = await runAndReport(env, 'csv', 'nul.csv');
+      const json = await runAndReport(env, 'json', 'nul.json');
+      const stored = async (skus: string[]): Promise<string[]> => {
+        const out: string[] = [];
+        for (const s of skus) if ((await productOf(env, s)) !== null) out.push(s);
+        return out;
+      };
+      const csvStored = await stored(['NUL-1', 'NUL-2', 'NUL-3', 'NUL-4']);
+      const jsonStored = await stored(['NULJ-1', 'NULJ-2', 'NULJ-3']);
+      env.figures.csv_stored = csvStored.length;
+      env.figures.json_stored = jsonStored.length;
+      if (csv?.outcome !== 'done' || csvStored.join() !== 'NUL-1,NUL-2,NUL-4')
+        env.problems.push(`CSV: ${csv?.outcome} (${csv?.reason}), stored ${csvStored.join() || 'none'}`);
+      const csvError = csv?.errors[0];
+      if (csv?.errors.length !== 1 || csvError?.line !== 4 || csvError.errors[0]?.pointer !== '/name')
+        env.problems.push(`CSV errors: ${JSON.stringify(csv?.errors)}`);
+      if (json?.outcome !== 'done' || jsonStored.join() !== 'NULJ-1,NULJ-3')
+        env.problems.push(`JSON: ${json?.outcome} (${json?.reason}), stored ${jsonStored.join() || 'none'}`);
+      const jsonError = json?.errors[0];
+      if (json?.errors.length !== 1 || jsonError?.element !== 2 || jsonError.errors[0]?.pointer !== '/name')
+        env.problems.push(`JSON errors: ${JSON.stringify(json?.errors)}`);
+    }),
 };
 
 export const protoNames: Scenario = {
   name: 'proto-names',
-  run: () => withInboxes(false, async (env) => {
-    await fs.writeFile(path.join(env.inbox('csv'), 'proto.csv'), 'sku,name,price,stock,__proto__,constructor,toString\nPROTO-C,Csv,1,1,polluted,made-of-wood,a string\n');
-    await fs.writeFile(path.join(env.inbox('xml'), 'proto.xml'), '<products><product><sku>PROTO-X</sku><name>Xml</name><price>1</price><stock>1</stock>'
-      + '<__proto__><polluted>yes</polluted></__proto__><constructor>made-of-stone</constructor><toString>a string</toString></product></products>');
-    const csv = await runAndReport(env, 'csv', 'proto.csv');
-    const xml = await runAndReport(env, 'xml', 'proto.xml');
-    for (const [label, report, sku, material] of [['CSV', csv, 'PROTO-C', 'made-of-wood'], ['XML', xml, 'PROTO-X', 'made-of-stone']] as const) {
-      const p = await productOf(env, sku);
-      if (report?.outcome !== 'done' || p === null) {
-        env.problems.push(`${label}: ${report?.outcome} (${report?.reason}), product ${p === null ? 'not stored' : 'stored'}`);
-        continue;
+  run: () =>
+    withInboxes(false, async (env) => {
+      await fs.writeFile(
+        path.join(env.inbox('csv'), 'proto.csv'),
+        'sku,name,price,stock,__proto__,constructor,toString\nPROTO-C,Csv,1,1,polluted,made-of-wood,a string\n',
+      );
+      await fs.writeFile(
+        path.join(env.inbox('xml'), 'proto.xml'),
+        '<products><product><sku>PROTO-X</sku><name>Xml</name><price>1</price><stock>1</stock>' +
+          '<__proto__><polluted>yes</polluted></__proto__><constructor>made-of-stone</constructor><toString>a string</toString></product></products>',
+      );
+      const csv = await runAndReport(env, 'csv', 'proto.csv');
+      const xml = await runAndReport(env, 'xml', 'proto.xml');
+      for (const [label, report, sku, material] of [
+        ['CSV', csv, 'PROTO-C', 'made-of-wood'],
+        ['XML', xml, 'PROTO-X', 'made-of-stone'],
+      ] as const) {
+        const p = await productOf(env, sku);
+        if (report?.outcome !== 'done' || p === null) {
+          env.problems.push(`${label}: ${report?.outcome} (${report?.reason}), product ${p === null ? 'not stored' : 'stored'}`);
+          continue;
+        }
+        const odd = Object.keys(p).filter((k) => k.includes('[object') || k.includes('native code'));
+        if (odd.length > 0) env.problems.push(`${label}: attributes named ${JSON.stringify(odd)}`);
+        const own = new Map(Object.entries(p));
+        if (own.get('constructor') !== material || own.get('toString') !== 'a string')
+          env.problems.push(
+            `${label}: constructor=${JSON.stringify(own.get('constructor'))} toString=${JSON.stringify(own.get('toString'))}`,
+          );
+        if (Object.hasOwn(p, '__proto__') || Object.hasOwn(p, 'polluted'))
+          env.problems.push(`${label}: __proto__ was stored: ${JSON.stringify(Object.keys(p))}`);
       }
-      const odd = Object.keys(p).filter((k) => k.includes('[object') || k.includes('native code'));
-      if (odd.length > 0) env.problems.push(`${label}: attributes named ${JSON.stringify(odd)}`);
-      const own = new Map(Object.entries(p));
-      if (own.get('constructor') !== material || own.get('toString') !== 'a string') env.problems.push(`${label}: constructor=${JSON.stringify(own.get('constructor'))} toString=${JSON.stringify(own.get('toString'))}`);
-      if (Object.hasOwn(p, '__proto__') || Object.hasOwn(p, 'polluted')) env.problems.push(`${label}: __proto__ was stored: ${JSON.stringify(Object.keys(p))}`);
-    }
-    env.figures.products = [csv, xml].filter((r) => r?.outcome === 'done').length;
-  }),
+      env.figures.products = [csv, xml].filter((r) => r?.outcome === 'done').length;
+    }),
 };

@@ -55,9 +55,16 @@ export const fuzz: Scenario = {
         let problems: string[];
         try {
           // A wrong admin token comes from an address of its own: 10 lock their address out (429).
-          const res = req.op.auth === 'admin' && req.credentials === 'wrong'
-            ? await fetchFrom('127.0.0.7', req.url, { method: req.method, headers: req.headers, body: req.body })
-            : await fetch(req.url, { method: req.method, headers: req.headers, body: req.body, redirect: 'manual', signal: AbortSignal.timeout(30_000) });
+          const res =
+            req.op.auth === 'admin' && req.credentials === 'wrong'
+              ? await fetchFrom('127.0.0.7', req.url, { method: req.method, headers: req.headers, body: req.body })
+              : await fetch(req.url, {
+                  method: req.method,
+                  headers: req.headers,
+                  body: req.body,
+                  redirect: 'manual',
+                  signal: AbortSignal.timeout(30_000),
+                });
           const text = await res.text();
           byClass[`${String(res.status)[0]}xx`] = (byClass[`${String(res.status)[0]}xx`] ?? 0) + 1;
           byStatus.set(res.status, (byStatus.get(res.status) ?? 0) + 1);
@@ -65,7 +72,8 @@ export const fuzz: Scenario = {
           if (res.status < 300) succeeded.add(req.op.id);
           // Feeds made during the run join the pool (admin retry of a queued one, reads).
           // (The shop's own feeds only: valid requests read them with its key.)
-          if (res.status === 201 && req.op.path.startsWith('/shops/') && req.headers.authorization === `Token ${world.shop.key}`) rememberFeed(text);
+          if (res.status === 201 && req.op.path.startsWith('/shops/') && req.headers.authorization === `Token ${world.shop.key}`)
+            rememberFeed(text);
           problems = judge(req, { status: res.status, contentType: res.headers.get('content-type'), headers: res.headers, text });
           if (problems.length > 0) problems.push(`reply: ${text.slice(0, 300)}`);
         } catch (error) {
@@ -84,10 +92,17 @@ export const fuzz: Scenario = {
       // First one valid request per operation, one at a time on the fresh data: each operation
       // must succeed. Those that delete or replace go last, the ones that need what others
       // delete (a variation's pk, its images) before them, the product delete at the very end.
-      const last = ['PUT /shops/{shop}/products/{product}/variations/', 'POST /shops/{shop}/products/{product}/variations/{variation}/images/',
-        'DELETE /shops/{shop}/products/{product}/variations/{variation}/images/', 'DELETE /shops/{shop}/marketplace/{mp}/orders/{order}/module-integrations/{id}/',
-        'PUT /shops/{shop}/products/{product}/images/', 'DELETE /shops/{shop}/products/{product}/images/', 'DELETE /shops/{shop}/products/{product}/variations/',
-        'POST /shops/{shop}/products/{product}/variations/', 'DELETE /shops/{shop}/products/{product}/'];
+      const last = [
+        'PUT /shops/{shop}/products/{product}/variations/',
+        'POST /shops/{shop}/products/{product}/variations/{variation}/images/',
+        'DELETE /shops/{shop}/products/{product}/variations/{variation}/images/',
+        'DELETE /shops/{shop}/marketplace/{mp}/orders/{order}/module-integrations/{id}/',
+        'PUT /shops/{shop}/products/{product}/images/',
+        'DELETE /shops/{shop}/products/{product}/images/',
+        'DELETE /shops/{shop}/products/{product}/variations/',
+        'POST /shops/{shop}/products/{product}/variations/',
+        'DELETE /shops/{shop}/products/{product}/',
+      ];
       const rank = (op: (typeof ops)[number]): number => last.indexOf(op.id);
       for (const [i, op] of [...ops].sort((x, y) => rank(x) - rank(y)).entries()) await send(buildRequest(total + i, op, ctx, 'valid'));
       const worker = async (): Promise<void> => {
@@ -99,17 +114,34 @@ export const fuzz: Scenario = {
       };
       await Promise.all(Array.from({ length: concurrency }, worker));
       const seconds = (Date.now() - started) / 1000;
-      const alive = await fetch(`${world.daemon.url}/healthz`).then((r) => r.status === 200, () => false);
+      const alive = await fetch(`${world.daemon.url}/healthz`).then(
+        (r) => r.status === 200,
+        () => false,
+      );
       const neverOk = ops.filter((o) => !succeeded.has(o.id)).map((o) => o.id);
-      console.log(`     statuses: ${[...byStatus].sort((a, b) => a[0] - b[0]).map(([s, c]) => `${s}:${c}`).join(' ')}`);
+      console.log(
+        `     statuses: ${[...byStatus]
+          .sort((a, b) => a[0] - b[0])
+          .map(([s, c]) => `${s}:${c}`)
+          .join(' ')}`,
+      );
       if (neverOk.length > 0) console.log(`     operations never answered 2xx: ${neverOk.join('; ')}`);
       for (const [key, count] of [...refused].sort()) console.log(`     ${count} x ${key}`);
       return {
         pass: failed === 0 && byClass['5xx'] === 0 && covered.size === ops.length && succeeded.size === ops.length && alive,
         figures: {
-          requests: total + ops.length, seed, operations: ops.length, covered: covered.size, covered_2xx: succeeded.size,
-          s2xx: byClass['2xx']!, s4xx: byClass['4xx']!, s5xx: byClass['5xx']!, mismatches: failed,
-          req_per_s: Math.round(total / seconds), fuzz_seconds: seconds.toFixed(1), daemon_alive: alive,
+          requests: total + ops.length,
+          seed,
+          operations: ops.length,
+          covered: covered.size,
+          covered_2xx: succeeded.size,
+          s2xx: byClass['2xx']!,
+          s4xx: byClass['4xx']!,
+          s5xx: byClass['5xx']!,
+          mismatches: failed,
+          req_per_s: Math.round(total / seconds),
+          fuzz_seconds: seconds.toFixed(1),
+          daemon_alive: alive,
         },
         detail: [...failures, alive ? '' : `daemon died:\n${world.daemon.output().slice(-3000)}`].filter((x) => x !== '').join('\n'),
       };

@@ -97,7 +97,8 @@ export const LOCAL_WEBHOOKS = { WAYBILL_WEBHOOK_ALLOW_PRIVATE: '127.0.0.1' };
 export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
 /** The shared wait, with the scenarios' longer defaults: whole daemons on a loaded machine. */
-export const until = <T>(what: string, check: () => Promise<T | null | undefined | false>, ms = 60_000, every = 100): Promise<T> => waitUntil(what, check, ms, every);
+export const until = <T>(what: string, check: () => Promise<T | null | undefined | false>, ms = 60_000, every = 100): Promise<T> =>
+  waitUntil(what, check, ms, every);
 
 export interface Outcome {
   pass: boolean;
@@ -125,10 +126,15 @@ export async function runScenarios(title: string, scenarios: Scenario[]): Promis
       outcome = await s.run();
     } catch (error) {
       // With its cause: `fetch failed` alone does not say whether the daemon refused, reset or died.
-      const cause = error instanceof Error && error.cause !== undefined ? `\ncaused by: ${error.cause instanceof Error ? (error.cause.stack ?? error.cause.message) : String(error.cause)}` : '';
+      const cause =
+        error instanceof Error && error.cause !== undefined
+          ? `\ncaused by: ${error.cause instanceof Error ? (error.cause.stack ?? error.cause.message) : String(error.cause)}`
+          : '';
       outcome = { pass: false, figures: {}, detail: `${error instanceof Error ? (error.stack ?? error.message) : String(error)}${cause}` };
     }
-    const figures = Object.entries({ ...outcome.figures, seconds: ((Date.now() - t) / 1000).toFixed(1) }).map(([k, v]) => `${k}=${v}`).join(' ');
+    const figures = Object.entries({ ...outcome.figures, seconds: ((Date.now() - t) / 1000).toFixed(1) })
+      .map(([k, v]) => `${k}=${v}`)
+      .join(' ');
     console.log(`${outcome.pass ? 'PASS' : 'FAIL'} ${s.name} ${figures}`);
     if (!outcome.pass && outcome.detail) console.log(`     ${outcome.detail.split('\n').join('\n     ')}`);
     if (outcome.pass) passed++;

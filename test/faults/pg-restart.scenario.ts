@@ -15,7 +15,13 @@ const ORDERS = 100;
 const DEADLINE_MS = 5_000;
 const SLACK_MS = 3_000;
 
-interface OrderTrack { orderPk: number; busy: boolean; next: 'ready_to_ship' | 'pending'; acked: number; last: string }
+interface OrderTrack {
+  orderPk: number;
+  busy: boolean;
+  next: 'ready_to_ship' | 'pending';
+  acked: number;
+  last: string;
+}
 
 export const pgRestart: Scenario = {
   name: 'pg-restart-under-load',
@@ -35,7 +41,8 @@ export const pgRestart: Scenario = {
       for (let i = 0; i < ORDERS; i++) {
         const orderPk = 5_000_000 + i;
         const r = await fetch(`${daemon.url}/shops/${shop.shopPk}/marketplace/${mpPk}/orders/`, {
-          method: 'POST', headers: shop.headers,
+          method: 'POST',
+          headers: shop.headers,
           body: JSON.stringify({ order_pk: orderPk, reference: `R${i}`, items: [{ item_pk: 1, sku: 'A', quantity: 1, price: 1 }] }),
         });
         if (r.status !== 201) throw new Error(`intake answered ${r.status}`);
@@ -54,7 +61,11 @@ export const pgRestart: Scenario = {
       const checkRefusal = async (res: Response) => {
         // While the database is away the only acceptable refusal is 503 problem JSON + Retry-After.
         const body = await res.text();
-        if (res.status !== 503 || !res.headers.get('content-type')?.startsWith('application/problem+json') || res.headers.get('retry-after') === null) {
+        if (
+          res.status !== 503 ||
+          !res.headers.get('content-type')?.startsWith('application/problem+json') ||
+          res.headers.get('retry-after') === null
+        ) {
           badOutageReplies++;
           if (badOutageReplies <= 3) problems.push(`unexpected reply ${res.status}: ${body.slice(0, 200)}`);
         }
@@ -67,7 +78,12 @@ export const pgRestart: Scenario = {
           try {
             if (n % 2 === 0) {
               const sku = `L-${n}`;
-              const res = await timed(`${base}/products/`, { method: 'POST', headers: shop.headers, body: JSON.stringify({ sku, name: 'Load', price: 1, stock: 1 }), signal: AbortSignal.timeout(15_000) });
+              const res = await timed(`${base}/products/`, {
+                method: 'POST',
+                headers: shop.headers,
+                body: JSON.stringify({ sku, name: 'Load', price: 1, stock: 1 }),
+                signal: AbortSignal.timeout(15_000),
+              });
               count(res.status);
               if (res.status === 201) acceptedSkus.push(sku);
               else await checkRefusal(res);
@@ -76,7 +92,12 @@ export const pgRestart: Scenario = {
               if (o === undefined) return;
               o.busy = true;
               try {
-                const res = await timed(`${base}/marketplace/${mpPk}/orders/${o.orderPk}/${o.next}/`, { method: 'POST', headers: shop.headers, body: '{}', signal: AbortSignal.timeout(15_000) });
+                const res = await timed(`${base}/marketplace/${mpPk}/orders/${o.orderPk}/${o.next}/`, {
+                  method: 'POST',
+                  headers: shop.headers,
+                  body: '{}',
+                  signal: AbortSignal.timeout(15_000),
+                });
                 count(res.status);
                 if (res.status === 204) {
                   o.acked++;
@@ -111,7 +132,9 @@ export const pgRestart: Scenario = {
             const end = Date.now() + 3_000;
             void (async () => {
               while (Date.now() < end) {
-                await target.query(`select pg_terminate_backend(pid) from pg_stat_activity where datname = $1 and pid <> pg_backend_pid()`, [name]).catch(() => undefined);
+                await target
+                  .query(`select pg_terminate_backend(pid) from pg_stat_activity where datname = $1 and pid <> pg_backend_pid()`, [name])
+                  .catch(() => undefined);
                 await sleep(100);
               }
             })();
@@ -122,32 +145,57 @@ export const pgRestart: Scenario = {
       }
       await Promise.all([...inflight]);
       // Every accepted write is there, and no feed is stuck.
-      const settled = await until('every accepted feed done', async () => {
-        const r = await target.query<{ n: number }>(`select count(*)::int n from feeds where state in ('queued', 'processing')`);
-        return r[0]?.n === 0;
-      }, 180_000, 500).then(() => true, () => false);
+      const settled = await until(
+        'every accepted feed done',
+        async () => {
+          const r = await target.query<{ n: number }>(`select count(*)::int n from feeds where state in ('queued', 'processing')`);
+          return r[0]?.n === 0;
+        },
+        180_000,
+        500,
+      ).then(
+        () => true,
+        () => false,
+      );
       if (!settled) {
         const stuck = await target.query<{ pk: string; state: string; leased_until: string | null; created_at: string }>(
-          `select pk::text, state, leased_until::text, created_at::text from feeds where state in ('queued', 'processing') order by created_at limit 5`);
-        const jobs = await target.query<{ state: string; n: number }>(`select state, count(*)::int n from pgboss.job where name like 'feed.process%' group by 1`);
+          `select pk::text, state, leased_until::text, created_at::text from feeds where state in ('queued', 'processing') order by created_at limit 5`,
+        );
+        const jobs = await target.query<{ state: string; n: number }>(
+          `select state, count(*)::int n from pgboss.job where name like 'feed.process%' group by 1`,
+        );
         problems.push(`feeds stuck: ${JSON.stringify(stuck)}; feed.process jobs by state: ${JSON.stringify(jobs)}`);
       }
-      const stored = new Set((await target.query<{ sku: string }>(`select sku from products where shop_pk = $1`, [shop.shopPk])).map((r) => r.sku));
+      const stored = new Set(
+        (await target.query<{ sku: string }>(`select sku from products where shop_pk = $1`, [shop.shopPk])).map((r) => r.sku),
+      );
       const lost = acceptedSkus.filter((s) => !stored.has(s));
       if (lost.length > 0) problems.push(`${lost.length} accepted products missing, e.g. ${lost.slice(0, 3).join(', ')}`);
       for (const o of orders) {
-        const got = (await (await fetch(`${base}/marketplace/${mpPk}/orders/${o.orderPk}/`, { headers: shop.headers })).json()) as { status: string; history: { action: string }[] };
+        const got = (await (await fetch(`${base}/marketplace/${mpPk}/orders/${o.orderPk}/`, { headers: shop.headers })).json()) as {
+          status: string;
+          history: { action: string }[];
+        };
         const changes = got.history.filter((h) => h.action === 'ready_to_ship' || h.action === 'pending').length;
-        if (got.status !== o.last || changes < o.acked) problems.push(`order ${o.orderPk}: status ${got.status}, expected ${o.last}; ${changes} changes for ${o.acked} acknowledged`);
+        if (got.status !== o.last || changes < o.acked)
+          problems.push(`order ${o.orderPk}: status ${got.status}, expected ${o.last}; ${changes} changes for ${o.acked} acknowledged`);
       }
       if (networkErrors > 0) problems.push(`${networkErrors} requests got no HTTP answer (the daemon must stay up)`);
       if ((statuses.get(503) ?? 0) === 0) problems.push('no 503 was seen: the outage did not happen?');
-      if (slowestMs > DEADLINE_MS + SLACK_MS) problems.push(`a request waited ${slowestMs} ms: over the database deadline of ${DEADLINE_MS} ms (+${SLACK_MS} ms slack)`);
+      if (slowestMs > DEADLINE_MS + SLACK_MS)
+        problems.push(`a request waited ${slowestMs} ms: over the database deadline of ${DEADLINE_MS} ms (+${SLACK_MS} ms slack)`);
       const ready = await fetch(`${daemon.url}/readyz`);
       if (ready.status !== 200) problems.push(`readyz answers ${ready.status} after the load`);
     } catch (error) {
-      problems.push(`${String(error)}; daemon ${daemon.child.exitCode === null ? 'running' : `exited ${daemon.child.exitCode}`}; its last lines:\n${
-        daemon.output().split('\n').filter((l) => !l.includes('"request completed"') && !l.includes('"incoming request"')).slice(-60).join('\n').slice(0, 12000)}`);
+      problems.push(
+        `${String(error)}; daemon ${daemon.child.exitCode === null ? 'running' : `exited ${daemon.child.exitCode}`}; its last lines:\n${daemon
+          .output()
+          .split('\n')
+          .filter((l) => !l.includes('"request completed"') && !l.includes('"incoming request"'))
+          .slice(-60)
+          .join('\n')
+          .slice(0, 12000)}`,
+      );
     } finally {
       daemon.child.kill('SIGTERM');
       await daemon.exited;
@@ -157,8 +205,13 @@ export const pgRestart: Scenario = {
     return {
       pass: problems.length === 0,
       figures: {
-        requests: total, rate_per_s: RATE, ...Object.fromEntries([...statuses].map(([k, v]) => [`http_${k}`, v])),
-        accepted_products: acceptedSkus.length, no_answer: networkErrors, bad_refusals: badOutageReplies, slowest_reply_ms: slowestMs,
+        requests: total,
+        rate_per_s: RATE,
+        ...Object.fromEntries([...statuses].map(([k, v]) => [`http_${k}`, v])),
+        accepted_products: acceptedSkus.length,
+        no_answer: networkErrors,
+        bad_refusals: badOutageReplies,
+        slowest_reply_ms: slowestMs,
       },
       detail: problems.slice(0, 10).join('\n'),
     };

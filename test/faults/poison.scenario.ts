@@ -30,7 +30,21 @@ export const poison: Scenario = {
     const inbox = path.join(dir, 'inbox');
     await fs.mkdir(inbox);
     const configFile = path.join(dir, 'connectors.json');
-    await fs.writeFile(configFile, JSON.stringify({ connectors: [{ name: 'erp', type: 'catalog-file', shop_pk: healthy.shopPk, schedule: '0 0 1 1 *', enabled: true, options: { inbox, format: 'csv', settle_ms: 0 } }] }));
+    await fs.writeFile(
+      configFile,
+      JSON.stringify({
+        connectors: [
+          {
+            name: 'erp',
+            type: 'catalog-file',
+            shop_pk: healthy.shopPk,
+            schedule: '0 0 1 1 *',
+            enabled: true,
+            options: { inbox, format: 'csv', settle_ms: 0 },
+          },
+        ],
+      }),
+    );
     const env = { ...target.env, ...LOCAL_WEBHOOKS, WAYBILL_CONNECTORS: configFile, WAYBILL_ADMIN_TOKEN: ADMIN };
     const daemon = await spawnDaemon(env);
     try {
@@ -45,7 +59,10 @@ export const poison: Scenario = {
         return (r[0]?.n ?? 0) > 0;
       });
       const stored = await target.query<{ n: number }>(`select count(*)::int n from products where shop_pk = $1`, [healthy.shopPk]);
-      const report = JSON.parse(await fs.readFile(path.join(inbox, '.done', 'export.csv.report.json'), 'utf8')) as { errors: { line?: number; sku: string | null }[]; counts: { valid: number; invalid: number } };
+      const report = JSON.parse(await fs.readFile(path.join(inbox, '.done', 'export.csv.report.json'), 'utf8')) as {
+        errors: { line?: number; sku: string | null }[];
+        counts: { valid: number; invalid: number };
+      };
       figures.rows = 1000;
       figures.products_stored = stored[0]?.n ?? -1;
       figures.report_errors = report.errors.length;
@@ -55,25 +72,35 @@ export const poison: Scenario = {
 
       // 2. A job that fails every time: the poisoned shop's webhook.
       const post = (shop: typeof healthy, sku: string) =>
-        fetch(`${daemon.url}/shops/${shop.shopPk}/products/`, { method: 'POST', headers: shop.headers, body: JSON.stringify({ sku, name: 'X', price: 1, stock: 1 }) });
+        fetch(`${daemon.url}/shops/${shop.shopPk}/products/`, {
+          method: 'POST',
+          headers: shop.headers,
+          body: JSON.stringify({ sku, name: 'X', price: 1, stock: 1 }),
+        });
       await post(poisoned, 'POISON-1');
       const dead = await until('the delivery in the dead-letter queue', async () => {
-        const res = await fetch(`${daemon.url}/admin/api/queues/webhook.deliver.dead/jobs`, { headers: { authorization: `Bearer ${ADMIN}` } });
+        const res = await fetch(`${daemon.url}/admin/api/queues/webhook.deliver.dead/jobs`, {
+          headers: { authorization: `Bearer ${ADMIN}` },
+        });
         const jobs = (await res.json()) as { id: string; data?: { shopPk?: number } }[];
         return jobs.length > 0 ? jobs : null;
       });
       figures.dead_letter_jobs = dead.length;
       figures.receiver_refusals = refused;
-      const queues = (await (await fetch(`${daemon.url}/admin/api/queues`, { headers: { authorization: `Bearer ${ADMIN}` } })).json()) as { name: string }[];
+      const queues = (await (await fetch(`${daemon.url}/admin/api/queues`, { headers: { authorization: `Bearer ${ADMIN}` } })).json()) as {
+        name: string;
+      }[];
       if (!queues.some((q) => q.name === 'webhook.deliver.dead')) problems.push('the dead-letter queue is not listed by the admin API');
       // The queues keep moving: later feeds, of both shops, are processed.
       const later = await Promise.all([post(healthy, 'AFTER-1'), post(poisoned, 'AFTER-2'), post(healthy, 'AFTER-3')]);
       const paths = later.map((r) => new URL(r.headers.get('location')!).pathname);
       await until('later feeds done', async () => {
-        const states = await Promise.all(paths.map(async (p, i) => {
-          const shop = i === 1 ? poisoned : healthy;
-          return ((await (await fetch(`${daemon.url}${p}`, { headers: shop.headers })).json()) as { state: string }).state;
-        }));
+        const states = await Promise.all(
+          paths.map(async (p, i) => {
+            const shop = i === 1 ? poisoned : healthy;
+            return ((await (await fetch(`${daemon.url}${p}`, { headers: shop.headers })).json()) as { state: string }).state;
+          }),
+        );
         return states.every((s) => s === 'done');
       });
       figures.later_feeds_done = paths.length;

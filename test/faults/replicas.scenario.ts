@@ -9,9 +9,15 @@ import { freshTarget, runCli, spawnDaemon, until, type DaemonProcess, type Outco
 const FEEDS = 40;
 
 const processedLines = (output: string): string[] =>
-  output.split('\n').filter((l) => l.includes('"feed processed"')).map((l) => (JSON.parse(l) as { feedPk: string }).feedPk);
+  output
+    .split('\n')
+    .filter((l) => l.includes('"feed processed"'))
+    .map((l) => (JSON.parse(l) as { feedPk: string }).feedPk);
 const migratedLines = (output: string): string[] =>
-  output.split('\n').filter((l) => l.includes('"database migrated"')).flatMap((l) => (JSON.parse(l) as { applied: string[] }).applied);
+  output
+    .split('\n')
+    .filter((l) => l.includes('"database migrated"'))
+    .flatMap((l) => (JSON.parse(l) as { applied: string[] }).applied);
 
 export const replicas: Scenario = {
   name: 'two-replicas',
@@ -28,7 +34,21 @@ export const replicas: Scenario = {
     await fs.mkdir(inbox);
     const configFile = path.join(dir, 'connectors.json');
     // The first shop of an empty database is pk 1 (made below, once both replicas run).
-    await fs.writeFile(configFile, JSON.stringify({ connectors: [{ name: 'erp', type: 'catalog-file', shop_pk: 1, schedule: '* * * * *', enabled: true, options: { inbox, format: 'csv', settle_ms: 200 } }] }));
+    await fs.writeFile(
+      configFile,
+      JSON.stringify({
+        connectors: [
+          {
+            name: 'erp',
+            type: 'catalog-file',
+            shop_pk: 1,
+            schedule: '* * * * *',
+            enabled: true,
+            options: { inbox, format: 'csv', settle_ms: 200 },
+          },
+        ],
+      }),
+    );
     const env = { ...dbEnv, WAYBILL_CONNECTORS: configFile };
     // Both at once on the empty database: each migrates it at start-up.
     const started = await Promise.allSettled([spawnDaemon(env), spawnDaemon(env)]);
@@ -60,14 +80,22 @@ export const replicas: Scenario = {
       // within a second of the tick) and the dropped file was applied by one of them. Only the
       // run queue counts: a tick that fired before the shop existed fails its run, and the
       // dead-letter queue then holds a copy of that job with the same data.
-      const ticks = await until('two scheduled connector ticks and the file applied', async () => {
-        const r = await target.query<{ tick: string; n: number }>(
-          `select data->>'scheduledFor' tick, count(*)::int n from pgboss.job
+      const ticks = await until(
+        'two scheduled connector ticks and the file applied',
+        async () => {
+          const r = await target.query<{ tick: string; n: number }>(
+            `select data->>'scheduledFor' tick, count(*)::int n from pgboss.job
             where name = 'connector.run' and data->>'name' = 'erp' and data->>'trigger' = 'schedule'
-            group by 1 having max((data->>'scheduledFor')::timestamptz) < now() - interval '10 seconds' order by 1`);
-        const file = await target.query<{ n: number }>(`select count(*)::int n from feeds where shop_pk = 1 and source like 'connector:%' and state = 'done'`);
-        return r.length >= 2 && file[0]!.n >= 1 ? r : null;
-      }, 180_000, 1_000);
+            group by 1 having max((data->>'scheduledFor')::timestamptz) < now() - interval '10 seconds' order by 1`,
+          );
+          const file = await target.query<{ n: number }>(
+            `select count(*)::int n from feeds where shop_pk = 1 and source like 'connector:%' and state = 'done'`,
+          );
+          return r.length >= 2 && file[0]!.n >= 1 ? r : null;
+        },
+        180_000,
+        1_000,
+      );
       const byA = processedLines(a.output());
       const byB = processedLines(b.output());
       const all = [...byA, ...byB];
@@ -82,7 +110,8 @@ export const replicas: Scenario = {
       }
       // Maintenance ticks the same way: feeds.requeue-stopped every minute, one job per minute.
       const maintenance = await target.query<{ at: string; n: number }>(
-        `select date_trunc('minute', created_on)::text as at, count(*)::int n from pgboss.job where name = 'feeds.requeue-stopped' group by 1 order by 1`);
+        `select date_trunc('minute', created_on)::text as at, count(*)::int n from pgboss.job where name = 'feeds.requeue-stopped' group by 1 order by 1`,
+      );
       if (maintenance.length < 2) problems.push(`feeds.requeue-stopped was queued for ${maintenance.length} minutes, not each minute`);
       const doubledMaintenance = maintenance.filter((t) => t.n !== 1);
       if (doubledMaintenance.length > 0) problems.push(`maintenance ticks queued more than once: ${JSON.stringify(doubledMaintenance)}`);
@@ -91,8 +120,13 @@ export const replicas: Scenario = {
       return {
         pass: problems.length === 0,
         figures: {
-          feeds: FEEDS, processed_by_a: byA.length, processed_by_b: byB.length, migrations_by_a: migratedLines(a.output()).length,
-          migrations_by_b: migratedLines(b.output()).length, ticks: ticks.length, jobs_per_tick: ticks.map((t) => t.n).join('/'),
+          feeds: FEEDS,
+          processed_by_a: byA.length,
+          processed_by_b: byB.length,
+          migrations_by_a: migratedLines(a.output()).length,
+          migrations_by_b: migratedLines(b.output()).length,
+          ticks: ticks.length,
+          jobs_per_tick: ticks.map((t) => t.n).join('/'),
           jobs_per_maintenance_tick: maintenance.map((t) => t.n).join('/'),
         },
         detail: problems.join('\n'),

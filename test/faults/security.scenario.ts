@@ -33,7 +33,11 @@ export const security: Scenario = {
         Object.assign(figures, r.figures);
         problems.push(...r.problems.slice(0, 10).map((p) => `[${name}] ${p}`));
         if (r.problems.length > 10) problems.push(`[${name}] ... and ${r.problems.length - 10} more`);
-        console.log(`     ${r.problems.length === 0 ? 'ok  ' : 'FAIL'} ${name} ${Object.entries(r.figures).map(([k, v]) => `${k}=${v}`).join(' ')} (${((Date.now() - t) / 1000).toFixed(1)} s)`);
+        console.log(
+          `     ${r.problems.length === 0 ? 'ok  ' : 'FAIL'} ${name} ${Object.entries(r.figures)
+            .map(([k, v]) => `${k}=${v}`)
+            .join(' ')} (${((Date.now() - t) / 1000).toFixed(1)} s)`,
+        );
       } catch (error) {
         problems.push(`[${name}] ${(error as Error).stack ?? String(error)}`);
         console.log(`     FAIL ${name}: ${(error as Error).message}`);
@@ -63,7 +67,10 @@ export const security: Scenario = {
       await group('rate-limit', () => checkRateLimit(world, target));
       await group('outbound', () => checkOutbound(world, target));
       await group('admin', () => checkAdmin(world, ops, target));
-      const alive = await fetch(`${world.daemon.url}/healthz`).then((r) => r.status === 200, () => false);
+      const alive = await fetch(`${world.daemon.url}/healthz`).then(
+        (r) => r.status === 200,
+        () => false,
+      );
       if (!alive) problems.push(`the daemon died:\n${world.daemon.output().slice(-3000)}`);
       return { pass: problems.length === 0, figures, detail: problems.join('\n') };
     } finally {

@@ -28,12 +28,25 @@ await sql.query(`create function wb_test_refuse() returns trigger language plpgs
   end $$`);
 await sql.query('create trigger wb_test_refuse before insert on products for each row execute function wb_test_refuse()');
 
-interface JobRow { id: string; name: string; state: string; retry_count: number }
+interface JobRow {
+  id: string;
+  name: string;
+  state: string;
+  retry_count: number;
+}
 const jobOf = async (feedPk: string): Promise<JobRow | undefined> =>
-  (await sql.query<JobRow>(`select id, name, state, retry_count from pgboss.job where name = 'feed.process' and data->>'feedPk' = $1 order by created_on limit 1`, [feedPk])).rows[0];
+  (
+    await sql.query<JobRow>(
+      `select id, name, state, retry_count from pgboss.job where name = 'feed.process' and data->>'feedPk' = $1 order by created_on limit 1`,
+      [feedPk],
+    )
+  ).rows[0];
 const deadCopiesOf = async (jobId: string) =>
-  (await sql.query<{ name: string; state: string }>(`select name, state from pgboss.job where name like '%.dead' and source_id = $1`, [jobId])).rows;
-
+  (
+    await sql.query<{ name: string; state: string }>(`select name, state from pgboss.job where name like '%.dead' and source_id = $1`, [
+      jobId,
+    ])
+  ).rows;
 
 const submit = async (sku: string): Promise<Feed> => {
   const res = await app.inject({ method: 'POST', url: `/shops/${shopPk}/products/`, headers: auth, payload: [product(sku)] });
@@ -76,23 +89,29 @@ describe('a feed that fails', () => {
     const limit = queueSettings['feed.process'].retryLimit;
     // Each retry waits its backoff (seconds, doubling): the test moves the wait to now and wakes
     // the worker, attempt after attempt, rather than waiting minutes.
-    const job = await until('the retries to run out', async () => {
-      const j = (await jobOf(feed.pk))!;
-      if (j.state === 'failed' || j.state === 'completed') return j;
-      if (j.state === 'retry') {
-        await sql.query(`update pgboss.job set start_after = now() where id = $1 and state = 'retry'`, [j.id]);
-        daemon.jobs.wake('feed.process');
-      }
-      return undefined;
-    }, 60_000);
+    const job = await until(
+      'the retries to run out',
+      async () => {
+        const j = (await jobOf(feed.pk))!;
+        if (j.state === 'failed' || j.state === 'completed') return j;
+        if (j.state === 'retry') {
+          await sql.query(`update pgboss.job set start_after = now() where id = $1 and state = 'retry'`, [j.id]);
+          daemon.jobs.wake('feed.process');
+        }
+        return undefined;
+      },
+      60_000,
+    );
     expect(job).toMatchObject({ state: 'failed', retry_count: limit });
     const failed = await waitFeed(app, auth, feed.url);
     expect(failed).toMatchObject({ state: 'failed', status: 'Error' });
-    expect(failed.result.criticals).toEqual([{ code: 'retries_exhausted', message: expect.stringContaining(`after ${limit + 1} attempts`) }]);
+    expect(failed.result.criticals).toEqual([
+      { code: 'retries_exhausted', message: expect.stringContaining(`after ${limit + 1} attempts`) },
+    ]);
     expect(await deadCopiesOf(job.id)).toEqual([{ name: `${job.name}.dead`, state: 'created' }]);
     await retryToDone(feed, 'BUSY-');
   });
-  it('the retry of its job\'s dead-letter copy (admin queue API) also brings the feed to done, and the copy leaves the queue', async () => {
+  it("the retry of its job's dead-letter copy (admin queue API) also brings the feed to done, and the copy leaves the queue", async () => {
     await sql.query(`insert into wb_test_refusals values ('DEAD-', 'P0001')`);
     const feed = await submit('DEAD-1');
     expect(await waitFeed(app, auth, feed.url, 10_000)).toMatchObject({ state: 'failed' });
@@ -106,7 +125,9 @@ describe('a feed that fails', () => {
     expect(res.statusCode).toBe(200);
     expect(await waitFeed(app, auth, feed.url, 10_000)).toMatchObject({ state: 'done', counts: { succeeded: 1 } });
     expect(res.json()).toMatchObject({ ok: true, detail: `Feed ${feed.pk} of job ${copy.id} was queued again.` });
-    const waiting = (await app.inject({ url: `/admin/api/queues/${copy.name}/jobs?state=created`, headers: bearer })).json() as { id: string }[];
+    const waiting = (await app.inject({ url: `/admin/api/queues/${copy.name}/jobs?state=created`, headers: bearer })).json() as {
+      id: string;
+    }[];
     expect(waiting.map((j) => j.id)).not.toContain(copy.id);
   });
 });

@@ -29,8 +29,8 @@ describe('each feed operation is one complete entry', () => {
   });
 });
 
-describe('the readers list exactly the table\'s operations', () => {
-  it('the OpenAPI document offers the feed list\'s `type` filter as the table\'s names', async () => {
+describe("the readers list exactly the table's operations", () => {
+  it("the OpenAPI document offers the feed list's `type` filter as the table's names", async () => {
     const doc = (await daemon.app!.inject('/openapi.json')).json() as {
       paths: Record<string, { get: { parameters: { name: string; schema: { anyOf?: { const?: string; enum?: string[] }[] } }[] } }>;
     };
@@ -49,7 +49,7 @@ describe('the readers list exactly the table\'s operations', () => {
     }
   });
 
-  it('the admin\'s feeds page offers one type option per operation', () => {
+  it("the admin's feeds page offers one type option per operation", () => {
     const page = String(feedsBody({ count: 0, results: [] }, { page: 1 }, new Map()));
     const select = /<select name="type">([\s\S]*?)<\/select>/.exec(page)![1]!;
     const options = [...select.matchAll(/<option[^>]*>([^<]*)<\/option>/g)].map((m) => m[1]);

@@ -18,18 +18,24 @@ describe('jobs left in feed.process.small by the previous version', () => {
     // The previous version's queues, and jobs of theirs, as it left them.
     await api.jobs.boss.createQueue('feed.process.small.dead');
     await api.jobs.boss.createQueue('feed.process.small', { deadLetter: 'feed.process.small.dead' });
-    const feeds = await Promise.all(['UP-1', 'UP-2'].map(async (sku) => {
-      const res = await app.inject({ method: 'POST', url: `/shops/${shopPk}/products/`, headers: auth, payload: [product(sku)] });
-      expect(res.statusCode).toBe(201);
-      return res.json() as { pk: string; url: string };
-    }));
+    const feeds = await Promise.all(
+      ['UP-1', 'UP-2'].map(async (sku) => {
+        const res = await app.inject({ method: 'POST', url: `/shops/${shopPk}/products/`, headers: auth, payload: [product(sku)] });
+        expect(res.statusCode).toBe(201);
+        return res.json() as { pk: string; url: string };
+      }),
+    );
     const pks = feeds.map((f) => f.pk);
-    await sql.query(`update pgboss.job set name = 'feed.process.small', dead_letter = 'feed.process.small.dead' where name = 'feed.process' and data->>'feedPk' = any($1)`, [pks]);
+    await sql.query(
+      `update pgboss.job set name = 'feed.process.small', dead_letter = 'feed.process.small.dead' where name = 'feed.process' and data->>'feedPk' = any($1)`,
+      [pks],
+    );
     await api.jobs.boss.send('feed.process.small.dead', { feedPk: pks[0] });
 
     await up(api.connection.db);
 
-    const jobs = (await sql.query(`select name, state, dead_letter from pgboss.job where data->>'feedPk' = any($1) order by name`, [pks])).rows;
+    const jobs = (await sql.query(`select name, state, dead_letter from pgboss.job where data->>'feedPk' = any($1) order by name`, [pks]))
+      .rows;
     expect(jobs).toEqual([
       { name: 'feed.process', state: 'created', dead_letter: 'feed.process.dead' },
       { name: 'feed.process', state: 'created', dead_letter: 'feed.process.dead' },

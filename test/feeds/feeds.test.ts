@@ -22,8 +22,12 @@ const { shopPk, auth } = await api.shopWithKey();
 const PRODUCTS = `/shops/${shopPk}/products/`;
 
 const jobsOf = async (feedPk: string) =>
-  (await sql.query(`select state, retry_count from pgboss.job where name like 'feed.process%' and data->>'feedPk' = $1 order by created_on`, [feedPk])).rows as { state: string; retry_count: number }[];
-
+  (
+    await sql.query(
+      `select state, retry_count from pgboss.job where name like 'feed.process%' and data->>'feedPk' = $1 order by created_on`,
+      [feedPk],
+    )
+  ).rows as { state: string; retry_count: number }[];
 
 const post = async (payload: unknown, headers: Record<string, string> = {}) => {
   const res = await app.inject({ method: 'POST' as const, url: PRODUCTS, headers: { ...auth, ...headers }, payload: payload as object });
@@ -40,7 +44,9 @@ describe('before any worker runs', () => {
     // As if a worker had taken it and been killed: job active, feed processing, lease run out.
     const dead = (await post([product('DEAD-1'), product('DEAD-2')])).json() as Feed;
     await sql.query(`update pgboss.job set state = 'active', started_on = now() where data->>'feedPk' = $1`, [dead.pk]);
-    await sql.query(`update feeds set state = 'processing', started_at = now(), leased_until = now() - interval '1 second' where pk = $1`, [dead.pk]);
+    await sql.query(`update feeds set state = 'processing', started_at = now(), leased_until = now() - interval '1 second' where pk = $1`, [
+      dead.pk,
+    ]);
     expect(await api.services.feeds.recover()).toEqual([dead.pk]);
     expect(await api.services.feeds.recover()).toEqual([]); // the lease is renewed for the new job
     expect((await jobsOf(dead.pk)).map((j) => j.state)).toEqual(['active', 'created']);
@@ -62,7 +68,10 @@ describe('before any worker runs', () => {
     const elsewhere = (await post([product('ELSEWHERE-1')])).json() as Feed;
     // Each with a lease of 10 s left, its last heartbeat 5 s ago.
     const hold = async (pk: string, owner: string) =>
-      sql.query(`update feeds set state = 'processing', started_at = now(), leased_until = now() + interval '10 seconds', owner = $2 where pk = $1`, [pk, owner]);
+      sql.query(
+        `update feeds set state = 'processing', started_at = now(), leased_until = now() + interval '10 seconds', owner = $2 where pk = $1`,
+        [pk, owner],
+      );
     await hold(gone.pk, goneOwner);
     await hold(alive.pk, thisOwner()); // this process: running
     await hold(elsewhere.pk, `another-host-${host}/1/1`); // cannot be told: waits for its lease
@@ -70,7 +79,10 @@ describe('before any worker runs', () => {
     expect(await api.services.feeds.recover()).toEqual([]);
     // A heartbeat just now (the owner's pid gone or not): not taken yet.
     const fresh = (await post([product('FRESH-1')])).json() as Feed;
-    await sql.query(`update feeds set state = 'processing', leased_until = now() + make_interval(secs => ${LEASE_SECONDS}), owner = $2 where pk = $1`, [fresh.pk, goneOwner]);
+    await sql.query(
+      `update feeds set state = 'processing', leased_until = now() + make_interval(secs => ${LEASE_SECONDS}), owner = $2 where pk = $1`,
+      [fresh.pk, goneOwner],
+    );
     expect(await api.services.feeds.recover()).toEqual([]);
     (globalThis as { heldFeeds?: string[] }).heldFeeds = [gone.pk, alive.pk, elsewhere.pk, fresh.pk];
   });
@@ -172,17 +184,34 @@ describe('with a worker', () => {
     expect(second.headers.location).toBe(first.headers.location);
     expect(second.headers['idempotent-replayed']).toBe('true');
     expect((second.json() as Feed).pk).toBe((first.json() as Feed).pk);
-    expect((await sql.query(`select count(*)::int as n from feeds f join feed_payloads p on p.feed_pk = f.pk where 'IDEM-1' = any(p.skus)`)).rows[0].n).toBe(1);
-    expectProblem(await app.inject({ method: 'POST', url: PRODUCTS, headers: { ...auth, ...headers }, payload: [product('IDEM-2')] }), 422, 'idempotency_key_reused');
+    expect(
+      (await sql.query(`select count(*)::int as n from feeds f join feed_payloads p on p.feed_pk = f.pk where 'IDEM-1' = any(p.skus)`))
+        .rows[0].n,
+    ).toBe(1);
+    expectProblem(
+      await app.inject({ method: 'POST', url: PRODUCTS, headers: { ...auth, ...headers }, payload: [product('IDEM-2')] }),
+      422,
+      'idempotency_key_reused',
+    );
     // Every catalog write honours it, the variation ones too.
-    const pk = ((await waitFeed(app, auth, first.headers.location)).result.success[0]!.product_pk) as number;
+    const pk = (await waitFeed(app, auth, first.headers.location)).result.success[0]!.product_pk as number;
     const url = `${PRODUCTS}${pk}/variations/`;
-    const v1 = await app.inject({ method: 'POST', url, headers: { ...auth, ...headers, 'idempotency-key': 'idem-var' }, payload: [{ sku: 'IDEM-1-a' }] });
-    const v2 = await app.inject({ method: 'POST', url, headers: { ...auth, ...headers, 'idempotency-key': 'idem-var' }, payload: [{ sku: 'IDEM-1-a' }] });
+    const v1 = await app.inject({
+      method: 'POST',
+      url,
+      headers: { ...auth, ...headers, 'idempotency-key': 'idem-var' },
+      payload: [{ sku: 'IDEM-1-a' }],
+    });
+    const v2 = await app.inject({
+      method: 'POST',
+      url,
+      headers: { ...auth, ...headers, 'idempotency-key': 'idem-var' },
+      payload: [{ sku: 'IDEM-1-a' }],
+    });
     expect([v1.statusCode, v2.statusCode, v2.headers.location]).toEqual([201, 201, v1.headers.location]);
   });
 
-  it('lists a shop\'s feeds by state and type, without per-item results', async () => {
+  it("lists a shop's feeds by state and type, without per-item results", async () => {
     const res = await app.inject({ url: `/shops/${shopPk}/feeds/?state=done&type=product_create&page_size=2`, headers: auth });
     expect(res.statusCode).toBe(200);
     expect(res.headers.allow).toBe('GET, OPTIONS');
@@ -198,31 +227,48 @@ describe('with a worker', () => {
   });
 
   it('connectors submit feeds too, under their own source and the default base URL', async () => {
-    const feed = await api.services.feeds.submit({ shopPk, type: 'product_create', items: [product('CONN-1', { images: [{ url: 'https://cdn.example/c.jpg', x: 1 }] })], source: 'connector:erp-main' });
+    const feed = await api.services.feeds.submit({
+      shopPk,
+      type: 'product_create',
+      items: [product('CONN-1', { images: [{ url: 'https://cdn.example/c.jpg', x: 1 }] })],
+      source: 'connector:erp-main',
+    });
     const json = present(feed, api.services.feeds.defaultBaseUrl);
     expect(json).toMatchObject({ source: 'connector:erp-main', url: `http://127.0.0.1:0/feeds/${feed.pk}/`, status: 'Wait' });
     const done = await waitFeed(app, auth, `/feeds/${feed.pk}/`);
     expect(done.result.success[0]!.warning).toEqual(['/0/images/0/x: unknown field, ignored']);
-    expect(done.result.success[0]!.warnings).toEqual([{ pointer: '/0/images/0/x', code: 'unknown_field', message: 'unknown field, ignored' }]);
-    await expect(api.services.feeds.submit({ shopPk, type: 'product_create', items: [{ sku: 'NO-NAME' }], source: 'connector:erp-main' }))
-      .rejects.toMatchObject({ status: 400, errors: [{ pointer: '/0/name' }, { pointer: '/0/price' }, { pointer: '/0/stock' }] });
+    expect(done.result.success[0]!.warnings).toEqual([
+      { pointer: '/0/images/0/x', code: 'unknown_field', message: 'unknown field, ignored' },
+    ]);
+    await expect(
+      api.services.feeds.submit({ shopPk, type: 'product_create', items: [{ sku: 'NO-NAME' }], source: 'connector:erp-main' }),
+    ).rejects.toMatchObject({ status: 400, errors: [{ pointer: '/0/name' }, { pointer: '/0/price' }, { pointer: '/0/stock' }] });
   });
 
   it('items a trusted caller already validated (submitValidated, as JSON text) are recorded and applied like submitted ones', async () => {
     const items = [product('PRE-1', { variations: [{ sku: 'PRE-1-a', stock: 2 }] }), product('PRE-2')];
-    const feed = await api.services.feeds.submitValidated({ shopPk, type: 'product_create', items: items.map((p) => ({ sku: p.sku, json: JSON.stringify(p) })), source: 'connector:erp-main' });
+    const feed = await api.services.feeds.submitValidated({
+      shopPk,
+      type: 'product_create',
+      items: items.map((p) => ({ sku: p.sku, json: JSON.stringify(p) })),
+      source: 'connector:erp-main',
+    });
     expect(feed).toMatchObject({ source: 'connector:erp-main', state: 'queued', counts: { total: 2 } });
     expect((await sql.query('select skus from feed_payloads where feed_pk = $1', [feed.pk])).rows[0].skus).toEqual(['PRE-1', 'PRE-2']);
     const done = await waitFeed(app, auth, `/feeds/${feed.pk}/`);
     expect(done.counts).toEqual({ total: 2, processed: 2, succeeded: 2, failed: 0, warnings: 0 });
-    expect(done.result.success.map((s) => [s.index, s.sku])).toEqual([[0, 'PRE-1'], [1, 'PRE-2']]);
+    expect(done.result.success.map((s) => [s.index, s.sku])).toEqual([
+      [0, 'PRE-1'],
+      [1, 'PRE-2'],
+    ]);
     const stored = pageOf(await app.inject({ url: `${PRODUCTS}?sku=PRE-1`, headers: auth }));
     expect(stored.items[0]).toMatchObject({ name: 'Product PRE-1', variations: [{ sku: 'PRE-1-a', stock: 2 }] });
-    await expect(api.services.feeds.submitValidated({ shopPk, type: 'product_create', items: [], source: 'connector:erp-main' }))
-      .rejects.toMatchObject({ status: 400, errors: [{ pointer: '', code: 'too_few' }] });
+    await expect(
+      api.services.feeds.submitValidated({ shopPk, type: 'product_create', items: [], source: 'connector:erp-main' }),
+    ).rejects.toMatchObject({ status: 400, errors: [{ pointer: '', code: 'too_few' }] });
   });
 
-  it('feed.completed goes to the shop\'s webhook, signed per Standard Webhooks, retried after a 5xx', async () => {
+  it("feed.completed goes to the shop's webhook, signed per Standard Webhooks, retried after a 5xx", async () => {
     const hooked = await api.services.shops.create({ name: 'Hooked', webhook_url: 'https://hooks.example.test/waybill' });
     const { key } = await api.services.shops.createKey(hooked.pk);
     const received: { headers: Record<string, string>; body: string }[] = [];
@@ -230,18 +276,33 @@ describe('with a worker', () => {
     nock.enableNetConnect(/127\.0\.0\.1|localhost/);
     // The receiver answers 503 first (retried), then 204.
     const scope = nock('https://hooks.example.test').post('/waybill').reply(503).post('/waybill').reply(204);
-    scope.on('request', (req: { headers: Headers }, _interceptor: unknown, body: string) => received.push({ headers: Object.fromEntries(req.headers.entries()), body }));
+    scope.on('request', (req: { headers: Headers }, _interceptor: unknown, body: string) =>
+      received.push({ headers: Object.fromEntries(req.headers.entries()), body }),
+    );
     try {
-      const res = await app.inject({ method: 'POST', url: `/shops/${hooked.pk}/products/`, headers: { authorization: `Token ${key}` }, payload: [product('HOOK-1')] });
+      const res = await app.inject({
+        method: 'POST',
+        url: `/shops/${hooked.pk}/products/`,
+        headers: { authorization: `Token ${key}` },
+        payload: [product('HOOK-1')],
+      });
       const feed = await waitFeed(app, { authorization: `Token ${key}` }, res.headers.location);
       await until('the webhook', async () => scope.isDone(), 15_000);
       const { secret } = (await api.services.shops.webhookTarget(hooked.pk))!;
       expect(received).toHaveLength(2);
       expect(received[1]!.headers['webhook-id']).toBe(received[0]!.headers['webhook-id']);
       expect(verify(secret, received[1]!.headers, received[1]!.body)).toEqual({ ok: true });
-      expect(verify('whsec_' + Buffer.from('another secret').toString('base64'), received[1]!.headers, received[1]!.body)).toMatchObject({ ok: false });
+      expect(verify('whsec_' + Buffer.from('another secret').toString('base64'), received[1]!.headers, received[1]!.body)).toMatchObject({
+        ok: false,
+      });
       expect(JSON.parse(received[0]!.body)).toEqual({
-        event: 'product_feed:feed:finish', type: 'feed.completed', location: res.headers.location, pk: feed.pk, shop_pk: hooked.pk, state: 'done', status: 'Complete',
+        event: 'product_feed:feed:finish',
+        type: 'feed.completed',
+        location: res.headers.location,
+        pk: feed.pk,
+        shop_pk: hooked.pk,
+        state: 'done',
+        status: 'Complete',
       });
       expect(received[0]!.headers['webhook-id']).toMatch(/^msg_/);
     } finally {
@@ -256,6 +317,13 @@ describe('with a worker', () => {
     await sql.query(`update feeds set created_at = now() - interval '31 days' where pk = $1`, [feed.pk]);
     expect(await api.services.feeds.prune()).toBe(1);
     expectProblem(await app.inject({ url: `/feeds/${feed.pk}/`, headers: auth }), 404, 'not_found');
-    expect((await sql.query('select (select count(*) from feed_payloads where feed_pk = $1)::int + (select count(*) from feed_results where feed_pk = $1)::int as n', [feed.pk])).rows[0].n).toBe(0);
+    expect(
+      (
+        await sql.query(
+          'select (select count(*) from feed_payloads where feed_pk = $1)::int + (select count(*) from feed_results where feed_pk = $1)::int as n',
+          [feed.pk],
+        )
+      ).rows[0].n,
+    ).toBe(0);
   });
 });

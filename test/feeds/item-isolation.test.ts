@@ -27,9 +27,15 @@ const accept = async (payload: unknown, url = PRODUCTS): Promise<Feed> => {
   return res.json() as Feed;
 };
 const stored = async (skus: string[]): Promise<string[]> =>
-  (await sql.query(`select sku from products where shop_pk = $1 and sku = any($2) order by sku`, [shopPk, skus])).rows.map((r: { sku: string }) => r.sku);
+  (await sql.query(`select sku from products where shop_pk = $1 and sku = any($2) order by sku`, [shopPk, skus])).rows.map(
+    (r: { sku: string }) => r.sku,
+  );
 const refusal = (index: number, sku: string, sqlstate: string) => ({
-  index, sku, pointer: `/${index}`, code: 'not_storable', message: expect.stringContaining(`(SQLSTATE ${sqlstate})`),
+  index,
+  sku,
+  pointer: `/${index}`,
+  code: 'not_storable',
+  message: expect.stringContaining(`(SQLSTATE ${sqlstate})`),
 });
 
 // Accepted while no worker runs, so the worker finds them all waiting.
@@ -38,8 +44,13 @@ const big = await accept(Array.from({ length: 250 }, (_, i) => product(i === 137
 const neighbours = await Promise.all(Array.from({ length: 12 }, (_, i) => accept([product(i === 5 ? 'POISON-N' : `N-${i}`)])));
 // Past validation, as the file connector hands items over: a stock beyond the int4 column.
 const raw = await api.services.feeds.submitValidated({
-  shopPk, type: 'product_create', source: 'connector:test',
-  items: [{ sku: 'RAW-GOOD', json: JSON.stringify(product('RAW-GOOD')) }, { sku: 'RAW-BAD', json: JSON.stringify({ ...product('RAW-BAD'), stock: 2_147_483_648 }) }],
+  shopPk,
+  type: 'product_create',
+  source: 'connector:test',
+  items: [
+    { sku: 'RAW-GOOD', json: JSON.stringify(product('RAW-GOOD')) },
+    { sku: 'RAW-BAD', json: JSON.stringify({ ...product('RAW-BAD'), stock: 2_147_483_648 }) },
+  ],
 });
 
 describe('a feed with an item the database refuses', () => {
@@ -53,7 +64,10 @@ describe('a feed with an item the database refuses', () => {
     expect(feed).toMatchObject({ state: 'done', status: 'Complete', counts: { total: 3, processed: 3, succeeded: 2, failed: 1 } });
     expect(feed.result.errors).toEqual([refusal(1, 'POISON-1', '23514')]);
     expect(feed.result.errors[0]!.message).toMatch(/violates check constraint "test_no_poison"/);
-    expect(feed.result.success.map((s) => [s.index, s.sku])).toEqual([[0, 'GOOD-1'], [2, 'GOOD-2']]);
+    expect(feed.result.success.map((s) => [s.index, s.sku])).toEqual([
+      [0, 'GOOD-1'],
+      [2, 'GOOD-2'],
+    ]);
     expect(await stored(['GOOD-1', 'GOOD-2', 'POISON-1'])).toEqual(['GOOD-1', 'GOOD-2']);
   });
 
@@ -90,7 +104,12 @@ describe('a feed with an item the database refuses', () => {
   it('a variation feed: the refused variation fails alone', async () => {
     const feed = await waitFeed(app, auth, (await accept([product('HOST')])).url, 15_000);
     const productPk = feed.result.success[0]!.product_pk as number;
-    const vfeed = await waitFeed(app, auth, (await accept([{ sku: 'V-1' }, { sku: 'POISON-V' }, { sku: 'V-2' }], `${PRODUCTS}${productPk}/variations/`)).url, 15_000);
+    const vfeed = await waitFeed(
+      app,
+      auth,
+      (await accept([{ sku: 'V-1' }, { sku: 'POISON-V' }, { sku: 'V-2' }], `${PRODUCTS}${productPk}/variations/`)).url,
+      15_000,
+    );
     expect(vfeed).toMatchObject({ state: 'done', counts: { succeeded: 2, failed: 1 } });
     expect(vfeed.result.errors).toEqual([{ ...refusal(1, 'POISON-V', '23514'), parent_pk: productPk }]);
     const variations = (await app.inject({ url: `${PRODUCTS}${productPk}/variations/`, headers: auth })).json() as { sku: string }[];

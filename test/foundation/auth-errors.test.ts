@@ -24,24 +24,33 @@ const problem = (res: { statusCode: number; headers: Record<string, unknown>; js
 describe('authentication', () => {
   it('401 with WWW-Authenticate when the key is missing, malformed or unknown', async () => {
     for (const authorization of [undefined, 'Bearer x', `Token wb_${'x'.repeat(40)}`, 'Token']) {
-      const res = await app.inject({ method: 'GET', url: `/shops/${a.shopPk}/products/`, headers: authorization === undefined ? {} : { authorization } });
+      const res = await app.inject({
+        method: 'GET',
+        url: `/shops/${a.shopPk}/products/`,
+        headers: authorization === undefined ? {} : { authorization },
+      });
       problem(res, 401, 'unauthorized');
       expect(res.headers['www-authenticate']).toBe('Token');
     }
   });
 
-  it('accepts the shop\'s own key', async () => {
+  it("accepts the shop's own key", async () => {
     const res = await app.inject({ method: 'GET', url: `/shops/${a.shopPk}/products/`, headers: a.auth });
     expect(res.statusCode).toBe(200);
   });
 
-  it('answers 404, never data, for another shop\'s key, as for a shop that does not exist', async () => {
+  it("answers 404, never data, for another shop's key, as for a shop that does not exist", async () => {
     const other = await app.inject({ method: 'GET', url: `/shops/${b.shopPk}/products/`, headers: a.auth });
     const missing = await app.inject({ method: 'GET', url: '/shops/999999/products/', headers: a.auth });
     const o = problem(other, 404, 'not_found');
     const m = problem(missing, 404, 'not_found');
     expect(Object.keys(o).sort()).toEqual(Object.keys(m).sort());
-    const write = await app.inject({ method: 'POST', url: `/shops/${b.shopPk}/products/`, headers: { ...a.auth, ...json }, payload: product });
+    const write = await app.inject({
+      method: 'POST',
+      url: `/shops/${b.shopPk}/products/`,
+      headers: { ...a.auth, ...json },
+      payload: product,
+    });
     problem(write, 404, 'not_found');
   });
 
@@ -65,23 +74,50 @@ describe('error statuses, each as problem JSON', () => {
   });
 
   it('406 when the client accepts no JSON', async () => {
-    problem(await app.inject({ method: 'GET', url: `/shops/${a.shopPk}/products/`, headers: { ...a.auth, accept: 'text/csv' } }), 406, 'not_acceptable');
+    problem(
+      await app.inject({ method: 'GET', url: `/shops/${a.shopPk}/products/`, headers: { ...a.auth, accept: 'text/csv' } }),
+      406,
+      'not_acceptable',
+    );
   });
 
   it('413 for a body over the limit', async () => {
     const big = Array.from({ length: 60 }, (_, i) => ({ ...product, sku: `S${i}`, description: 'x'.repeat(100) }));
-    problem(await app.inject({ method: 'POST', url: `/shops/${a.shopPk}/products/`, headers: { ...a.auth, ...json }, payload: big }), 413, 'body_too_large');
+    problem(
+      await app.inject({ method: 'POST', url: `/shops/${a.shopPk}/products/`, headers: { ...a.auth, ...json }, payload: big }),
+      413,
+      'body_too_large',
+    );
   });
 
   it('415 for a body that is not JSON, 400 for malformed JSON', async () => {
-    problem(await app.inject({ method: 'POST', url: `/shops/${a.shopPk}/products/`, headers: { ...a.auth, 'content-type': 'text/plain' }, payload: 'sku=A1' }), 415, 'unsupported_media_type');
-    problem(await app.inject({ method: 'POST', url: `/shops/${a.shopPk}/products/`, headers: { ...a.auth, ...json }, payload: '[{"sku": "A1",' }), 400, 'invalid_json');
+    problem(
+      await app.inject({
+        method: 'POST',
+        url: `/shops/${a.shopPk}/products/`,
+        headers: { ...a.auth, 'content-type': 'text/plain' },
+        payload: 'sku=A1',
+      }),
+      415,
+      'unsupported_media_type',
+    );
+    problem(
+      await app.inject({ method: 'POST', url: `/shops/${a.shopPk}/products/`, headers: { ...a.auth, ...json }, payload: '[{"sku": "A1",' }),
+      400,
+      'invalid_json',
+    );
   });
 
   it('400 lists every invalid field of every item by JSON pointer', async () => {
     const res = await app.inject({
-      method: 'POST', url: `/shops/${a.shopPk}/products/`, headers: { ...a.auth, ...json },
-      payload: [{ sku: 'OK', name: 'Fine', price: 1, stock: 1 }, { name: 'No sku', price: '10', stock: 1 }, { sku: 'X', name: 'Y', price: 1, stock: -1 }],
+      method: 'POST',
+      url: `/shops/${a.shopPk}/products/`,
+      headers: { ...a.auth, ...json },
+      payload: [
+        { sku: 'OK', name: 'Fine', price: 1, stock: 1 },
+        { name: 'No sku', price: '10', stock: 1 },
+        { sku: 'X', name: 'Y', price: 1, stock: -1 },
+      ],
     });
     const body = problem(res, 400, 'validation_failed');
     const pointers = (body.errors as { pointer: string }[]).map((e) => e.pointer);
@@ -95,10 +131,24 @@ describe('error statuses, each as problem JSON', () => {
     const secret = 'internal detail wb_refuse_orders';
     const pool = new pg.Pool({ connectionString: daemon.database.url, max: 1 });
     try {
-      await pool.query(`create function wb_refuse_orders() returns trigger language plpgsql as $$ begin raise exception '${secret}'; end $$`);
+      await pool.query(
+        `create function wb_refuse_orders() returns trigger language plpgsql as $$ begin raise exception '${secret}'; end $$`,
+      );
       await pool.query('create trigger wb_refuse_orders before insert on orders for each row execute function wb_refuse_orders()');
-      const order = { order_pk: 1, reference: 'R-500', customer: { name: 'C' }, shipping_address: {}, shipping_cost: 1, items: [{ item_pk: 1, sku: 'A1', quantity: 1, price: 10 }] };
-      const res = await app.inject({ method: 'POST', url: `/shops/${a.shopPk}/marketplace/${mp}/orders/`, headers: { ...a.auth, ...json }, payload: order });
+      const order = {
+        order_pk: 1,
+        reference: 'R-500',
+        customer: { name: 'C' },
+        shipping_address: {},
+        shipping_cost: 1,
+        items: [{ item_pk: 1, sku: 'A1', quantity: 1, price: 10 }],
+      };
+      const res = await app.inject({
+        method: 'POST',
+        url: `/shops/${a.shopPk}/marketplace/${mp}/orders/`,
+        headers: { ...a.auth, ...json },
+        payload: order,
+      });
       const body = problem(res, 500, 'internal_error');
       expect(Object.keys(body).sort()).toEqual(['code', 'detail', 'request_id', 'status', 'title', 'type']);
       expect(res.body).not.toMatch(/wb_refuse_orders|internal detail|P0001|stack|node_modules|\.ts:\d+|insert into|select |plpgsql/i);
@@ -117,7 +167,8 @@ describe('rate limit and shutdown', () => {
     const limited = await startTestDaemon({ env: { WAYBILL_RATE_LIMIT: '2' } });
     try {
       const s = await limited.shopWithKey();
-      const post = () => limited.app!.inject({ method: 'POST', url: `/shops/${s.shopPk}/products/`, headers: { ...s.auth, ...json }, payload: product });
+      const post = () =>
+        limited.app!.inject({ method: 'POST', url: `/shops/${s.shopPk}/products/`, headers: { ...s.auth, ...json }, payload: product });
       expect((await post()).statusCode).toBe(201);
       expect((await post()).statusCode).toBe(201);
       const third = await post();
@@ -137,10 +188,19 @@ describe('rate limit and shutdown', () => {
     const body = JSON.stringify(product);
     const { port } = new URL(d.url!);
     const reply = new Promise<{ status: number; location: string | undefined }>((resolve, reject) => {
-      const req = http.request({ host: '127.0.0.1', port, method: 'POST', path: `/shops/${s.shopPk}/products/`, headers: { ...s.auth, ...json, 'content-length': Buffer.byteLength(body) } }, (res) => {
-        res.resume();
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, location: res.headers.location }));
-      });
+      const req = http.request(
+        {
+          host: '127.0.0.1',
+          port,
+          method: 'POST',
+          path: `/shops/${s.shopPk}/products/`,
+          headers: { ...s.auth, ...json, 'content-length': Buffer.byteLength(body) },
+        },
+        (res) => {
+          res.resume();
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, location: res.headers.location }));
+        },
+      );
       req.on('error', reject);
       req.write(body.slice(0, 10)); // the request is in flight: half its body sent
       setTimeout(() => req.end(body.slice(10)), 500);

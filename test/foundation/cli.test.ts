@@ -17,12 +17,20 @@ describe('waybill CLI (external database)', () => {
     const r = await runCli(['init', '--json'], env);
     expect(r.code).toBe(0);
     const url = new URL(database.url);
-    expect(r.json()).toMatchObject({ applied: [], database: 'external', created: false, location: `${url.hostname}:${url.port}${url.pathname}` });
+    expect(r.json()).toMatchObject({
+      applied: [],
+      database: 'external',
+      created: false,
+      location: `${url.hostname}:${url.port}${url.pathname}`,
+    });
     expect(r.json<{ latest: string }>().latest).toMatch(/^\d{8}T\d{4}_/);
   });
 
   it('creates and lists shops, with one JSON object on stdout', async () => {
-    const created = await runCli(['shops', 'create', '--name', 'Corner Shop', '--webhook-url', 'https://hooks.example.com/w', '--json'], env);
+    const created = await runCli(
+      ['shops', 'create', '--name', 'Corner Shop', '--webhook-url', 'https://hooks.example.com/w', '--json'],
+      env,
+    );
     expect(created.code).toBe(0);
     expect(created.stdout.trim().split('\n')).toHaveLength(1);
     const shop = created.json<{ pk: number; name: string; webhook_url: string }>();
@@ -57,7 +65,9 @@ describe('waybill CLI (external database)', () => {
     expect(key.key.startsWith(key.prefix)).toBe(true);
     const list = await runCli(['keys', 'list', '--shop', String(shop.pk), '--json'], env);
     expect(list.stdout).not.toContain(key.key);
-    expect(list.json<{ keys: { prefix: string; revoked_at: string | null }[] }>().keys).toEqual([expect.objectContaining({ prefix: key.prefix, revoked_at: null })]);
+    expect(list.json<{ keys: { prefix: string; revoked_at: string | null }[] }>().keys).toEqual([
+      expect.objectContaining({ prefix: key.prefix, revoked_at: null }),
+    ]);
     const revoked = await runCli(['keys', 'revoke', key.prefix, '--json'], env);
     expect(revoked.code).toBe(0);
     expect(revoked.json<{ revoked_at: string }>().revoked_at).toBeTruthy();
@@ -67,7 +77,10 @@ describe('waybill CLI (external database)', () => {
   });
 
   it('creates marketplaces with a chosen or next pk', async () => {
-    expect((await runCli(['marketplaces', 'create', '--name', 'Amazon', '--pk', '15', '--json'], env)).json()).toEqual({ pk: 15, name: 'Amazon' });
+    expect((await runCli(['marketplaces', 'create', '--name', 'Amazon', '--pk', '15', '--json'], env)).json()).toEqual({
+      pk: 15,
+      name: 'Amazon',
+    });
     expect((await runCli(['marketplaces', 'create', '--name', 'Zalando', '--json'], env)).json()).toEqual({ pk: 16, name: 'Zalando' });
     const dup = await runCli(['marketplaces', 'create', '--name', 'X', '--pk', '15', '--json'], env);
     expect(dup.code).toBe(1);
@@ -87,7 +100,7 @@ describe('waybill CLI (external database)', () => {
     expect(bogus.stderr).toContain('unknown command');
   });
 
-  it('names a mistyped option with the right one: one line, then that command\'s usage only', async () => {
+  it("names a mistyped option with the right one: one line, then that command's usage only", async () => {
     const r = await runCli(['shops', 'create', '--nme', 'My shop'], env);
     expect(r.code).toBe(2);
     expect(r.stdout).toBe('');
@@ -101,7 +114,9 @@ describe('waybill CLI (external database)', () => {
     expect(group.stderr).toContain("unknown command 'shop' (Did you mean shops?)");
     const badPk = await runCli(['keys', 'create', '--shop', 'first'], env);
     expect(badPk.code).toBe(2);
-    expect(badPk.stderr.split('\n')[0]).toBe("waybill: option '--shop <pk>' argument 'first' is invalid. --shop must be a positive integer.");
+    expect(badPk.stderr.split('\n')[0]).toBe(
+      "waybill: option '--shop <pk>' argument 'first' is invalid. --shop must be a positive integer.",
+    );
     expect(badPk.stderr).not.toContain('marketplaces');
   });
 
@@ -115,7 +130,8 @@ describe('waybill CLI (external database)', () => {
     expect(create.stdout).toContain('Usage: waybill shops create --name <name> [--webhook-url <url>] [--json]');
     expect(create.stdout).toContain('--webhook-url <url>');
     const all = await runCli(['--help'], {});
-    for (const command of ['start', 'init', 'shops', 'keys', 'marketplaces', 'connectors']) expect(all.stdout).toMatch(new RegExp(`^  ${command}\\b`, 'm'));
+    for (const command of ['start', 'init', 'shops', 'keys', 'marketplaces', 'connectors'])
+      expect(all.stdout).toMatch(new RegExp(`^  ${command}\\b`, 'm'));
   });
 
   it('an unreachable or missing database is one line naming host, port and the reason, exit 1', async () => {
@@ -130,7 +146,9 @@ describe('waybill CLI (external database)', () => {
     expect(r.code).toBe(1);
     expect(r.stderr).toBe(`waybill: cannot reach the database at 127.0.0.1:${port}: ECONNREFUSED\n`);
     const json = await runCli(['shops', 'list', '--json'], { DATABASE_URL: `postgres://postgres@127.0.0.1:${port}/waybill` });
-    expect(json.json()).toEqual({ error: { code: 'database_unreachable', message: `cannot reach the database at 127.0.0.1:${port}: ECONNREFUSED` } });
+    expect(json.json()).toEqual({
+      error: { code: 'database_unreachable', message: `cannot reach the database at 127.0.0.1:${port}: ECONNREFUSED` },
+    });
     const url = new URL(database.url);
     url.pathname = '/no_such_database';
     const missing = await runCli(['shops', 'list'], { DATABASE_URL: url.toString() });
@@ -182,7 +200,9 @@ describe('which database a command uses', { timeout: 120_000 }, () => {
     const r = await runCli(['shops', 'create', '--name', 'My shop'], {}, cwd);
     expect(r.code).toBe(2);
     expect(r.stdout).toBe('');
-    expect(r.stderr).toBe(`waybill: no database: set DATABASE_URL, or WAYBILL_DATA_DIR to the daemon's data folder (${path.join(cwd, 'data')} holds none; \`waybill init\` creates one there)\n`);
+    expect(r.stderr).toBe(
+      `waybill: no database: set DATABASE_URL, or WAYBILL_DATA_DIR to the daemon's data folder (${path.join(cwd, 'data')} holds none; \`waybill init\` creates one there)\n`,
+    );
     expect(fs.readdirSync(cwd)).toEqual([]);
   });
 
@@ -203,9 +223,17 @@ describe('which database a command uses', { timeout: 120_000 }, () => {
     let daemon: DaemonProcess | null = null;
     try {
       daemon = await spawnDaemon({ DATABASE_URL: db.url, WAYBILL_DATA_DIR: dataDir });
-      const hintLine = (): string | undefined => daemon!.output().split('\n').filter((l) => l.startsWith('{'))
-        .map((l) => (JSON.parse(l) as { msg?: string }).msg ?? '').find((m) => m.startsWith('No shop yet'));
-      const hint = /^No shop yet\. Create one with: (.+ npx waybill shops create --name "My shop") {3}then a key with: (.+ npx waybill keys create --shop 1)$/.exec(await until('the start-up hint', hintLine, 30_000));
+      const hintLine = (): string | undefined =>
+        daemon!
+          .output()
+          .split('\n')
+          .filter((l) => l.startsWith('{'))
+          .map((l) => (JSON.parse(l) as { msg?: string }).msg ?? '')
+          .find((m) => m.startsWith('No shop yet'));
+      const hint =
+        /^No shop yet\. Create one with: (.+ npx waybill shops create --name "My shop") {3}then a key with: (.+ npx waybill keys create --shop 1)$/.exec(
+          await until('the start-up hint', hintLine, 30_000),
+        );
       expect(hint).not.toBeNull();
       // The hint never prints the database password (the embedded test server has one).
       const password = new URL(db.url).password;
@@ -213,17 +241,18 @@ describe('which database a command uses', { timeout: 120_000 }, () => {
       expect(hint![1]).toBe(`DATABASE_URL=${printedUrl} WAYBILL_DATA_DIR=${dataDir} npx waybill shops create --name "My shop"`);
       // Run as printed, from another folder, with none of the daemon's environment.
       const bin = path.join(repoRoot, 'bin', 'waybill.js');
-      const shell = (line: string): Promise<{ code: number | null; stdout: string }> => new Promise((resolve) => {
-        const env: NodeJS.ProcessEnv = { ...process.env, LOG_LEVEL: 'warn' };
-        delete env.DATABASE_URL;
-        delete env.WAYBILL_DATA_DIR;
-        // The operator types the password in where the hint says PASSWORD.
-        const typed = line.replace(printedUrl, db.url).replace('npx waybill', `"${process.execPath}" "${bin}"`);
-        const child = spawn('sh', ['-c', typed], { cwd: tempDir(), env, stdio: ['ignore', 'pipe', 'inherit'] });
-        let stdout = '';
-        child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
-        child.on('close', (code) => resolve({ code, stdout }));
-      });
+      const shell = (line: string): Promise<{ code: number | null; stdout: string }> =>
+        new Promise((resolve) => {
+          const env: NodeJS.ProcessEnv = { ...process.env, LOG_LEVEL: 'warn' };
+          delete env.DATABASE_URL;
+          delete env.WAYBILL_DATA_DIR;
+          // The operator types the password in where the hint says PASSWORD.
+          const typed = line.replace(printedUrl, db.url).replace('npx waybill', `"${process.execPath}" "${bin}"`);
+          const child = spawn('sh', ['-c', typed], { cwd: tempDir(), env, stdio: ['ignore', 'pipe', 'inherit'] });
+          let stdout = '';
+          child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
+          child.on('close', (code) => resolve({ code, stdout }));
+        });
       expect((await shell(hint![1]!)).code).toBe(0);
       const key = await shell(`${hint![2]!} --json`);
       expect(key.code).toBe(0);
@@ -233,17 +262,39 @@ describe('which database a command uses', { timeout: 120_000 }, () => {
       expect(products.status).toBe(200);
       // A product with dated fields, written and read back: the daemon prints nothing but its
       // JSON log lines on stdout and stderr.
-      const body = JSON.stringify({ sku: 'HINT-1', name: 'First', price: 1, stock: 1, discount: 5, discount_from: '2026-11-01T00:00:00', discount_to: '2026-12-01T00:00:00' });
+      const body = JSON.stringify({
+        sku: 'HINT-1',
+        name: 'First',
+        price: 1,
+        stock: 1,
+        discount: 5,
+        discount_from: '2026-11-01T00:00:00',
+        discount_to: '2026-12-01T00:00:00',
+      });
       const posted = await fetch(`${daemon.url}/shops/1/products/`, { method: 'POST', headers: auth, body });
       expect(posted.status).toBe(201);
-      const feed = await until('the feed done', async () => {
-        const r = await (await fetch(posted.headers.get('location')!, { headers: auth })).json() as { status: string; result: { success: { product_pk: number }[] } };
-        return r.status === 'Complete' ? r : null;
-      }, 30_000);
+      const feed = await until(
+        'the feed done',
+        async () => {
+          const r = (await (await fetch(posted.headers.get('location')!, { headers: auth })).json()) as {
+            status: string;
+            result: { success: { product_pk: number }[] };
+          };
+          return r.status === 'Complete' ? r : null;
+        },
+        30_000,
+      );
       expect(feed).toMatchObject({ counts: { succeeded: 1, failed: 0 } });
-      const product = await (await fetch(`${daemon.url}/shops/1/products/${feed.result.success[0]!.product_pk}/`, { headers: auth })).json() as { discount_from: string };
+      const product = (await (
+        await fetch(`${daemon.url}/shops/1/products/${feed.result.success[0]!.product_pk}/`, { headers: auth })
+      ).json()) as { discount_from: string };
       expect(product, JSON.stringify(product)).toMatchObject({ discount_from: '2026-11-01T00:00:00' });
-      expect(daemon.output().split('\n').filter((l) => l !== '' && !l.startsWith('{'))).toEqual([]);
+      expect(
+        daemon
+          .output()
+          .split('\n')
+          .filter((l) => l !== '' && !l.startsWith('{')),
+      ).toEqual([]);
     } finally {
       daemon?.child.kill('SIGTERM');
       await daemon?.exited;

@@ -4,7 +4,13 @@ import { ConfigError, loadConfig } from '../../src/config.ts';
 describe('config', () => {
   it('has defaults that start an embedded database on 127.0.0.1:8080', () => {
     const c = loadConfig({}, '/srv/waybill');
-    expect(c).toMatchObject({ host: '127.0.0.1', port: 8080, dataDir: '/srv/waybill/data', logLevel: 'info', connectorsFile: '/srv/waybill/config/connectors.json' });
+    expect(c).toMatchObject({
+      host: '127.0.0.1',
+      port: 8080,
+      dataDir: '/srv/waybill/data',
+      logLevel: 'info',
+      connectorsFile: '/srv/waybill/config/connectors.json',
+    });
     expect(c.databaseUrl).toBeUndefined();
     expect(Object.isFrozen(c)).toBe(true);
   });
@@ -23,14 +29,19 @@ describe('config', () => {
     // The admin token is a secret: a wrong one is not echoed either.
     expect((error as ConfigError).problems).toContain('WAYBILL_ADMIN_TOKEN: must be at least 16 characters (got 5 characters)');
     expect(text).not.toContain('"short"');
-    expect(() => loadConfig({ WAYBILL_SHUTDOWN_TIMEOUT_MS: '99999999999999999999' })).toThrow(/WAYBILL_SHUTDOWN_TIMEOUT_MS: must be <= 9007199254740991/);
+    expect(() => loadConfig({ WAYBILL_SHUTDOWN_TIMEOUT_MS: '99999999999999999999' })).toThrow(
+      /WAYBILL_SHUTDOWN_TIMEOUT_MS: must be <= 9007199254740991/,
+    );
     expect((error as ConfigError).message).not.toMatch(/at .*\.ts:\d+/);
   });
 
   it('webhooks: the delivery time-out (default 15 s) and the secret key, never echoed when refused', () => {
     expect(loadConfig({})).toMatchObject({ webhookTimeoutMs: 15_000 });
     expect(loadConfig({}).secretKey).toBeUndefined();
-    expect(loadConfig({ WAYBILL_WEBHOOK_TIMEOUT_MS: '2500', WAYBILL_SECRET_KEY: ' a-key-of-thirty-two-characters!! ' })).toMatchObject({ webhookTimeoutMs: 2500, secretKey: 'a-key-of-thirty-two-characters!!' });
+    expect(loadConfig({ WAYBILL_WEBHOOK_TIMEOUT_MS: '2500', WAYBILL_SECRET_KEY: ' a-key-of-thirty-two-characters!! ' })).toMatchObject({
+      webhookTimeoutMs: 2500,
+      secretKey: 'a-key-of-thirty-two-characters!!',
+    });
     let error: unknown;
     try {
       loadConfig({ WAYBILL_WEBHOOK_TIMEOUT_MS: 'soon', WAYBILL_SECRET_KEY: 'hunter2-too-short' });

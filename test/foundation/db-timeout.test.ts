@@ -31,17 +31,22 @@ describe('WAYBILL_DB_TIMEOUT_MS', () => {
     const { db } = createDb({ connectionString: database.url, max: 2, timeoutMs: 300 });
     try {
       const started = Date.now();
-      const error = await sql`select pg_sleep(3)`.execute(db).then(() => null, (e: unknown) => e);
+      const error = await sql`select pg_sleep(3)`.execute(db).then(
+        () => null,
+        (e: unknown) => e,
+      );
       expect(Date.now() - started).toBeLessThan(300 + SLACK_MS);
       expect((error as { code?: string }).code).toBe('57014');
       expect(isTransient(error)).toBe(true);
       // The connection stays usable.
       expect((await sql<{ one: number }>`select 1 as one`.execute(db)).rows).toEqual([{ one: 1 }]);
       // Long work: the same pool, its own limit, server and client side.
-      await withTimeLimit(5_000, () => db.transaction().execute(async (trx) => {
-        await limitStatements(trx);
-        await sql`select pg_sleep(0.6)`.execute(trx);
-      }));
+      await withTimeLimit(5_000, () =>
+        db.transaction().execute(async (trx) => {
+          await limitStatements(trx);
+          await sql`select pg_sleep(0.6)`.execute(trx);
+        }),
+      );
     } finally {
       await db.destroy();
     }
@@ -55,11 +60,18 @@ describe('WAYBILL_DB_TIMEOUT_MS', () => {
       expect((await list()).status).toBe(200);
       proxy.freeze();
       // Several at once: more than the pool's idle connections, so some wait for a new one.
-      const timed = await Promise.all(Array.from({ length: 4 }, async () => {
-        const started = Date.now();
-        const res = await list();
-        return { ms: Date.now() - started, status: res.status, retryAfter: res.headers.get('retry-after'), body: (await res.json()) as { status: number } };
-      }));
+      const timed = await Promise.all(
+        Array.from({ length: 4 }, async () => {
+          const started = Date.now();
+          const res = await list();
+          return {
+            ms: Date.now() - started,
+            status: res.status,
+            retryAfter: res.headers.get('retry-after'),
+            body: (await res.json()) as { status: number },
+          };
+        }),
+      );
       for (const t of timed) {
         expect(t.status).toBe(503);
         expect(t.retryAfter).toMatch(/^\d+$/);

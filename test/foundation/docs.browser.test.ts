@@ -39,7 +39,9 @@ describe('/docs in a browser', () => {
     });
     const res = await page.goto(`${daemon.url}/docs/`);
     expect(res?.status()).toBe(200);
-    expect(res?.headers()['content-security-policy']).toMatch(/default-src 'self'.*script-src 'self'.*object-src 'none'|default-src 'self'.*object-src 'none'.*script-src 'self'/);
+    expect(res?.headers()['content-security-policy']).toMatch(
+      /default-src 'self'.*script-src 'self'.*object-src 'none'|default-src 'self'.*object-src 'none'.*script-src 'self'/,
+    );
     expect(res?.headers()['x-content-type-options']).toBe('nosniff');
     // The UI fetched the document and drew an entry per operation.
     await page.locator('.opblock').first().waitFor({ timeout: 20_000 });

@@ -19,7 +19,8 @@ afterAll(async () => {
   }
   if (dir === null) return;
   const cluster = await fs.realpath(path.join(dir, 'app', 'data', 'pg')).catch(() => null);
-  if (cluster !== null && cluster.startsWith('/var/lib/waybill/embedded/')) await fs.rm(path.dirname(cluster), { recursive: true, force: true });
+  if (cluster !== null && cluster.startsWith('/var/lib/waybill/embedded/'))
+    await fs.rm(path.dirname(cluster), { recursive: true, force: true });
   await fs.rm(dir, { recursive: true, force: true });
 });
 
@@ -67,6 +68,11 @@ describe('embedded Postgres as root', { timeout: 180_000 }, () => {
     if (code !== 0) console.error(daemon.output().slice(-3000));
     expect(code).toBe(0);
     expect(daemon.output()).toContain('waybill stopped');
-    expect(await fs.stat(path.join(pg, 'postmaster.pid')).then(() => true, () => false)).toBe(false);
+    expect(
+      await fs.stat(path.join(pg, 'postmaster.pid')).then(
+        () => true,
+        () => false,
+      ),
+    ).toBe(false);
   });
 });

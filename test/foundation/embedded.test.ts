@@ -84,7 +84,11 @@ describe('embedded Postgres', { timeout: 120_000 }, () => {
     // Freeze the server and its backends: connections hang, as with a network partition.
     const pgPid = (await postmasterPid())!;
     const { execFileSync } = await import('node:child_process');
-    const children = execFileSync('pgrep', ['-P', String(pgPid)]).toString().trim().split('\n').map(Number);
+    const children = execFileSync('pgrep', ['-P', String(pgPid)])
+      .toString()
+      .trim()
+      .split('\n')
+      .map(Number);
     const all = [pgPid, ...children];
     for (const pid of all) process.kill(pid, 'SIGSTOP');
     try {
@@ -105,10 +109,14 @@ describe('embedded Postgres', { timeout: 120_000 }, () => {
     const pgPid = (await postmasterPid())!;
     process.kill(pgPid, 'SIGKILL');
     // No one restarts it by hand: the daemon's watchdog does.
-    await until('the watchdog to restart Postgres', async () => {
-      const pid = await postmasterPid();
-      return pid !== null && pid !== pgPid && (await fetch(`${daemon.url}/readyz`)).status === 200;
-    }, 60_000);
+    await until(
+      'the watchdog to restart Postgres',
+      async () => {
+        const pid = await postmasterPid();
+        return pid !== null && pid !== pgPid && (await fetch(`${daemon.url}/readyz`)).status === 200;
+      },
+      60_000,
+    );
     const list = await runCli(['shops', 'list', '--json'], env);
     expect(list.json<{ shops: { name: string }[] }>().shops.map((s) => s.name)).toEqual(['Kept']);
   });
@@ -116,7 +124,15 @@ describe('embedded Postgres', { timeout: 120_000 }, () => {
   it('stops cleanly on SIGTERM, and stops the embedded server with it', async () => {
     daemon.child.kill('SIGTERM');
     const code = await daemon.exited;
-    if (code !== 0) console.error(daemon.output().split('\n').filter((l) => !l.includes('request')).slice(-15).join('\n'));
+    if (code !== 0)
+      console.error(
+        daemon
+          .output()
+          .split('\n')
+          .filter((l) => !l.includes('request'))
+          .slice(-15)
+          .join('\n'),
+      );
     expect(code).toBe(0);
     expect(daemon.output()).toContain('waybill stopped');
     await until('the embedded server to stop', async () => (await postmasterPid()) === null, 20_000);

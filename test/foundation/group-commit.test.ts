@@ -48,7 +48,9 @@ describe('GroupCommit', () => {
       },
     });
     const results = await Promise.allSettled(Array.from({ length: 20 }, (_, n) => gc.submit(n)));
-    expect(results.filter((r) => r.status === 'rejected').map((r) => ((r as PromiseRejectedResult).reason as { code?: string }).code)).toEqual(['22012']);
+    expect(
+      results.filter((r) => r.status === 'rejected').map((r) => ((r as PromiseRejectedResult).reason as { code?: string }).code),
+    ).toEqual(['22012']);
     expect((results[13] as PromiseRejectedResult).status).toBe('rejected');
     expect(await stored()).toEqual(Array.from({ length: 20 }, (_, n) => n).filter((n) => n !== 13));
   });

@@ -34,11 +34,13 @@ describe('system endpoints', () => {
 
   it('echoes a sane X-Request-Id and makes one up otherwise', async () => {
     expect((await app.inject({ url: '/healthz', headers: { 'x-request-id': 'abc-123' } })).headers['x-request-id']).toBe('abc-123');
-    expect((await app.inject({ url: '/healthz', headers: { 'x-request-id': 'bad id\u0001' } })).headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+    expect((await app.inject({ url: '/healthz', headers: { 'x-request-id': 'bad id\u0001' } })).headers['x-request-id']).toMatch(
+      /^[0-9a-f-]{36}$/,
+    );
   });
 });
 
-describe('problem JSON for Fastify\'s own errors', () => {
+describe("problem JSON for Fastify's own errors", () => {
   it('404 for an unknown route', async () => {
     const body = expectProblem(await app.inject('/no/such/path'), 404, 'not_found');
     expect(body.detail).toContain('/no/such/path');
@@ -56,6 +58,8 @@ describe('logs', () => {
     await app.inject({ url: '/healthz', headers: { 'x-request-id': 'log-trace-1' } });
     const lines = daemon.logLines.filter((l) => l.reqId === 'log-trace-1');
     // One line per request: method, path, status and time taken.
-    expect(lines).toEqual([expect.objectContaining({ msg: 'request', method: 'GET', path: '/healthz', status: 200, ms: expect.any(Number) })]);
+    expect(lines).toEqual([
+      expect.objectContaining({ msg: 'request', method: 'GET', path: '/healthz', status: 200, ms: expect.any(Number) }),
+    ]);
   });
 });

@@ -16,10 +16,12 @@ describe('rateLimiter of a connector', () => {
     const limiter = rateLimiter(50, 0);
     const starts: number[] = [];
     const t0 = clock();
-    await Promise.all(Array.from({ length: 30 }, async () => {
-      await limiter.take();
-      starts.push(clock());
-    }));
+    await Promise.all(
+      Array.from({ length: 30 }, async () => {
+        await limiter.take();
+        starts.push(clock());
+      }),
+    );
     starts.sort((a, b) => a - b);
     expect(starts.at(-1)! - t0).toBeGreaterThanOrEqual(579);
     for (let i = 1; i < starts.length; i++) expect(starts[i]! - starts[i - 1]!).toBeGreaterThanOrEqual(15);
@@ -44,7 +46,7 @@ describe('rateLimiter of a connector', () => {
 });
 
 describe('rateLimiter of API writes', () => {
-  it('lets a minute\'s writes through, then says how long to wait, and refills', () => {
+  it("lets a minute's writes through, then says how long to wait, and refills", () => {
     let t = 1_000_000;
     const limit = bucket({ capacity: 3, everyMs: 20_000, now: () => t });
     expect([limit.tryTake('a'), limit.tryTake('a'), limit.tryTake('a')]).toEqual([0, 0, 0]);

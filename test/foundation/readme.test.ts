@@ -18,7 +18,9 @@ function firstCells(heading: string): string[] {
   const start = readme.indexOf(`\n## ${heading}\n`);
   expect(start, `README section "${heading}"`).toBeGreaterThan(-1);
   const end = readme.indexOf('\n## ', start + 1);
-  return readme.slice(start, end === -1 ? undefined : end).split('\n')
+  return readme
+    .slice(start, end === -1 ? undefined : end)
+    .split('\n')
     .filter((l) => l.startsWith('| `'))
     .map((l) => /^\| `([^`]+)`/.exec(l)![1]!);
 }
@@ -39,18 +41,36 @@ describe('README', () => {
   });
 
   it('lists every command the CLI defines with its options, and no other', () => {
-    const leaves = (cmd: Command, prefix: string[]): [string, string[]][] => cmd.commands.length === 0
-      ? [[prefix.join(' '), cmd.options.map((o) => o.long!).filter((o) => o !== '--json' && o !== '--help').sort()]]
-      : cmd.commands.flatMap((sub) => leaves(sub, [...prefix, sub.name()]));
+    const leaves = (cmd: Command, prefix: string[]): [string, string[]][] =>
+      cmd.commands.length === 0
+        ? [
+            [
+              prefix.join(' '),
+              cmd.options
+                .map((o) => o.long!)
+                .filter((o) => o !== '--json' && o !== '--help')
+                .sort(),
+            ],
+          ]
+        : cmd.commands.flatMap((sub) => leaves(sub, [...prefix, sub.name()]));
     const cli = leaves(buildProgram(), []);
     expect(cli.length).toBeGreaterThan(5);
-    const documented = firstCells('Command line').map((cell): [string, string[]] => [commandOf(cell), (cell.match(/--[a-z-]+/g) ?? []).sort()]);
+    const documented = firstCells('Command line').map((cell): [string, string[]] => [
+      commandOf(cell),
+      (cell.match(/--[a-z-]+/g) ?? []).sort(),
+    ]);
     expect(documented.sort()).toEqual(cli.sort());
   });
 
   it('points at nothing outside the repository: no sibling folders, issue numbers or work sessions', () => {
-    const outside = [/\.\.\/shared\//, /\b(this|latest|previous|last) session\b/i, /\bissues?\s+#\d+/i, /github\.com\/[^/\s]+\/[^/\s]+\/issues\/\d+/];
-    const files = execFileSync('git', ['ls-files'], { cwd: repoRoot, encoding: 'utf8' }).split('\n')
+    const outside = [
+      /\.\.\/shared\//,
+      /\b(this|latest|previous|last) session\b/i,
+      /\bissues?\s+#\d+/i,
+      /github\.com\/[^/\s]+\/[^/\s]+\/issues\/\d+/,
+    ];
+    const files = execFileSync('git', ['ls-files'], { cwd: repoRoot, encoding: 'utf8' })
+      .split('\n')
       .filter((f) => /\.(md|ts|js|json)$|^Dockerfile$/.test(f) && f !== 'package-lock.json' && !f.endsWith('readme.test.ts'));
     expect(files.length).toBeGreaterThan(50);
     const found = files.flatMap((f) => {

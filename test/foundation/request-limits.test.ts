@@ -16,7 +16,9 @@ const MAX = 50;
 const daemon = await useTestDaemon({
   env: {
     WAYBILL_MAX_ITEMS: String(MAX),
-    WAYBILL_CONNECTORS: connectorsFile([{ name: 'pim', type: 'catalog-webhook', shop_pk: 1, options: { secret_env: 'WB_TEST_LIMITS_SECRET' } }]),
+    WAYBILL_CONNECTORS: connectorsFile([
+      { name: 'pim', type: 'catalog-webhook', shop_pk: 1, options: { secret_env: 'WB_TEST_LIMITS_SECRET' } },
+    ]),
   },
 });
 const app = daemon.app!;
@@ -28,7 +30,15 @@ const ORDERS = `/shops/${shopPk}/marketplace/${mp.pk}/orders/`;
 const ones = (n: number): string => `[${new Array(n).fill('1').join(',')}]`;
 const product = (i: number) => ({ sku: `L-${i}`, name: `Limit ${i}`, price: 1, stock: 1 });
 
-type Problem = { status: number; code: string; detail: string; errors?: { pointer: string; code: string; message: string }[]; errors_truncated?: boolean; errors_total?: number; max_items?: number };
+type Problem = {
+  status: number;
+  code: string;
+  detail: string;
+  errors?: { pointer: string; code: string; message: string }[];
+  errors_truncated?: boolean;
+  errors_total?: number;
+  max_items?: number;
+};
 const problem = (res: { statusCode: number; headers: Record<string, unknown>; json(): unknown }, status: number, code: string): Problem => {
   expect(res.statusCode).toBe(status);
   expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
@@ -36,7 +46,8 @@ const problem = (res: { statusCode: number; headers: Record<string, unknown>; js
   expect(body).toMatchObject({ status, code });
   return body;
 };
-const feedCount = async (): Promise<number> => Number((await app.inject({ url: `/shops/${shopPk}/feeds/`, headers: auth })).headers['x-total-count']);
+const feedCount = async (): Promise<number> =>
+  Number((await app.inject({ url: `/shops/${shopPk}/feeds/`, headers: auth })).headers['x-total-count']);
 
 describe('items per catalog write', () => {
   it('is 10,000 by default and set by WAYBILL_MAX_ITEMS (a whole number of at least 1)', () => {
@@ -48,7 +59,11 @@ describe('items per catalog write', () => {
   it('one more item than the limit answers 413 naming the limit, on every catalog write, and records nothing', async () => {
     const before = await feedCount();
     const tooMany = Array.from({ length: MAX + 1 }, (_, i) => product(i));
-    for (const [method, url] of [['POST', PRODUCTS], ['PUT', PRODUCTS], ['DELETE', PRODUCTS]] as const) {
+    for (const [method, url] of [
+      ['POST', PRODUCTS],
+      ['PUT', PRODUCTS],
+      ['DELETE', PRODUCTS],
+    ] as const) {
       const body = problem(await app.inject({ method, url, headers, payload: tooMany }), 413, 'too_many_items');
       expect(body.max_items).toBe(MAX);
       expect(body.detail).toBe(`The request has ${MAX + 1} items; one request takes at most ${MAX} (WAYBILL_MAX_ITEMS). Split it.`);
@@ -67,7 +82,12 @@ describe('items per catalog write', () => {
 
   it('a push to the catalog webhook is held to the same limit', async () => {
     const payload = JSON.stringify(Array.from({ length: MAX + 1 }, (_, i) => product(i)));
-    const res = await app.inject({ method: 'POST', url: '/connectors/pim/webhook', payload, headers: { 'content-type': 'application/json', ...signedHeaders(SECRET, 'msg_limits_1', payload) } });
+    const res = await app.inject({
+      method: 'POST',
+      url: '/connectors/pim/webhook',
+      payload,
+      headers: { 'content-type': 'application/json', ...signedHeaders(SECRET, 'msg_limits_1', payload) },
+    });
     problem(res, 413, 'too_many_items');
   });
 });
@@ -82,11 +102,24 @@ describe('arrays inside a body', () => {
   });
 
   it('order items over 1,000 (intake and actions): one 400 error naming the array', async () => {
-    const intake = problem(await app.inject({ method: 'POST', url: ORDERS, headers, payload: `{"order_pk":1,"items":${ones(1_000_000)}}` }), 400, 'validation_failed');
+    const intake = problem(
+      await app.inject({ method: 'POST', url: ORDERS, headers, payload: `{"order_pk":1,"items":${ones(1_000_000)}}` }),
+      400,
+      'validation_failed',
+    );
     expect(intake.errors).toEqual([{ pointer: '/items', code: 'too_many', message: 'must NOT have more than 1000 items (has 1000000)' }]);
-    const order = await app.inject({ method: 'POST', url: ORDERS, headers, payload: { order_pk: 2, items: [{ item_pk: 1, sku: 'A', quantity: 1, price: 1 }] } });
+    const order = await app.inject({
+      method: 'POST',
+      url: ORDERS,
+      headers,
+      payload: { order_pk: 2, items: [{ item_pk: 1, sku: 'A', quantity: 1, price: 1 }] },
+    });
     expect(order.statusCode).toBe(201);
-    const action = problem(await app.inject({ method: 'POST', url: `${ORDERS}2/ship/`, headers, payload: `{"items":${ones(1_001)}}` }), 400, 'validation_failed');
+    const action = problem(
+      await app.inject({ method: 'POST', url: `${ORDERS}2/ship/`, headers, payload: `{"items":${ones(1_001)}}` }),
+      400,
+      'validation_failed',
+    );
     expect(action.errors).toEqual([{ pointer: '/items', code: 'too_many', message: 'must NOT have more than 1000 items (has 1001)' }]);
   });
 });
@@ -94,18 +127,37 @@ describe('arrays inside a body', () => {
 describe('the JSON text, before it is parsed', () => {
   it('more than 4,000,000 values, or an object of more than 10,000 members: 413 on the API and on receivers', async () => {
     const values = `[{"sku":"V","name":"v","price":1,"stock":1,"extra":[${new Array(4_000_000).fill('{}').join(',')}]}]`;
-    const members = (n: number) => `{"sku":"M","name":"m","price":1,"stock":1${Array.from({ length: n - 4 }, (_, i) => `,"u${i}":1`).join('')}}`;
+    const members = (n: number) =>
+      `{"sku":"M","name":"m","price":1,"stock":1${Array.from({ length: n - 4 }, (_, i) => `,"u${i}":1`).join('')}}`;
     const tooMany = problem(await app.inject({ method: 'POST', url: PRODUCTS, headers, payload: values }), 413, 'too_many_values');
     expect(tooMany).toMatchObject({ max_values: 4_000_000 });
-    problem(await app.inject({ method: 'POST', url: ORDERS, headers, payload: `{"order_pk":9,"customer":${members(10_001)},"items":[]}` }), 413, 'too_many_members');
+    problem(
+      await app.inject({ method: 'POST', url: ORDERS, headers, payload: `{"order_pk":9,"customer":${members(10_001)},"items":[]}` }),
+      413,
+      'too_many_members',
+    );
     const pushed = members(10_001);
-    problem(await app.inject({ method: 'POST', url: '/connectors/pim/webhook', payload: pushed, headers: { 'content-type': 'application/json', ...signedHeaders(SECRET, 'msg_limits_2', pushed) } }), 413, 'too_many_members');
+    problem(
+      await app.inject({
+        method: 'POST',
+        url: '/connectors/pim/webhook',
+        payload: pushed,
+        headers: { 'content-type': 'application/json', ...signedHeaders(SECRET, 'msg_limits_2', pushed) },
+      }),
+      413,
+      'too_many_members',
+    );
     // 10,000 members are parsed; as category attributes they are more than a product may carry: one error.
     const attrs = problem(await app.inject({ method: 'POST', url: PRODUCTS, headers, payload: members(10_000) }), 400, 'validation_failed');
     expect(attrs.errors).toEqual([{ pointer: '', code: 'too_many_attributes', message: 'has 9996 category attributes; at most 500' }]);
     // Unknown members where attributes are not kept (an image object) are warnings: the first 100 and a count.
     const image = `{"url":"https://cdn.example/m.jpg"${Array.from({ length: 9_000 }, (_, i) => `,"u${i}":1`).join('')}}`;
-    const res = await app.inject({ method: 'POST', url: PRODUCTS, headers, payload: `[{"sku":"M","name":"m","price":1,"stock":1,"images":[${image}]}]` });
+    const res = await app.inject({
+      method: 'POST',
+      url: PRODUCTS,
+      headers,
+      payload: `[{"sku":"M","name":"m","price":1,"stock":1,"images":[${image}]}]`,
+    });
     expect(res.statusCode).toBe(201);
     const feed = await waitFeed(app, auth, res.headers.location, 15_000);
     const warnings = feed.result.success[0]!.warnings as { pointer: string; code: string; message: string }[];
@@ -129,7 +181,11 @@ describe('errors listed in a 400', () => {
 
   it('an order (route validation): the same rule', async () => {
     const items = Array.from({ length: 1_000 }, () => ({ item_pk: 'x', sku: 5, quantity: 'y', price: 'z' }));
-    const body = problem(await app.inject({ method: 'POST', url: ORDERS, headers, payload: { order_pk: 3, items } }), 400, 'validation_failed');
+    const body = problem(
+      await app.inject({ method: 'POST', url: ORDERS, headers, payload: { order_pk: 3, items } }),
+      400,
+      'validation_failed',
+    );
     expect(body.errors).toHaveLength(1_000);
     expect(body).toMatchObject({ errors_truncated: true, errors_total: 4_000 });
   });

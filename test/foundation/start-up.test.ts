@@ -26,10 +26,19 @@ afterAll(async () => {
 });
 
 const inbox = tempDir();
-const entry = (name: string, over: Record<string, unknown> = {}) => ({ name, type: 'catalog-file', shop_pk: 1, options: { inbox, format: 'csv' }, ...over });
+const entry = (name: string, over: Record<string, unknown> = {}) => ({
+  name,
+  type: 'catalog-file',
+  shop_pk: 1,
+  options: { inbox, format: 'csv' },
+  ...over,
+});
 
 /** `waybill start` under a pseudo-terminal (util-linux `script`): stdout is a TTY. */
-function onTerminal(env: Record<string, string>, args: string[] = []): { output: () => string; exited: Promise<number | null>; stop: () => void } {
+function onTerminal(
+  env: Record<string, string>,
+  args: string[] = [],
+): { output: () => string; exited: Promise<number | null>; stop: () => void } {
   const childEnv: NodeJS.ProcessEnv = { ...process.env, LOG_LEVEL: 'info', PORT: '0', ...env };
   delete childEnv.WAYBILL_DATA_DIR;
   if (env.WAYBILL_DATA_DIR !== undefined) childEnv.WAYBILL_DATA_DIR = env.WAYBILL_DATA_DIR;
@@ -51,12 +60,27 @@ describe('start-up output', { timeout: 120_000 }, () => {
   it('on a terminal: one readable line says the API, docs and admin addresses, the database and the connectors', async () => {
     const file = connectorsFile([entry('erp-main')]);
     const t = onTerminal({ DATABASE_URL: database.url, WAYBILL_ADMIN_TOKEN: 'start-up-admin-token-0123', WAYBILL_CONNECTORS: file });
-    const line = await until('the ready line', () => plain(t.output()).split('\n').find((l) => l.includes('waybill is ready')), 60_000);
+    const line = await until(
+      'the ready line',
+      () =>
+        plain(t.output())
+          .split('\n')
+          .find((l) => l.includes('waybill is ready')),
+      60_000,
+    );
     const u = new URL(database.url);
-    expect(line).toMatch(new RegExp(`^\\[\\d\\d:\\d\\d:\\d\\d\\] INFO: waybill is ready in \\d+\\.\\d s \\(role all\\) · API (http://127\\.0\\.0\\.1:\\d+) · docs \\1/docs · admin \\1/admin/ · `
-      + `database: Postgres at ${u.hostname}:${u.port || '5432'}${u.pathname} · 1 connector loaded \\(erp-main\\) from ${file.replaceAll('.', '\\.')}$`));
+    expect(line).toMatch(
+      new RegExp(
+        `^\\[\\d\\d:\\d\\d:\\d\\d\\] INFO: waybill is ready in \\d+\\.\\d s \\(role all\\) · API (http://127\\.0\\.0\\.1:\\d+) · docs \\1/docs · admin \\1/admin/ · ` +
+          `database: Postgres at ${u.hostname}:${u.port || '5432'}${u.pathname} · 1 connector loaded \\(erp-main\\) from ${file.replaceAll('.', '\\.')}$`,
+      ),
+    );
     // Readable lines only: no JSON on a terminal; the first-shop hint is a line of its own.
-    expect(plain(t.output()).split('\n').filter((l) => l.startsWith('{'))).toEqual([]);
+    expect(
+      plain(t.output())
+        .split('\n')
+        .filter((l) => l.startsWith('{')),
+    ).toEqual([]);
     await until('the hint', () => plain(t.output()).includes('INFO: No shop yet. Create one with: '), 20_000);
     t.stop();
     // The output says why, should it ever exit otherwise (130 is the "second signal" path).
@@ -67,16 +91,44 @@ describe('start-up output', { timeout: 120_000 }, () => {
   it('JSON lines when not a terminal, or on a terminal with --log-format json', async () => {
     const daemon = await spawnDaemon({ DATABASE_URL: database.url, WAYBILL_CONNECTORS: connectorsFile([]) });
     running.push(daemon);
-    const ready = await until('the ready line', () => daemon.output().split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as Record<string, unknown>)
-      .find((l) => String(l.msg).startsWith('waybill is ready')), 30_000);
-    expect(ready).toMatchObject({ level: 'info', banner: true, role: 'all', url: daemon.url, docs: `${daemon.url}/docs`, admin: 'off', database: 'external', connectors: [] });
+    const ready = await until(
+      'the ready line',
+      () =>
+        daemon
+          .output()
+          .split('\n')
+          .filter((l) => l.startsWith('{'))
+          .map((l) => JSON.parse(l) as Record<string, unknown>)
+          .find((l) => String(l.msg).startsWith('waybill is ready')),
+      30_000,
+    );
+    expect(ready).toMatchObject({
+      level: 'info',
+      banner: true,
+      role: 'all',
+      url: daemon.url,
+      docs: `${daemon.url}/docs`,
+      admin: 'off',
+      database: 'external',
+      connectors: [],
+    });
     expect(ready.msg).toContain('admin off (set WAYBILL_ADMIN_TOKEN)');
-    expect(daemon.output().split('\n').filter((l) => l !== '' && !l.startsWith('{'))).toEqual([]);
+    expect(
+      daemon
+        .output()
+        .split('\n')
+        .filter((l) => l !== '' && !l.startsWith('{')),
+    ).toEqual([]);
 
     const t = onTerminal({ DATABASE_URL: database.url, WAYBILL_CONNECTORS: connectorsFile([]) }, ['--log-format', 'json']);
     await until('the ready line', () => plain(t.output()).includes('waybill is ready'), 60_000);
-    const lines = plain(t.output()).split('\n').filter((l) => l !== '');
-    expect(lines.every((l) => l.startsWith('{')), lines.join('\n')).toBe(true);
+    const lines = plain(t.output())
+      .split('\n')
+      .filter((l) => l !== '');
+    expect(
+      lines.every((l) => l.startsWith('{')),
+      lines.join('\n'),
+    ).toBe(true);
     t.stop();
     await t.exited;
   });
@@ -85,15 +137,29 @@ describe('start-up output', { timeout: 120_000 }, () => {
     const file = connectorsFile([entry('erp-main')]);
     const daemon = await spawnDaemon({ DATABASE_URL: database.url, WAYBILL_CONNECTORS: file });
     running.push(daemon);
-    const lines = (): Record<string, unknown>[] => daemon.output().split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as Record<string, unknown>);
+    const lines = (): Record<string, unknown>[] =>
+      daemon
+        .output()
+        .split('\n')
+        .filter((l) => l.startsWith('{'))
+        .map((l) => JSON.parse(l) as Record<string, unknown>);
     fs.writeFileSync(file, JSON.stringify({ connectors: [entry('erp-main'), entry('pim', { schedule: '*/5 * * * *' })] }));
-    await until('the changed-on-disk line', () => lines().find((l) => String(l.msg).startsWith('the connectors file changed on disk')), 15_000);
+    await until(
+      'the changed-on-disk line',
+      () => lines().find((l) => String(l.msg).startsWith('the connectors file changed on disk')),
+      15_000,
+    );
     daemon.child.kill('SIGHUP');
     const reloaded = await until('the reload', () => lines().find((l) => l.msg === 'connectors file reloaded: 2 connectors'), 15_000);
     expect(reloaded).toMatchObject({ connectors: ['erp-main', 'pim'], added: ['pim'] });
     expect(lines().find((l) => l.msg === 'connectors rescheduled')).toMatchObject({ connectors: ['pim'] });
 
-    fs.writeFileSync(file, JSON.stringify({ connectors: [entry('erp-main', { type: 'catalog-flie' }), entry('pim', { options: { inbox, format: 'csv', colums: {} } })] }));
+    fs.writeFileSync(
+      file,
+      JSON.stringify({
+        connectors: [entry('erp-main', { type: 'catalog-flie' }), entry('pim', { options: { inbox, format: 'csv', colums: {} } })],
+      }),
+    );
     daemon.child.kill('SIGHUP');
     const refused = await until('the refusal', () => lines().find((l) => String(l.msg).startsWith('connectors file not reloaded')), 15_000);
     expect(refused.level).toBe('error');
@@ -109,12 +175,13 @@ describe('start-up output', { timeout: 120_000 }, () => {
 });
 
 /** A port nobody listens on now. */
-const freePort = (): Promise<number> => new Promise((resolve) => {
-  const s = net.createServer().listen(0, '127.0.0.1', () => {
-    const { port } = s.address() as net.AddressInfo;
-    s.close(() => resolve(port));
+const freePort = (): Promise<number> =>
+  new Promise((resolve) => {
+    const s = net.createServer().listen(0, '127.0.0.1', () => {
+      const { port } = s.address() as net.AddressInfo;
+      s.close(() => resolve(port));
+    });
   });
-});
 
 describe('a second daemon', { timeout: 180_000 }, () => {
   const dataDir = tempDir('wb-second-');
@@ -124,28 +191,41 @@ describe('a second daemon', { timeout: 180_000 }, () => {
     const first = await spawnDaemon({ WAYBILL_DATA_DIR: dataDir, WAYBILL_CONNECTORS: connectorsFile([]) });
     running.push(first);
     try {
-    const second = await runCli(['start'], { WAYBILL_DATA_DIR: dataDir, WAYBILL_CONNECTORS: connectorsFile([]), PORT: '0' });
-    expect(second.code).toBe(1);
-    expect(second.stderr).toMatch(new RegExp(`^waybill: waybill already runs on the data folder ${dataDir} \\(pid ${first.child.pid}, role all, ${first.url.replaceAll('.', '\\.')}, since \\S+\\): `
-      + 'stop it first \\(kill -TERM \\d+\\), start this one with another WAYBILL_DATA_DIR, or add a worker to it with: waybill start --role worker\\n$'));
+      const second = await runCli(['start'], { WAYBILL_DATA_DIR: dataDir, WAYBILL_CONNECTORS: connectorsFile([]), PORT: '0' });
+      expect(second.code).toBe(1);
+      expect(second.stderr).toMatch(
+        new RegExp(
+          `^waybill: waybill already runs on the data folder ${dataDir} \\(pid ${first.child.pid}, role all, ${first.url.replaceAll('.', '\\.')}, since \\S+\\): ` +
+            'stop it first \\(kill -TERM \\d+\\), start this one with another WAYBILL_DATA_DIR, or add a worker to it with: waybill start --role worker\\n$',
+        ),
+      );
 
-    // A worker serves no HTTP: its lines say when it is ready.
-    const worker = spawn(process.execPath, [path.join(repoRoot, 'bin/waybill.js'), 'start', '--role', 'worker'], {
-      cwd: repoRoot, env: { ...process.env, DATABASE_URL: '', WAYBILL_DATA_DIR: dataDir, WAYBILL_CONNECTORS: connectorsFile([]), LOG_LEVEL: 'info' }, stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    const out = new OutputTail();
-    worker.stdout.on('data', (c: Buffer) => out.push(c.toString()));
-    worker.stderr.on('data', (c: Buffer) => out.push(c.toString()));
-    const workerExited = new Promise<number | null>((resolve) => worker.on('exit', (code) => resolve(code)));
-    try {
-      const lines = (): Record<string, unknown>[] => out.toString().split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as Record<string, unknown>);
-      await until('the worker to be ready', () => lines().some((l) => String(l.msg).startsWith('waybill is ready')), 60_000);
-      const joined = lines().find((l) => String(l.msg).startsWith('this worker joins the waybill daemon already running on this data folder'));
-      expect(joined, out.toString()).toMatchObject({ joined: [first.child.pid] });
-    } finally {
-      worker.kill('SIGTERM');
-    }
-    expect(await workerExited).toBe(0);
+      // A worker serves no HTTP: its lines say when it is ready.
+      const worker = spawn(process.execPath, [path.join(repoRoot, 'bin/waybill.js'), 'start', '--role', 'worker'], {
+        cwd: repoRoot,
+        env: { ...process.env, DATABASE_URL: '', WAYBILL_DATA_DIR: dataDir, WAYBILL_CONNECTORS: connectorsFile([]), LOG_LEVEL: 'info' },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      const out = new OutputTail();
+      worker.stdout.on('data', (c: Buffer) => out.push(c.toString()));
+      worker.stderr.on('data', (c: Buffer) => out.push(c.toString()));
+      const workerExited = new Promise<number | null>((resolve) => worker.on('exit', (code) => resolve(code)));
+      try {
+        const lines = (): Record<string, unknown>[] =>
+          out
+            .toString()
+            .split('\n')
+            .filter((l) => l.startsWith('{'))
+            .map((l) => JSON.parse(l) as Record<string, unknown>);
+        await until('the worker to be ready', () => lines().some((l) => String(l.msg).startsWith('waybill is ready')), 60_000);
+        const joined = lines().find((l) =>
+          String(l.msg).startsWith('this worker joins the waybill daemon already running on this data folder'),
+        );
+        expect(joined, out.toString()).toMatchObject({ joined: [first.child.pid] });
+      } finally {
+        worker.kill('SIGTERM');
+      }
+      expect(await workerExited).toBe(0);
     } finally {
       first.child.kill('SIGTERM');
     }
@@ -162,7 +242,9 @@ describe('a second daemon', { timeout: 180_000 }, () => {
     const elsewhere = path.join(tempDir('wb-port-'), 'data');
     const second = await runCli(['start'], { WAYBILL_DATA_DIR: elsewhere, WAYBILL_CONNECTORS: connectorsFile([]), PORT: String(taken) });
     expect(second.code).toBe(1);
-    expect(second.stderr).toBe(`waybill: 127.0.0.1:${taken} is already in use (another waybill, by its /healthz, listens there: http://127.0.0.1:${taken}); stop it, or set PORT to another port. Nothing was created.\n`);
+    expect(second.stderr).toBe(
+      `waybill: 127.0.0.1:${taken} is already in use (another waybill, by its /healthz, listens there: http://127.0.0.1:${taken}); stop it, or set PORT to another port. Nothing was created.\n`,
+    );
     expect(fs.existsSync(elsewhere)).toBe(false);
     // A port taken by something else is named as such.
     const other = net.createServer().listen(port, '127.0.0.1');
@@ -174,8 +256,11 @@ describe('a second daemon', { timeout: 180_000 }, () => {
     await first.exited;
   });
 
-  it('a failed start (a bad connectors file) names its problems and says nothing about Postgres\' own connections', async () => {
-    const bad = connectorsFile([entry('erp-main', { type: 'catalog-flie' }), entry('pim', { options: { inbox, format: 'csv', colums: {} } })]);
+  it("a failed start (a bad connectors file) names its problems and says nothing about Postgres' own connections", async () => {
+    const bad = connectorsFile([
+      entry('erp-main', { type: 'catalog-flie' }),
+      entry('pim', { options: { inbox, format: 'csv', colums: {} } }),
+    ]);
     const r = await runCli(['start'], { WAYBILL_DATA_DIR: dataDir, WAYBILL_CONNECTORS: bad, PORT: '0', LOG_LEVEL: 'info' });
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('connectors[1] "pim": options.colums: is not a known option (did you mean columns?)');

@@ -7,7 +7,12 @@ const CHROMIUM = '/usr/bin/chromium';
 /** Launches headless Chromium, or fails with how to install it. */
 export async function launchChromium(): Promise<Browser> {
   if (!existsSync(CHROMIUM)) {
-    throw new Error(`Chromium is not installed at ${CHROMIUM}: the browser tests need it. Install it with: apt-get update && apt-get install -y chromium`);
+    throw new Error(
+      `Chromium is not installed at ${CHROMIUM}: the browser tests need it. Install it with: apt-get update && apt-get install -y chromium`,
+    );
   }
-  return chromium.launch({ executablePath: CHROMIUM, args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'] });
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
+  });
 }

@@ -124,7 +124,11 @@ export async function listeningPort(pid: number): Promise<number | null> {
  * /healthz answers. The port is read from the "waybill is ready" log line, or (log level above
  * info) from the process's listening socket.
  */
-export async function spawnDaemon(env: Record<string, string>, args: string[] = [], options: { cwd?: string; bin?: string } = {}): Promise<DaemonProcess> {
+export async function spawnDaemon(
+  env: Record<string, string>,
+  args: string[] = [],
+  options: { cwd?: string; bin?: string } = {},
+): Promise<DaemonProcess> {
   const child = spawn(process.execPath, [options.bin ?? bin, 'start', ...args], {
     cwd: options.cwd ?? repoRoot,
     env: childEnv({ LOG_LEVEL: 'info', ...env, PORT: '0' }),
@@ -141,10 +145,12 @@ export async function spawnDaemon(env: Record<string, string>, args: string[] = 
   };
   child.stdout!.on('data', scan);
   child.stderr!.on('data', scan);
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => {
-    live.delete(child);
-    resolve(code);
-  }));
+  const exited = new Promise<number | null>((resolve) =>
+    child.on('exit', (code) => {
+      live.delete(child);
+      resolve(code);
+    }),
+  );
   const deadline = Date.now() + 60_000;
   let url: string | null = null;
   for (;;) {
@@ -153,7 +159,14 @@ export async function spawnDaemon(env: Record<string, string>, args: string[] = 
       const port = readyUrl === null ? await listeningPort(child.pid!) : null;
       url = readyUrl ?? (port === null ? null : `http://127.0.0.1:${port}`);
     }
-    if (url !== null && (await fetch(`${url}/healthz`).then((r) => r.ok, () => false))) break;
+    if (
+      url !== null &&
+      (await fetch(`${url}/healthz`).then(
+        (r) => r.ok,
+        () => false,
+      ))
+    )
+      break;
     if (Date.now() > deadline) {
       child.kill('SIGKILL');
       throw new Error(`daemon did not become healthy:\n${out.toString()}`);

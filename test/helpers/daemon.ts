@@ -14,7 +14,10 @@ export interface TestDaemon extends Daemon {
   /** Every log line written, parsed (for tests of what the logs say). */
   logLines: Record<string, unknown>[];
   /** Creates a shop and a key for it. */
-  shopWithKey(input?: { name?: string; webhook_url?: string | null }): Promise<{ shopPk: number; key: string; auth: { authorization: string } }>;
+  shopWithKey(input?: {
+    name?: string;
+    webhook_url?: string | null;
+  }): Promise<{ shopPk: number; key: string; auth: { authorization: string } }>;
 }
 
 export interface TestDaemonOptions {
@@ -27,7 +30,10 @@ export interface TestDaemonOptions {
 export async function startTestDaemon(options: TestDaemonOptions = {}): Promise<TestDaemon> {
   const database = options.database ?? (await createTestDatabase());
   const config = loadConfig({
-    DATABASE_URL: database.url, PORT: '0', LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'info', WAYBILL_SHUTDOWN_TIMEOUT_MS: '5000',
+    DATABASE_URL: database.url,
+    PORT: '0',
+    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'info',
+    WAYBILL_SHUTDOWN_TIMEOUT_MS: '5000',
     // Tests' webhook receivers listen on 127.0.0.1, which the default refuses: allowed here on
     // purpose. A test of the refusal passes WAYBILL_WEBHOOK_ALLOW_PRIVATE: '' (the default).
     WAYBILL_WEBHOOK_ALLOW_PRIVATE: '127.0.0.1',
@@ -49,7 +55,10 @@ export async function startTestDaemon(options: TestDaemonOptions = {}): Promise<
   const logger = createLogger({
     level: config.logLevel,
     pretty: false,
-    streams: [{ level: 'trace', stream: capture }, { level: 'trace', stream: logs }],
+    streams: [
+      { level: 'trace', stream: capture },
+      { level: 'trace', stream: logs },
+    ],
     // Lines go to the capture; to stderr too only when asked (TEST_LOG_LEVEL=debug npm test).
     fd: 2,
     console: process.env.TEST_LOG_LEVEL !== undefined,

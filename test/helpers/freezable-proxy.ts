@@ -23,7 +23,10 @@ export async function freezableProxy(url: string): Promise<FreezableProxy> {
     const connectUpstream = (): void => {
       const upstream = net.connect(Number(target.port || 5432), target.hostname);
       sockets.add(upstream);
-      upstream.on('close', () => { sockets.delete(upstream); client.destroy(); });
+      upstream.on('close', () => {
+        sockets.delete(upstream);
+        client.destroy();
+      });
       upstream.on('error', () => client.destroy());
       client.on('close', () => upstream.destroy());
       // Each chunk waits while frozen (kept in order), either way.
@@ -45,7 +48,9 @@ export async function freezableProxy(url: string): Promise<FreezableProxy> {
   relayed.port = String((server.address() as net.AddressInfo).port);
   return {
     url: relayed.toString(),
-    freeze: () => { frozen = true; },
+    freeze: () => {
+      frozen = true;
+    },
     thaw: () => {
       frozen = false;
       for (const release of held.splice(0)) release();

@@ -5,7 +5,12 @@
  * false, and returns that. A check that throws counts as "not yet" (a daemon still starting
  * refuses connections); past `ms` it fails naming `what`, with the last error if there was one.
  */
-export async function until<T>(what: string, check: () => Promise<T | null | undefined | false> | T | null | undefined | false, ms = 10_000, every = 25): Promise<T> {
+export async function until<T>(
+  what: string,
+  check: () => Promise<T | null | undefined | false> | T | null | undefined | false,
+  ms = 10_000,
+  every = 25,
+): Promise<T> {
   const end = Date.now() + ms;
   for (;;) {
     let last: unknown;

@@ -45,7 +45,10 @@ describe('items omitted or named', () => {
     const o = await newOrder(2);
     await c.act(o, 'cancel');
     const problem = expectProblem(await c.act(o, 'ship'), 409, 'invalid_transition');
-    expect(problem.items).toEqual([{ item_pk: 1, status: 'cancelled' }, { item_pk: 2, status: 'cancelled' }]);
+    expect(problem.items).toEqual([
+      { item_pk: 1, status: 'cancelled' },
+      { item_pk: 2, status: 'cancelled' },
+    ]);
   });
 
   it('one history row per status left, with the items that left it', async () => {
@@ -67,19 +70,35 @@ describe('ship', () => {
     expect((await c.act(o, 'ship', first)).statusCode).toBe(204);
     let order = await c.order(o);
     expect(order.status).toBe('partial');
-    expect(order.shipments).toEqual([{
-      id: expect.any(Number), item_pks: [1], carrier: 'DHL', tracking_code: 'JD0001', delivery_time: 3, comments: 'fragile',
-      shipped_at: expect.any(String), updated_at: expect.any(String), events: [],
-    }]);
+    expect(order.shipments).toEqual([
+      {
+        id: expect.any(Number),
+        item_pks: [1],
+        carrier: 'DHL',
+        tracking_code: 'JD0001',
+        delivery_time: 3,
+        comments: 'fragile',
+        shipped_at: expect.any(String),
+        updated_at: expect.any(String),
+        events: [],
+      },
+    ]);
     expect(order.items[0]!.shipment).toMatchObject({ id: order.shipments[0]!.id, carrier: 'DHL', tracking_code: 'JD0001' });
     expect(order.items[1]!.shipment).toBeNull();
-    expect(order.history.at(-1)).toMatchObject({ action: 'ship', item_pks: [1], from: 'pending', to: 'shipped', shipment_id: order.shipments[0]!.id });
+    expect(order.history.at(-1)).toMatchObject({
+      action: 'ship',
+      item_pks: [1],
+      from: 'pending',
+      to: 'shipped',
+      shipment_id: order.shipments[0]!.id,
+    });
 
     expect((await c.act(o, 'ship', { ...items(2, 3), carrier: 'UPS', tracking_code: '1Z9' })).statusCode).toBe(204);
     order = await c.order(o);
     expect(order.status).toBe('shipped');
     expect(order.shipments.map((s) => [s.item_pks, s.carrier, s.tracking_code, s.delivery_time])).toEqual([
-      [[1], 'DHL', 'JD0001', 3], [[2, 3], 'UPS', '1Z9', null],
+      [[1], 'DHL', 'JD0001', 3],
+      [[2, 3], 'UPS', '1Z9', null],
     ]);
     await c.act(o, 'delivered', items(1));
     expect((await c.order(o)).status).toBe('partial');
@@ -94,7 +113,14 @@ describe('ship', () => {
     expect((await c.act(o, 'ship', { tracking_code: 'NEW', delivery_time: 5 })).statusCode).toBe(204);
     const after = await c.order(o);
     expect(after.shipments).toHaveLength(1);
-    expect(after.shipments[0]).toMatchObject({ id: before.shipments[0]!.id, item_pks: [1, 2], carrier: 'DHL', tracking_code: 'NEW', delivery_time: 5, comments: 'first' });
+    expect(after.shipments[0]).toMatchObject({
+      id: before.shipments[0]!.id,
+      item_pks: [1, 2],
+      carrier: 'DHL',
+      tracking_code: 'NEW',
+      delivery_time: 5,
+      comments: 'first',
+    });
     expect(after.items.map((i) => i.shipment?.tracking_code)).toEqual(['NEW', 'NEW']);
     expect(after.history).toHaveLength(before.history.length + 1);
     expect(after.history.at(-1)).toMatchObject({ action: 'ship', item_pks: [1, 2], from: 'shipped', to: 'shipped' });
@@ -110,10 +136,15 @@ describe('ship', () => {
     await c.act(o, 'not_delivered');
     expect((await c.act(o, 'ship', { carrier: 'GLS', tracking_code: 'T2' })).statusCode).toBe(204);
     const order = await c.order(o);
-    expect(order.shipments.map((s) => [s.item_pks, s.carrier, s.tracking_code])).toEqual([[[1], 'DHL', 'T1'], [[1], 'GLS', 'T2']]);
+    expect(order.shipments.map((s) => [s.item_pks, s.carrier, s.tracking_code])).toEqual([
+      [[1], 'DHL', 'T1'],
+      [[1], 'GLS', 'T2'],
+    ]);
     expect(order.items[0]).toMatchObject({ status: 'shipped', shipment: { id: order.shipments[1]!.id, tracking_code: 'T2' } });
     expect(order.history.slice(1).map((h) => [h.action, h.from, h.to])).toEqual([
-      ['ship', 'pending', 'shipped'], ['not_delivered', 'shipped', 'not_delivered'], ['ship', 'not_delivered', 'shipped'],
+      ['ship', 'pending', 'shipped'],
+      ['not_delivered', 'shipped', 'not_delivered'],
+      ['ship', 'not_delivered', 'shipped'],
     ]);
     await c.act(o, 'delivered');
     expect((await c.order(o)).status).toBe('delivered');
@@ -121,8 +152,17 @@ describe('ship', () => {
 
   it('400 for shipping fields out of bounds, all listed', async () => {
     const o = await newOrder(1);
-    const problem = expectProblem(await c.act(o, 'ship', { carrier: '', tracking_code: 'x'.repeat(101), delivery_time: -1, comments: 'y'.repeat(1001) }), 400, 'validation_failed');
-    expect((problem.errors as { pointer: string }[]).map((e) => e.pointer).sort()).toEqual(['/carrier', '/comments', '/delivery_time', '/tracking_code']);
+    const problem = expectProblem(
+      await c.act(o, 'ship', { carrier: '', tracking_code: 'x'.repeat(101), delivery_time: -1, comments: 'y'.repeat(1001) }),
+      400,
+      'validation_failed',
+    );
+    expect((problem.errors as { pointer: string }[]).map((e) => e.pointer).sort()).toEqual([
+      '/carrier',
+      '/comments',
+      '/delivery_time',
+      '/tracking_code',
+    ]);
     expectProblem(await c.act(o, 'ship', { delivery_time: '3' }), 400, 'validation_failed');
     expect((await c.order(o)).shipments).toEqual([]);
   });
@@ -135,8 +175,17 @@ describe('refusals', () => {
     await c.act(o, 'cancel', items(3));
     const before = await c.order(o);
     const problem = expectProblem(await c.act(o, 'ready_to_ship', items(1, 2, 3)), 409, 'invalid_transition');
-    expect(problem).toMatchObject({ title: 'Conflict', action: 'ready_to_ship', items: [{ item_pk: 1, status: 'shipped' }, { item_pk: 3, status: 'cancelled' }] });
-    expect(problem.detail).toBe('Cannot apply ready_to_ship: item 1 is shipped, item 3 is cancelled; ready_to_ship moves items from pending, ready_to_ship.');
+    expect(problem).toMatchObject({
+      title: 'Conflict',
+      action: 'ready_to_ship',
+      items: [
+        { item_pk: 1, status: 'shipped' },
+        { item_pk: 3, status: 'cancelled' },
+      ],
+    });
+    expect(problem.detail).toBe(
+      'Cannot apply ready_to_ship: item 1 is shipped, item 3 is cancelled; ready_to_ship moves items from pending, ready_to_ship.',
+    );
     expect(await c.order(o)).toEqual(before);
   });
 
@@ -159,13 +208,17 @@ describe('refusals', () => {
     expectProblem(await app.inject({ method: 'POST', url: `${c.base}abc/cancel/`, headers: c.auth }), 400, 'validation_failed');
   });
 
-  it('404 for an unknown order, another marketplace\'s or another shop\'s, and an unknown action', async () => {
+  it("404 for an unknown order, another marketplace's or another shop's, and an unknown action", async () => {
     const o = await newOrder(1);
     const res = await c.act(424242, 'cancel');
     expectProblem(res, 404, 'not_found');
     expect(res.headers.allow).toBe('POST, OPTIONS');
     const mp2 = (await daemon.services.marketplaces.create({ name: 'Other', pk: 9001 })).pk;
-    expectProblem(await app.inject({ method: 'POST', url: `/shops/${c.shopPk}/marketplace/${mp2}/orders/${o}/cancel/`, headers: c.auth }), 404, 'not_found');
+    expectProblem(
+      await app.inject({ method: 'POST', url: `/shops/${c.shopPk}/marketplace/${mp2}/orders/${o}/cancel/`, headers: c.auth }),
+      404,
+      'not_found',
+    );
     const other = await orderClient(daemon);
     expectProblem(await app.inject({ method: 'POST', url: `${c.base}${o}/cancel/`, headers: other.auth }), 404, 'not_found');
     expectProblem(await app.inject({ method: 'POST', url: `${other.base}${o}/cancel/`, headers: other.auth }), 404, 'not_found');
@@ -177,7 +230,16 @@ describe('refusals', () => {
 describe('the action paths', () => {
   it('every reply carries Allow: POST, OPTIONS; OPTIONS answers; other methods 405', async () => {
     const o = await newOrder(1);
-    for (const action of ['ship', 'cancel', 'delivered', 'not_delivered', 'packed_by_marketplace', 'pending', 'ready_to_ship', 'returned']) {
+    for (const action of [
+      'ship',
+      'cancel',
+      'delivered',
+      'not_delivered',
+      'packed_by_marketplace',
+      'pending',
+      'ready_to_ship',
+      'returned',
+    ]) {
       const url = `${c.base}${o}/${action}/`;
       const opt = await app.inject({ method: 'OPTIONS', url, headers: c.auth });
       expect([opt.statusCode, opt.headers.allow]).toEqual([204, 'POST, OPTIONS']);
@@ -195,16 +257,31 @@ describe('the action paths', () => {
     expect(unauth.headers.allow).toBe('POST, OPTIONS');
   });
 
-  it('the OpenAPI document lists the eight actions (and no_delivered) with their bodies, and the order\'s records', async () => {
-    const doc = (await app.inject('/openapi.json')).json() as { paths: Record<string, { post?: { requestBody?: unknown; responses: Record<string, unknown> } }> };
+  it("the OpenAPI document lists the eight actions (and no_delivered) with their bodies, and the order's records", async () => {
+    const doc = (await app.inject('/openapi.json')).json() as {
+      paths: Record<string, { post?: { requestBody?: unknown; responses: Record<string, unknown> } }>;
+    };
     const ship = doc.paths['/shops/{shop}/marketplace/{mp}/orders/{order}/ship/']!.post!;
     expect(JSON.stringify(ship.requestBody)).toContain('tracking_code');
     expect(Object.keys(ship.responses)).toContain('204');
     const prefix = '/shops/{shop}/marketplace/{mp}/orders/{order}/';
-    const actions = Object.keys(doc.paths).filter((p) => p.startsWith(prefix) && p !== prefix).map((p) => p.slice(prefix.length)).sort();
+    const actions = Object.keys(doc.paths)
+      .filter((p) => p.startsWith(prefix) && p !== prefix)
+      .map((p) => p.slice(prefix.length))
+      .sort();
     expect(actions).toEqual([
-      'cancel/', 'delivered/', 'label/', 'module-integrations/', 'module-integrations/{id}/', 'no_delivered/', 'not_delivered/',
-      'packed_by_marketplace/', 'pending/', 'ready_to_ship/', 'returned/', 'ship/',
+      'cancel/',
+      'delivered/',
+      'label/',
+      'module-integrations/',
+      'module-integrations/{id}/',
+      'no_delivered/',
+      'not_delivered/',
+      'packed_by_marketplace/',
+      'pending/',
+      'ready_to_ship/',
+      'returned/',
+      'ship/',
     ]);
     expect(JSON.stringify(doc.paths[`${prefix}cancel/`]!.post!.requestBody)).toContain('restock_item');
   });

@@ -11,8 +11,18 @@ const c = await orderClient(daemon);
 const post = (payload: unknown) => app.inject({ method: 'POST', url: c.base, headers: c.auth, payload: payload as object });
 
 const shipping = {
-  first_name: 'Ada', last_name: 'Lovelace', address: 'Av. Insurgentes Sur 1602', street_name: 'Insurgentes Sur', neighborhood: 'Crédito Constructor',
-  reference: 'Blue door', city: 'Ciudad de México', region: 'CDMX', postal_code: '03940', country: 'MX', phone: '+52 55 1234 5678', email: 'ada@example.com',
+  first_name: 'Ada',
+  last_name: 'Lovelace',
+  address: 'Av. Insurgentes Sur 1602',
+  street_name: 'Insurgentes Sur',
+  neighborhood: 'Crédito Constructor',
+  reference: 'Blue door',
+  city: 'Ciudad de México',
+  region: 'CDMX',
+  postal_code: '03940',
+  country: 'MX',
+  phone: '+52 55 1234 5678',
+  email: 'ada@example.com',
 };
 const full = {
   pk: 2000003841425110,
@@ -33,8 +43,11 @@ const full = {
     { item_pk: 32, pk: 32, sku: 'B2', quantity: 1, price: 3, ff_type: 'marketplace' },
   ],
 };
-const progress = (...done: string[]) => ['paid', 'ready_to_ship', 'shipped', 'delivered', 'canceled', 'failed', 'refunded']
-  .map((name) => ({ name, status: done.includes(name) ? 'done' : 'pending' }));
+const progress = (...done: string[]) =>
+  ['paid', 'ready_to_ship', 'shipped', 'delivered', 'canceled', 'failed', 'refunded'].map((name) => ({
+    name,
+    status: done.includes(name) ? 'done' : 'pending',
+  }));
 
 describe('every field an order carries', () => {
   it('intake takes them all; the reply, the single read and the list element carry them alike', async () => {
@@ -42,16 +55,44 @@ describe('every field an order carries', () => {
     expect(res.statusCode, res.body).toBe(201);
     const order = res.json() as OrderJson;
     expect(order).toMatchObject({
-      pk: full.pk, order_pk: full.pk, reference: 'R-FULL', shop_pk: c.shopPk, marketplace_pk: c.mp, ff_type: 'seller',
-      created_at: '2026-11-20T08:30:00', shipping_cost: 99.5, payment_method: 'credit_card', paid: true,
+      pk: full.pk,
+      order_pk: full.pk,
+      reference: 'R-FULL',
+      shop_pk: c.shopPk,
+      marketplace_pk: c.mp,
+      ff_type: 'seller',
+      created_at: '2026-11-20T08:30:00',
+      shipping_cost: 99.5,
+      payment_method: 'credit_card',
+      paid: true,
       customer: full.customer,
       shipping_address: shipping,
       billing_address: { ...NO_ADDRESS, first_name: 'Ada', last_name: 'Lovelace', city: 'Ciudad de México', country: 'MX' },
       tags: ['priority', 'gift'],
       actions: ['set_ready_to_ship'],
       items: [
-        { pk: 31, item_pk: 31, sku: 'A1', quantity: 2, price: 10.5, ff_type: 'seller', status: 'pending', carrier: null, tracking_code: null },
-        { pk: 32, item_pk: 32, sku: 'B2', quantity: 1, price: 3, ff_type: 'marketplace', status: 'pending', carrier: null, tracking_code: null },
+        {
+          pk: 31,
+          item_pk: 31,
+          sku: 'A1',
+          quantity: 2,
+          price: 10.5,
+          ff_type: 'seller',
+          status: 'pending',
+          carrier: null,
+          tracking_code: null,
+        },
+        {
+          pk: 32,
+          item_pk: 32,
+          sku: 'B2',
+          quantity: 1,
+          price: 3,
+          ff_type: 'marketplace',
+          status: 'pending',
+          carrier: null,
+          tracking_code: null,
+        },
       ],
       progress: progress('paid'),
       module_integrations: [],
@@ -69,13 +110,33 @@ describe('every field an order carries', () => {
     const res = await post({ order_pk: 501, items: [{ item_pk: 1, sku: 'A', quantity: 1, price: 1 }] });
     expect(res.statusCode).toBe(201);
     expect(res.json()).toMatchObject({
-      pk: 501, ff_type: 'seller', paid: true, payment_method: null, shipping_cost: null, reference: null, tags: [],
-      customer: { email: null, first_name: null, last_name: null }, shipping_address: null, billing_address: null,
-      actions: ['set_ready_to_ship'], progress: progress('paid'),
+      pk: 501,
+      ff_type: 'seller',
+      paid: true,
+      payment_method: null,
+      shipping_cost: null,
+      reference: null,
+      tags: [],
+      customer: { email: null, first_name: null, last_name: null },
+      shipping_address: null,
+      billing_address: null,
+      actions: ['set_ready_to_ship'],
+      progress: progress('paid'),
       items: [{ pk: 1, item_pk: 1, ff_type: 'seller', carrier: null, tracking_code: null }],
     });
-    const unpaid = await post({ order_pk: 502, paid: false, ff_type: 'marketplace', items: [{ item_pk: 1, sku: 'A', quantity: 1, price: 1 }] });
-    expect(unpaid.json()).toMatchObject({ paid: false, progress: progress(), ff_type: 'marketplace', actions: [], items: [{ ff_type: 'marketplace' }] });
+    const unpaid = await post({
+      order_pk: 502,
+      paid: false,
+      ff_type: 'marketplace',
+      items: [{ item_pk: 1, sku: 'A', quantity: 1, price: 1 }],
+    });
+    expect(unpaid.json()).toMatchObject({
+      paid: false,
+      progress: progress(),
+      ff_type: 'marketplace',
+      actions: [],
+      items: [{ ff_type: 'marketplace' }],
+    });
   });
 
   it('takes created_at with a zone, as documented, and answers it in UTC', async () => {
@@ -84,41 +145,103 @@ describe('every field an order carries', () => {
     expect(zoned.statusCode, zoned.body).toBe(201);
     expect(zoned.json()).toMatchObject({ created_at: '2026-11-20T08:30:00' });
     // A connector's order the same way.
-    const taken = await daemon.services.orders.intake(c.shopPk, c.mp, { order_pk: 661, created_at: '2026-11-20T08:30:00.250Z', items } as never, 'connector:erp');
+    const taken = await daemon.services.orders.intake(
+      c.shopPk,
+      c.mp,
+      { order_pk: 661, created_at: '2026-11-20T08:30:00.250Z', items } as never,
+      'connector:erp',
+    );
     expect(taken.order).toMatchObject({ created_at: '2026-11-20T08:30:00' });
   });
 
   it('400 names each field that is wrong, by pointer, with the storable-value rules', async () => {
     const res = await post({
-      pk: 600, order_pk: 601, shop_pk: c.shopPk + 1, marketplace_pk: c.mp, created_at: '2026-02-30T10:00:00', tags: ['ok', ''],
-      customer: { email: 'x'.repeat(256) }, shipping_address: { city: 7 }, billing_address: 'street', paid: 'yes', payment_method: 'x'.repeat(101),
+      pk: 600,
+      order_pk: 601,
+      shop_pk: c.shopPk + 1,
+      marketplace_pk: c.mp,
+      created_at: '2026-02-30T10:00:00',
+      tags: ['ok', ''],
+      customer: { email: 'x'.repeat(256) },
+      shipping_address: { city: 7 },
+      billing_address: 'street',
+      paid: 'yes',
+      payment_method: 'x'.repeat(101),
       items: [{ item_pk: 1, pk: 2, sku: 'A', quantity: 1, price: 1, ff_type: '' }],
     });
     const problem = expectProblem(res, 400, 'validation_failed');
     expect((problem.errors as { pointer: string }[]).map((e) => e.pointer).sort()).toEqual([
-      '/billing_address', '/created_at', '/customer/email', '/items/0/ff_type', '/paid', '/payment_method', '/shipping_address/city', '/tags/1',
+      '/billing_address',
+      '/created_at',
+      '/customer/email',
+      '/items/0/ff_type',
+      '/paid',
+      '/payment_method',
+      '/shipping_address/city',
+      '/tags/1',
     ]);
     // Past the schema: pk and order_pk disagree, the path's shop is another.
-    const mismatch = expectProblem(await post({ pk: 600, order_pk: 601, shop_pk: c.shopPk + 1, items: [{ item_pk: 1, pk: 2, sku: 'A', quantity: 1, price: 1 }] }), 400, 'validation_failed');
+    const mismatch = expectProblem(
+      await post({ pk: 600, order_pk: 601, shop_pk: c.shopPk + 1, items: [{ item_pk: 1, pk: 2, sku: 'A', quantity: 1, price: 1 }] }),
+      400,
+      'validation_failed',
+    );
     expect((mismatch.errors as { pointer: string; code: string }[]).map((e) => [e.pointer, e.code])).toEqual([
-      ['/order_pk', 'mismatch'], ['/shop_pk', 'mismatch'], ['/items/0/item_pk', 'mismatch'],
+      ['/order_pk', 'mismatch'],
+      ['/shop_pk', 'mismatch'],
+      ['/items/0/item_pk', 'mismatch'],
     ]);
     expectProblem(await app.inject({ url: `${c.base}601/`, headers: c.auth }), 404, 'not_found');
   });
 
   it('connectors go through the same rules: pk for order_pk, a real created_at, mismatches by pointer', async () => {
-    const taken = await daemon.services.orders.intake(c.shopPk, c.mp, { pk: 650, items: [{ pk: 1, sku: 'A', quantity: 1, price: 1 }], created_at: '2026-01-02T03:04:05' } as never, 'connector:erp');
+    const taken = await daemon.services.orders.intake(
+      c.shopPk,
+      c.mp,
+      { pk: 650, items: [{ pk: 1, sku: 'A', quantity: 1, price: 1 }], created_at: '2026-01-02T03:04:05' } as never,
+      'connector:erp',
+    );
     expect(taken.order).toMatchObject({ pk: 650, created_at: '2026-01-02T03:04:05', items: [{ pk: 1, item_pk: 1 }] });
-    await expect(daemon.services.orders.intake(c.shopPk, c.mp, { order_pk: 651, created_at: '2026-13-01T00:00:00', marketplace_pk: c.mp + 1, items: [{ item_pk: 1, sku: 'A', quantity: 1, price: 1 }] }, 'connector:erp'))
-      .rejects.toMatchObject({ status: 400, errors: [{ pointer: '/marketplace_pk', code: 'mismatch' }, { pointer: '/created_at', code: 'invalid_timestamp' }] });
+    await expect(
+      daemon.services.orders.intake(
+        c.shopPk,
+        c.mp,
+        {
+          order_pk: 651,
+          created_at: '2026-13-01T00:00:00',
+          marketplace_pk: c.mp + 1,
+          items: [{ item_pk: 1, sku: 'A', quantity: 1, price: 1 }],
+        },
+        'connector:erp',
+      ),
+    ).rejects.toMatchObject({
+      status: 400,
+      errors: [
+        { pointer: '/marketplace_pk', code: 'mismatch' },
+        { pointer: '/created_at', code: 'invalid_timestamp' },
+      ],
+    });
     // Every problem at once, with the API's codes: the schema's, then the rules past it.
-    const wrong = { order_pk: 652, shop_pk: c.shopPk + 1, paid: 'yes', created_at: '2026-02-30T10:00:00', items: [{ item_pk: 1, sku: 'A', quantity: 0, price: 1 }, { item_pk: 1, sku: 'B', quantity: 1, price: 1 }] };
+    const wrong = {
+      order_pk: 652,
+      shop_pk: c.shopPk + 1,
+      paid: 'yes',
+      created_at: '2026-02-30T10:00:00',
+      items: [
+        { item_pk: 1, sku: 'A', quantity: 0, price: 1 },
+        { item_pk: 1, sku: 'B', quantity: 1, price: 1 },
+      ],
+    };
     const error = await daemon.services.orders.intake(c.shopPk, c.mp, wrong as never, 'connector:erp').catch((e: unknown) => e);
     expect((error as { errors: unknown[] }).errors).toEqual([
       { pointer: '/paid', code: 'invalid_type', message: 'must be boolean' },
       { pointer: '/items/0/quantity', code: 'too_small', message: 'must be >= 1' },
       { pointer: '/shop_pk', code: 'mismatch', message: `must be the path's shop (${c.shopPk})` },
-      { pointer: '/created_at', code: 'invalid_timestamp', message: 'must be a timestamp YYYY-MM-DDThh:mm:ss (a real date, years 0001-9999), optionally with a zone (Z, +01:00)' },
+      {
+        pointer: '/created_at',
+        code: 'invalid_timestamp',
+        message: 'must be a timestamp YYYY-MM-DDThh:mm:ss (a real date, years 0001-9999), optionally with a zone (Z, +01:00)',
+      },
       { pointer: '/items/1/item_pk', code: 'duplicate_item', message: 'item 1 is listed more than once' },
     ]);
   });
@@ -129,8 +252,12 @@ describe('every field an order carries', () => {
     expect(await c.order(700)).toMatchObject({ actions: ['set_shipped'], progress: progress('paid', 'ready_to_ship') });
     expect((await c.act(700, 'ship', { carrier: 'DHL', tracking_code: 'JD0001' })).statusCode).toBe(204);
     expect(await c.order(700)).toMatchObject({
-      actions: ['print_delivery_label'], progress: progress('paid', 'ready_to_ship', 'shipped'),
-      items: [{ carrier: 'DHL', tracking_code: 'JD0001', status: 'shipped' }, { carrier: 'DHL', tracking_code: 'JD0001', status: 'shipped' }],
+      actions: ['print_delivery_label'],
+      progress: progress('paid', 'ready_to_ship', 'shipped'),
+      items: [
+        { carrier: 'DHL', tracking_code: 'JD0001', status: 'shipped' },
+        { carrier: 'DHL', tracking_code: 'JD0001', status: 'shipped' },
+      ],
     });
     expect((await c.act(700, 'delivered')).statusCode).toBe(204);
     expect(await c.order(700)).toMatchObject({ actions: [], progress: progress('paid', 'ready_to_ship', 'shipped', 'delivered') });
@@ -154,10 +281,12 @@ describe('no_delivered and cancel feedback', () => {
     // A repeat is the same no-op as not_delivered's; a refusal names not_delivered's rule.
     expect((await c.act(800, 'no_delivered')).statusCode).toBe(204);
     await c.intake(801, 1);
-    expect(expectProblem(await c.act(801, 'no_delivered'), 409, 'invalid_transition').detail).toContain('not_delivered moves items from shipped');
+    expect(expectProblem(await c.act(801, 'no_delivered'), 409, 'invalid_transition').detail).toContain(
+      'not_delivered moves items from shipped',
+    );
   });
 
-  it('cancel takes the clients\' feedback and records it in the history rows of the items it cancels', async () => {
+  it("cancel takes the clients' feedback and records it in the history rows of the items it cancels", async () => {
     await c.intake(900, 2);
     const feedback = { message: 'Out of stock', reason: 'SELLER_OUT_OF_STOCK', rating: 'neutral', fulfilled: false, restock_item: true };
     expect((await c.act(900, 'cancel', { items: [{ item_pk: 2 }], ...feedback })).statusCode).toBe(204);
@@ -167,7 +296,11 @@ describe('no_delivered and cancel feedback', () => {
     expect((await c.act(900, 'cancel')).statusCode).toBe(204);
     expect((await c.order(900)).history.at(-1)).toMatchObject({ action: 'cancel', item_pks: [1], details: null });
     expect((await c.order(900)).progress).toEqual(progress('paid', 'canceled'));
-    const bad = expectProblem(await c.act(900, 'cancel', { rating: 'great', fulfilled: 'no', message: 'x'.repeat(1001) }), 400, 'validation_failed');
+    const bad = expectProblem(
+      await c.act(900, 'cancel', { rating: 'great', fulfilled: 'no', message: 'x'.repeat(1001) }),
+      400,
+      'validation_failed',
+    );
     expect((bad.errors as { pointer: string }[]).map((e) => e.pointer).sort()).toEqual(['/fulfilled', '/message', '/rating']);
   });
 });
@@ -177,14 +310,24 @@ describe('module integrations', () => {
 
   it('POST adds, GET lists, PUT replaces the latest of (module_name, type), DELETE removes; each shows in the history', async () => {
     await c.intake(1000, 1);
-    const first = await app.inject({ method: 'POST', url: url(1000), headers: c.auth, payload: { module_name: 'magento2', status: 'error', message: 'SKU A1 unknown', type: 'order' } });
+    const first = await app.inject({
+      method: 'POST',
+      url: url(1000),
+      headers: c.auth,
+      payload: { module_name: 'magento2', status: 'error', message: 'SKU A1 unknown', type: 'order' },
+    });
     expect(first.statusCode, first.body).toBe(201);
     const record = first.json() as { id: number };
     expect(first.headers.location).toBe(`http://localhost:80${url(1000)}${record.id}/`);
     expect(first.headers.allow).toBe('GET, POST, PUT, OPTIONS');
     expect(record).toMatchObject({ module_name: 'magento2', status: 'error', message: 'SKU A1 unknown', reference: null, type: 'order' });
 
-    const put = await app.inject({ method: 'PUT', url: url(1000), headers: c.auth, payload: { module_name: 'magento2', type: 'order', status: 'success', reference: '000000123' } });
+    const put = await app.inject({
+      method: 'PUT',
+      url: url(1000),
+      headers: c.auth,
+      payload: { module_name: 'magento2', type: 'order', status: 'success', reference: '000000123' },
+    });
     expect(put.statusCode).toBe(200);
     expect(put.json()).toMatchObject({ id: record.id, status: 'success', reference: '000000123', message: null });
     const other = await app.inject({ method: 'PUT', url: url(1000), headers: c.auth, payload: { module_name: 'erp' } });
@@ -196,7 +339,9 @@ describe('module integrations', () => {
     const order = await c.order(1000);
     expect(order.module_integrations).toEqual(list.json());
     expect(order.history.slice(1).map((h) => [h.action, h.to, (h.details as { change: string }).change])).toEqual([
-      ['module_integration', null, 'created'], ['module_integration', null, 'updated'], ['module_integration', null, 'created'],
+      ['module_integration', null, 'created'],
+      ['module_integration', null, 'updated'],
+      ['module_integration', null, 'created'],
     ]);
     // Recording changes no item: the order's status and actions stay.
     expect(order).toMatchObject({ status: 'pending', actions: ['set_ready_to_ship'] });
@@ -205,16 +350,32 @@ describe('module integrations', () => {
     expect([del.statusCode, del.headers.allow]).toEqual([204, 'DELETE, OPTIONS']);
     expectProblem(await app.inject({ method: 'DELETE', url: `${url(1000)}${record.id}/`, headers: c.auth }), 404, 'not_found');
     expect((await app.inject({ url: url(1000), headers: c.auth })).json()).toEqual([other.json()]);
-    expect((await c.order(1000)).history.at(-1)).toMatchObject({ action: 'module_integration', details: { change: 'deleted', id: record.id } });
+    expect((await c.order(1000)).history.at(-1)).toMatchObject({
+      action: 'module_integration',
+      details: { change: 'deleted', id: record.id },
+    });
   });
 
-  it('400 without module_name, 404 for an unknown order or another shop\'s', async () => {
+  it("400 without module_name, 404 for an unknown order or another shop's", async () => {
     await c.intake(1001, 1);
-    const bad = expectProblem(await app.inject({ method: 'POST', url: url(1001), headers: c.auth, payload: { status: 'x'.repeat(51) } }), 400, 'validation_failed');
+    const bad = expectProblem(
+      await app.inject({ method: 'POST', url: url(1001), headers: c.auth, payload: { status: 'x'.repeat(51) } }),
+      400,
+      'validation_failed',
+    );
     expect((bad.errors as { pointer: string }[]).map((e) => e.pointer).sort()).toEqual(['/module_name', '/status']);
     expectProblem(await app.inject({ url: url(424242), headers: c.auth }), 404, 'not_found');
     const stranger = await orderClient(daemon);
     expectProblem(await app.inject({ url: url(1001), headers: stranger.auth }), 404, 'not_found');
-    expectProblem(await app.inject({ method: 'POST', url: `${stranger.base}1001/module-integrations/`, headers: stranger.auth, payload: { module_name: 'x' } }), 404, 'not_found');
+    expectProblem(
+      await app.inject({
+        method: 'POST',
+        url: `${stranger.base}1001/module-integrations/`,
+        headers: stranger.auth,
+        payload: { module_name: 'x' },
+      }),
+      404,
+      'not_found',
+    );
   });
 });

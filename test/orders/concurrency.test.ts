@@ -20,8 +20,9 @@ const post = (orderPk: number, action: string, body: unknown = {}) =>
 describe('20 concurrent actions on one order', () => {
   it('shipping 20 items at once: every shipment and history row is kept, the order ends shipped', async () => {
     const o = await c.intake(1, 20);
-    const replies = await Promise.all(Array.from({ length: 20 }, (_, i) =>
-      post(o, 'ship', { items: [{ item_pk: i + 1 }], carrier: 'DHL', tracking_code: `T${i + 1}` })));
+    const replies = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => post(o, 'ship', { items: [{ item_pk: i + 1 }], carrier: 'DHL', tracking_code: `T${i + 1}` })),
+    );
     expect(replies.map((r) => r.status)).toEqual(Array(20).fill(204));
     const order = await c.order(o);
     expect(order.status).toBe('shipped');
@@ -67,18 +68,29 @@ describe('20 concurrent actions on one order', () => {
     const order = await c.order(o);
     // Planned from a read taken before the other's write, the second would leave the order `partial`.
     expect(order.status).toBe('shipped');
-    expect(order.items.map((i) => [i.status, i.shipment?.tracking_code])).toEqual([['shipped', 'A1'], ['shipped', 'B2']]);
+    expect(order.items.map((i) => [i.status, i.shipment?.tracking_code])).toEqual([
+      ['shipped', 'A1'],
+      ['shipped', 'B2'],
+    ]);
     expect(order.shipments).toHaveLength(2);
     expect(order.history.slice(1).map((h) => [h.action, h.item_pks.length, h.from, h.to])).toEqual([
-      ['ship', 1, 'pending', 'shipped'], ['ship', 1, 'pending', 'shipped'],
+      ['ship', 1, 'pending', 'shipped'],
+      ['ship', 1, 'pending', 'shipped'],
     ]);
   });
 
   it('ten actions of the service waiting on the lock all apply; then a repeat, a refusal and an unknown order', async () => {
     const orders = daemon.services.orders;
-    const ship = (orderPk: number, item: number) => orders.applyAction({
-      shopPk: c.shopPk, marketplacePk: c.mp, orderPk, action: 'ship', items: [item], shipping: { tracking_code: `L${item}` }, source: 'connector:test',
-    });
+    const ship = (orderPk: number, item: number) =>
+      orders.applyAction({
+        shopPk: c.shopPk,
+        marketplacePk: c.mp,
+        orderPk,
+        action: 'ship',
+        items: [item],
+        shipping: { tracking_code: `L${item}` },
+        source: 'connector:test',
+      });
     const o = await c.intake(5, 10);
     const hold = await holdOrderLock(daemon, c, o);
     const results = Promise.all(Array.from({ length: 10 }, (_, i) => ship(o, i + 1)));
@@ -90,15 +102,19 @@ describe('20 concurrent actions on one order', () => {
     expect(order.items.map((i) => i.shipment?.tracking_code)).toEqual(Array.from({ length: 10 }, (_, i) => `L${i + 1}`));
     expect(order.history.slice(1).map((h) => h.from)).toEqual(Array(10).fill('pending'));
     expect(await ship(o, 1)).toEqual({ changed: false });
-    await expect(orders.applyAction({ shopPk: c.shopPk, marketplacePk: c.mp, orderPk: o, action: 'pending', source: 'connector:test' }))
-      .rejects.toMatchObject({ status: 409, code: 'invalid_transition' });
+    await expect(
+      orders.applyAction({ shopPk: c.shopPk, marketplacePk: c.mp, orderPk: o, action: 'pending', source: 'connector:test' }),
+    ).rejects.toMatchObject({ status: 409, code: 'invalid_transition' });
     await expect(ship(999, 1)).rejects.toMatchObject({ status: 404 });
   });
 
   it('the same order taken in 10 times at once: one 201, nine 200, one order', async () => {
     const body = JSON.stringify({ order_pk: 3, items: [{ item_pk: 1, sku: 'A', quantity: 1, price: 1 }] });
-    const replies = await Promise.all(Array.from({ length: 10 }, () =>
-      fetch(`${daemon.url}${c.base}`, { method: 'POST', headers: { ...c.auth, 'content-type': 'application/json' }, body })));
+    const replies = await Promise.all(
+      Array.from({ length: 10 }, () =>
+        fetch(`${daemon.url}${c.base}`, { method: 'POST', headers: { ...c.auth, 'content-type': 'application/json' }, body }),
+      ),
+    );
     expect(replies.map((r) => r.status).sort()).toEqual([200, 200, 200, 200, 200, 200, 200, 200, 200, 201]);
     const order = await c.order(3);
     expect(order.items).toHaveLength(1);
@@ -109,12 +125,21 @@ describe('20 concurrent actions on one order', () => {
 describe('concurrent actions on many orders', () => {
   it('each order gets exactly its own action, and a refusal of one does not fail the others', async () => {
     const act = (orderPk: number, action: ActionInput['action'], rest: Partial<ActionInput> = {}) =>
-      daemon.services.orders.applyAction({ shopPk: c.shopPk, marketplacePk: c.mp, orderPk, action, source: 'connector:test', ...rest })
-        .then((r) => (r.changed ? 'changed' : 'no-op'), (e: unknown) => (e instanceof AppError ? e.status : Promise.reject(e)));
+      daemon.services.orders
+        .applyAction({ shopPk: c.shopPk, marketplacePk: c.mp, orderPk, action, source: 'connector:test', ...rest })
+        .then(
+          (r) => (r.changed ? 'changed' : 'no-op'),
+          (e: unknown) => (e instanceof AppError ? e.status : Promise.reject(e)),
+        );
     const orders = Array.from({ length: 60 }, (_, i) => 200 + i);
     for (const o of orders) await c.intake(o, 2);
-    const replies = await Promise.all(orders.map((o, i) =>
-      i % 10 === 5 ? act(o, 'delivered') : act(o, i % 3 === 0 ? 'cancel' : 'ship', i % 3 === 0 ? {} : { items: [1], shipping: { tracking_code: `M${o}` } })));
+    const replies = await Promise.all(
+      orders.map((o, i) =>
+        i % 10 === 5
+          ? act(o, 'delivered')
+          : act(o, i % 3 === 0 ? 'cancel' : 'ship', i % 3 === 0 ? {} : { items: [1], shipping: { tracking_code: `M${o}` } }),
+      ),
+    );
     expect(replies).toEqual(orders.map((_, i) => (i % 10 === 5 ? 409 : 'changed')));
     for (const [i, o] of orders.entries()) {
       const order = await c.order(o);
@@ -124,7 +149,10 @@ describe('concurrent actions on many orders', () => {
         expect(order.status).toBe('cancelled');
         expect(order.shipments).toEqual([]);
       } else {
-        expect(order.items.map((x) => [x.status, x.shipment?.tracking_code ?? null])).toEqual([['shipped', `M${o}`], ['pending', null]]);
+        expect(order.items.map((x) => [x.status, x.shipment?.tracking_code ?? null])).toEqual([
+          ['shipped', `M${o}`],
+          ['pending', null],
+        ]);
         expect(order.history.slice(1).map((h) => [h.action, h.item_pks])).toEqual([['ship', [1]]]);
       }
     }

@@ -23,13 +23,28 @@ export interface OrderJson {
   order_pk: number;
   status: string;
   items: { item_pk: number; sku: string; status: string; shipment: null | Record<string, unknown> }[];
-  shipments: { id: number; item_pks: number[]; carrier: string | null; tracking_code: string | null; delivery_time: number | null; comments: string | null }[];
-  history: { at: string; action: string; item_pks: number[]; from: string | null; to: string | null; source: string; shipment_id: number | null; details: Record<string, unknown> | null }[];
+  shipments: {
+    id: number;
+    item_pks: number[];
+    carrier: string | null;
+    tracking_code: string | null;
+    delivery_time: number | null;
+    comments: string | null;
+  }[];
+  history: {
+    at: string;
+    action: string;
+    item_pks: number[];
+    from: string | null;
+    to: string | null;
+    source: string;
+    shipment_id: number | null;
+    details: Record<string, unknown> | null;
+  }[];
   [k: string]: unknown;
 }
 
 let nextMarketplace = 100;
-
 
 export async function orderClient(daemon: TestDaemon, options: { webhook_url?: string } = {}): Promise<OrderClient> {
   const app = daemon.app!;
@@ -45,14 +60,25 @@ export async function orderClient(daemon: TestDaemon, options: { webhook_url?: s
     async intake(orderPk, items = 1) {
       const pks = typeof items === 'number' ? Array.from({ length: items }, (_, i) => i + 1) : items;
       const res = await app.inject({
-        method: 'POST', url: base, headers: auth,
-        payload: { order_pk: orderPk, reference: `R-${orderPk}`, items: pks.map((item_pk) => ({ item_pk, sku: `SKU-${item_pk}`, quantity: 1, price: 10.5 })) },
+        method: 'POST',
+        url: base,
+        headers: auth,
+        payload: {
+          order_pk: orderPk,
+          reference: `R-${orderPk}`,
+          items: pks.map((item_pk) => ({ item_pk, sku: `SKU-${item_pk}`, quantity: 1, price: 10.5 })),
+        },
       });
       expect(res.statusCode, res.body).toBe(201);
       return orderPk;
     },
     act: (orderPk, action, body, headers = {}) =>
-      app.inject({ method: 'POST', url: `${base}${orderPk}/${action}/`, headers: { ...auth, ...headers }, ...(body === undefined ? {} : { payload: body as object }) }),
+      app.inject({
+        method: 'POST',
+        url: `${base}${orderPk}/${action}/`,
+        headers: { ...auth, ...headers },
+        ...(body === undefined ? {} : { payload: body as object }),
+      }),
     async order(orderPk) {
       const res = await app.inject({ url: `${base}${orderPk}/`, headers: auth });
       expect(res.statusCode, res.body).toBe(200);
@@ -67,13 +93,30 @@ export async function orderClient(daemon: TestDaemon, options: { webhook_url?: s
 }
 
 /** An address as read with no field known (every field present, null). */
-export const NO_ADDRESS = Object.fromEntries([
-  'first_name', 'last_name', 'address', 'street_name', 'neighborhood', 'reference', 'city', 'region', 'postal_code', 'country', 'phone', 'email',
-].map((f) => [f, null])) as Record<string, string | null>;
+export const NO_ADDRESS = Object.fromEntries(
+  [
+    'first_name',
+    'last_name',
+    'address',
+    'street_name',
+    'neighborhood',
+    'reference',
+    'city',
+    'region',
+    'postal_code',
+    'country',
+    'phone',
+    'email',
+  ].map((f) => [f, null]),
+) as Record<string, string | null>;
 
 export const items = (...pks: number[]) => ({ items: pks.map((item_pk) => ({ item_pk })) });
 
-export function expectProblem(res: { statusCode: number; headers: Record<string, unknown>; json(): unknown }, status: number, code: string): Record<string, unknown> {
+export function expectProblem(
+  res: { statusCode: number; headers: Record<string, unknown>; json(): unknown },
+  status: number,
+  code: string,
+): Record<string, unknown> {
   expect(res.statusCode).toBe(status);
   expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
   const body = res.json() as Record<string, unknown>;
@@ -86,19 +129,33 @@ export function expectProblem(res: { statusCode: number; headers: Record<string,
  * on that order wait for it before they read. `waiting(n)` resolves once n of them wait on the
  * lock; `release()` ends the hold.
  */
-export async function holdOrderLock(daemon: TestDaemon, c: OrderClient, orderPk: number): Promise<{ waiting(n: number): Promise<void>; release(): Promise<void> }> {
+export async function holdOrderLock(
+  daemon: TestDaemon,
+  c: OrderClient,
+  orderPk: number,
+): Promise<{ waiting(n: number): Promise<void>; release(): Promise<void> }> {
   const holder = new pg.Client({ connectionString: daemon.database.url });
   const watcher = new pg.Client({ connectionString: daemon.database.url });
   await Promise.all([holder.connect(), watcher.connect()]);
   await holder.query('begin');
-  await holder.query('select id from orders where shop_pk = $1 and marketplace_pk = $2 and order_pk = $3 for update', [c.shopPk, c.mp, orderPk]);
+  await holder.query('select id from orders where shop_pk = $1 and marketplace_pk = $2 and order_pk = $3 for update', [
+    c.shopPk,
+    c.mp,
+    orderPk,
+  ]);
   return {
     async waiting(n) {
-      await until(`${n} actions waiting on the order's lock`, async () => {
-        const { rows } = await watcher.query<{ n: number }>(
-          "select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'");
-        return rows[0]!.n >= n;
-      }, 15_000, 10);
+      await until(
+        `${n} actions waiting on the order's lock`,
+        async () => {
+          const { rows } = await watcher.query<{ n: number }>(
+            "select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'",
+          );
+          return rows[0]!.n >= n;
+        },
+        15_000,
+        10,
+      );
     },
     async release() {
       await holder.query('commit');

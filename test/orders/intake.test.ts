@@ -28,16 +28,32 @@ describe('POST .../orders/', () => {
     expect(res.headers.allow).toBe('GET, POST, OPTIONS');
     const order = res.json() as OrderJson;
     expect(order).toMatchObject({
-      order_pk: 2000003841425110, shop_pk: c.shopPk, marketplace_pk: c.mp, reference: 'R-1', status: 'pending',
+      order_pk: 2000003841425110,
+      shop_pk: c.shopPk,
+      marketplace_pk: c.mp,
+      reference: 'R-1',
+      status: 'pending',
       customer: { first_name: 'Ada', last_name: null, email: 'ada@example.com' },
-      shipping_address: { ...NO_ADDRESS, city: 'Lisbon', address: 'Rua 1' }, billing_address: null, shipping_cost: 4.9, shipments: [],
+      shipping_address: { ...NO_ADDRESS, city: 'Lisbon', address: 'Rua 1' },
+      billing_address: null,
+      shipping_cost: 4.9,
+      shipments: [],
       items: [
         { item_pk: 11, sku: 'A1', quantity: 2, price: 10.5, status: 'pending', shipment: null },
         { item_pk: 12, sku: 'B2', quantity: 1, price: 3, status: 'pending', shipment: null },
       ],
     });
     expect(order.history).toEqual([
-      { at: expect.any(String), action: 'created', item_pks: [11, 12], from: null, to: 'pending', source: `key:${c.keyPrefix}`, shipment_id: null, details: null },
+      {
+        at: expect.any(String),
+        action: 'created',
+        item_pks: [11, 12],
+        from: null,
+        to: 'pending',
+        source: `key:${c.keyPrefix}`,
+        shipment_id: null,
+        details: null,
+      },
     ]);
     const read = await app.inject({ url: `${c.base}2000003841425110/`, headers: c.auth });
     expect(read.statusCode).toBe(200);
@@ -48,7 +64,9 @@ describe('POST .../orders/', () => {
   it('the same order_pk again: 200 with the stored order, nothing changed', async () => {
     const before = await c.order(body.order_pk);
     const res = await app.inject({
-      method: 'POST', url: c.base, headers: c.auth,
+      method: 'POST',
+      url: c.base,
+      headers: c.auth,
       payload: { ...body, reference: 'CHANGED', items: [{ item_pk: 99, sku: 'Z', quantity: 1, price: 1 }] },
     });
     expect(res.statusCode).toBe(200);
@@ -59,20 +77,36 @@ describe('POST .../orders/', () => {
 
   it('400 lists every invalid field by pointer', async () => {
     const res = await app.inject({
-      method: 'POST', url: c.base, headers: c.auth,
+      method: 'POST',
+      url: c.base,
+      headers: c.auth,
       payload: { order_pk: 'x', items: [{ item_pk: 1, sku: '', quantity: 0, price: '1' }, { sku: 'B' }] },
     });
     const problem = expectProblem(res, 400, 'validation_failed');
     const pointers = (problem.errors as { pointer: string }[]).map((e) => e.pointer).sort();
     expect(pointers).toEqual([
-      '/items/0/price', '/items/0/quantity', '/items/0/sku', '/items/1/item_pk', '/items/1/price', '/items/1/quantity', '/order_pk',
+      '/items/0/price',
+      '/items/0/quantity',
+      '/items/0/sku',
+      '/items/1/item_pk',
+      '/items/1/price',
+      '/items/1/quantity',
+      '/order_pk',
     ]);
   });
 
   it('400 for an item_pk listed twice; nothing stored', async () => {
     const res = await app.inject({
-      method: 'POST', url: c.base, headers: c.auth,
-      payload: { order_pk: 555, items: [{ item_pk: 1, sku: 'A', quantity: 1, price: 1 }, { item_pk: 1, sku: 'B', quantity: 1, price: 1 }] },
+      method: 'POST',
+      url: c.base,
+      headers: c.auth,
+      payload: {
+        order_pk: 555,
+        items: [
+          { item_pk: 1, sku: 'A', quantity: 1, price: 1 },
+          { item_pk: 1, sku: 'B', quantity: 1, price: 1 },
+        ],
+      },
     });
     const problem = expectProblem(res, 400, 'validation_failed');
     expect(problem.errors).toEqual([{ pointer: '/items/1/item_pk', code: 'duplicate_item', message: expect.stringContaining('1') }]);
@@ -80,9 +114,17 @@ describe('POST .../orders/', () => {
   });
 
   it('404 for an unknown marketplace or another shop', async () => {
-    expectProblem(await app.inject({ method: 'POST', url: `/shops/${c.shopPk}/marketplace/9999/orders/`, headers: c.auth, payload: body }), 404, 'not_found');
+    expectProblem(
+      await app.inject({ method: 'POST', url: `/shops/${c.shopPk}/marketplace/9999/orders/`, headers: c.auth, payload: body }),
+      404,
+      'not_found',
+    );
     const other = await daemon.shopWithKey({ name: 'Other' });
-    expectProblem(await app.inject({ method: 'POST', url: `/shops/${other.shopPk}/marketplace/${c.mp}/orders/`, headers: c.auth, payload: body }), 404, 'not_found');
+    expectProblem(
+      await app.inject({ method: 'POST', url: `/shops/${other.shopPk}/marketplace/${c.mp}/orders/`, headers: c.auth, payload: body }),
+      404,
+      'not_found',
+    );
   });
 
   it('401 without a key', async () => {
@@ -92,13 +134,25 @@ describe('POST .../orders/', () => {
   });
 
   it('connectors take orders in through the service, recorded with their name', async () => {
-    const first = await daemon.services.orders.intake(c.shopPk, c.mp, { order_pk: 777, items: [{ item_pk: 1, sku: 'A', quantity: 1, price: 2 }] }, 'connector:erp-main');
+    const first = await daemon.services.orders.intake(
+      c.shopPk,
+      c.mp,
+      { order_pk: 777, items: [{ item_pk: 1, sku: 'A', quantity: 1, price: 2 }] },
+      'connector:erp-main',
+    );
     expect(first.created).toBe(true);
     expect(first.order.history[0]).toMatchObject({ action: 'created', source: 'connector:erp-main' });
-    const again = await daemon.services.orders.intake(c.shopPk, c.mp, { order_pk: 777, items: [{ item_pk: 2, sku: 'B', quantity: 1, price: 2 }] }, 'connector:erp-main');
+    const again = await daemon.services.orders.intake(
+      c.shopPk,
+      c.mp,
+      { order_pk: 777, items: [{ item_pk: 2, sku: 'B', quantity: 1, price: 2 }] },
+      'connector:erp-main',
+    );
     expect(again).toEqual({ created: false, order: first.order });
-    await expect(daemon.services.orders.intake(c.shopPk, c.mp, { order_pk: 778, items: [] }, 'connector:erp-main'))
-      .rejects.toMatchObject({ status: 400, errors: [{ pointer: '/items' }] });
+    await expect(daemon.services.orders.intake(c.shopPk, c.mp, { order_pk: 778, items: [] }, 'connector:erp-main')).rejects.toMatchObject({
+      status: 400,
+      errors: [{ pointer: '/items' }],
+    });
   });
 });
 
@@ -106,7 +160,11 @@ describe('GET .../orders/{order}/', () => {
   it('404 for an unknown order, or one of another marketplace or shop', async () => {
     expectProblem(await app.inject({ url: `${c.base}123456/`, headers: c.auth }), 404, 'not_found');
     const mp2 = (await daemon.services.marketplaces.create({ name: 'Second', pk: 4242 })).pk;
-    expectProblem(await app.inject({ url: `/shops/${c.shopPk}/marketplace/${mp2}/orders/${body.order_pk}/`, headers: c.auth }), 404, 'not_found');
+    expectProblem(
+      await app.inject({ url: `/shops/${c.shopPk}/marketplace/${mp2}/orders/${body.order_pk}/`, headers: c.auth }),
+      404,
+      'not_found',
+    );
     const other = await orderClient(daemon);
     expectProblem(await app.inject({ url: `${c.base}${body.order_pk}/`, headers: other.auth }), 404, 'not_found');
     expectProblem(await app.inject({ url: `${other.base}${body.order_pk}/`, headers: other.auth }), 404, 'not_found');

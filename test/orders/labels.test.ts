@@ -8,14 +8,33 @@ import { expectProblem, orderClient } from './helpers.ts';
 const daemon = await useTestDaemon();
 const app = daemon.app!;
 const c = await orderClient(daemon);
-const address = { first_name: 'Ada', last_name: 'Lovelace', address: 'Rua do Ouro 12', city: 'Lisboa', postal_code: '1100-060', country: 'PT', phone: '+351 21 000 0000' };
+const address = {
+  first_name: 'Ada',
+  last_name: 'Lovelace',
+  address: 'Rua do Ouro 12',
+  city: 'Lisboa',
+  postal_code: '1100-060',
+  country: 'PT',
+  phone: '+351 21 000 0000',
+};
 
-async function shippedOrder(orderPk: number, shipping: Record<string, unknown> | null = { carrier: 'DHL', tracking_code: 'JD014600006281230704' }, withAddress = true): Promise<void> {
+async function shippedOrder(
+  orderPk: number,
+  shipping: Record<string, unknown> | null = { carrier: 'DHL', tracking_code: 'JD014600006281230704' },
+  withAddress = true,
+): Promise<void> {
   const res = await app.inject({
-    method: 'POST', url: c.base, headers: c.auth,
+    method: 'POST',
+    url: c.base,
+    headers: c.auth,
     payload: {
-      order_pk: orderPk, reference: `R-${orderPk}`, ...(withAddress ? { shipping_address: address } : {}),
-      items: [{ item_pk: 1, sku: 'MUG-BLUE', quantity: 2, price: 9 }, { item_pk: 2, sku: 'TEE-L', quantity: 1, price: 15 }],
+      order_pk: orderPk,
+      reference: `R-${orderPk}`,
+      ...(withAddress ? { shipping_address: address } : {}),
+      items: [
+        { item_pk: 1, sku: 'MUG-BLUE', quantity: 2, price: 9 },
+        { item_pk: 2, sku: 'TEE-L', quantity: 1, price: 15 },
+      ],
     },
   });
   expect(res.statusCode, res.body).toBe(201);
@@ -59,7 +78,17 @@ describe('POST .../orders/{order}/label/', () => {
     expect(res.rawPayload.subarray(0, 5).toString()).toBe('%PDF-');
     const { pages, text } = readPdf(res.rawPayload);
     expect(pages).toBe(1);
-    for (const shown of ['DHL', 'JD014600006281230704', 'Ada Lovelace', 'Rua do Ouro 12', '1100-060 Lisboa', '2 x MUG-BLUE', '1 x TEE-L', 'Order 1 (R-1)']) expect(text).toContain(shown);
+    for (const shown of [
+      'DHL',
+      'JD014600006281230704',
+      'Ada Lovelace',
+      'Rua do Ouro 12',
+      '1100-060 Lisboa',
+      '2 x MUG-BLUE',
+      '1 x TEE-L',
+      'Order 1 (R-1)',
+    ])
+      expect(text).toContain(shown);
 
     const location = new URL(res.headers.location as string);
     expect(location.pathname).toBe(`${c.base}1/label/`);
@@ -82,7 +111,7 @@ describe('POST .../orders/{order}/label/', () => {
     expect(readPdf(after.rawPayload).text).toContain('JD0999');
   });
 
-  it('Accept: application/zpl answers ZPL with the printer\'s Code 128; JSON only: 406', async () => {
+  it("Accept: application/zpl answers ZPL with the printer's Code 128; JSON only: 406", async () => {
     await shippedOrder(3);
     const res = await label(3, 'application/zpl');
     expect(res.statusCode).toBe(201);
@@ -105,7 +134,11 @@ describe('POST .../orders/{order}/label/', () => {
     await shippedOrder(5, { carrier: 'DHL', tracking_code: 'T5' }, false);
     expect(expectProblem(await label(5), 409, 'label_unavailable')).toMatchObject({ missing: ['shipping_address'] });
     expectProblem(await label(999), 404, 'not_found');
-    expectProblem(await app.inject({ method: 'POST', url: `${c.base}1/label/`, headers: { accept: 'application/pdf' } }), 401, 'unauthorized');
+    expectProblem(
+      await app.inject({ method: 'POST', url: `${c.base}1/label/`, headers: { accept: 'application/pdf' } }),
+      401,
+      'unauthorized',
+    );
   });
 });
 

@@ -18,7 +18,9 @@ const ONE_ITEM: Record<ItemStatus, string[]> = {
 };
 
 const doneOf = (statuses: ItemStatus[], paid = false): string[] =>
-  progressOf({ paid, statuses }).filter((s) => s.status === 'done').map((s) => s.name);
+  progressOf({ paid, statuses })
+    .filter((s) => s.status === 'done')
+    .map((s) => s.name);
 
 /** The rule for several items, from the one-item table: what every live item has done; all cancelled: canceled. */
 function expected(statuses: ItemStatus[]): string[] {
@@ -30,7 +32,10 @@ function expected(statuses: ItemStatus[]): string[] {
 describe('progress', () => {
   it('lists the seven steps in order, each done or pending', () => {
     expect(progressOf({ paid: true, statuses: ['pending'] })).toEqual(
-      ['paid', 'ready_to_ship', 'shipped', 'delivered', 'canceled', 'failed', 'refunded'].map((name) => ({ name, status: name === 'paid' ? 'done' : 'pending' })),
+      ['paid', 'ready_to_ship', 'shipped', 'delivered', 'canceled', 'failed', 'refunded'].map((name) => ({
+        name,
+        status: name === 'paid' ? 'done' : 'pending',
+      })),
     );
   });
 
@@ -62,8 +67,13 @@ describe('progress', () => {
 });
 
 describe('actions', () => {
-  const item = (status: ItemStatus, extra: Partial<{ ff_type: string; carrier: string | null; tracking_code: string | null }> = {}) =>
-    ({ status, ff_type: 'seller', carrier: null, tracking_code: null, ...extra });
+  const item = (status: ItemStatus, extra: Partial<{ ff_type: string; carrier: string | null; tracking_code: string | null }> = {}) => ({
+    status,
+    ff_type: 'seller',
+    carrier: null,
+    tracking_code: null,
+    ...extra,
+  });
 
   it('what the shop does next, from the items it fulfils', () => {
     expect(actionsOf([item('pending')])).toEqual(['set_ready_to_ship']);

@@ -44,10 +44,20 @@ describe('order.status_changed', () => {
     expect(verify(secret, first.headers, first.body)).toEqual({ ok: true });
     expect(first.headers['content-type']).toBe('application/json');
     expect(JSON.parse(first.body)).toEqual({
-      event: 'product_feed:order:created', type: 'order.status_changed', location: `http://localhost:80${c.base}${o}/`, pk: o,
-      shop_pk: c.shopPk, marketplace_pk: c.mp, order_pk: o, reference: `R-${o}`,
-      action: 'ship', status: 'partial', previous_status: 'pending',
-      items: [{ item_pk: 1, from: 'pending', to: 'shipped' }], source: `key:${c.keyPrefix}`, at: expect.any(String),
+      event: 'product_feed:order:created',
+      type: 'order.status_changed',
+      location: `http://localhost:80${c.base}${o}/`,
+      pk: o,
+      shop_pk: c.shopPk,
+      marketplace_pk: c.mp,
+      order_pk: o,
+      reference: `R-${o}`,
+      action: 'ship',
+      status: 'partial',
+      previous_status: 'pending',
+      items: [{ item_pk: 1, from: 'pending', to: 'shipped' }],
+      source: `key:${c.keyPrefix}`,
+      at: expect.any(String),
     });
 
     // A repeat, a shipping-data update and a refused action send nothing.
@@ -69,7 +79,12 @@ describe('order.status_changed', () => {
     expect(changes()).toHaveLength(3);
     expect(JSON.parse(changes()[2]!.body)).toMatchObject({ order_pk: o, action: 'delivered', status: 'partial' });
     // One intake, one order.created; the quiet shop's order sent nothing.
-    expect(received.map((r) => JSON.parse(r.body) as { type: string; order_pk: number }).filter((e) => e.type === 'order.created').map((e) => e.order_pk)).toEqual([o]);
+    expect(
+      received
+        .map((r) => JSON.parse(r.body) as { type: string; order_pk: number })
+        .filter((e) => e.type === 'order.created')
+        .map((e) => e.order_pk),
+    ).toEqual([o]);
   });
 
   it('two actions racing on one order: each event tells the move it made, the second from where the first left the order', async () => {
@@ -81,11 +96,18 @@ describe('order.status_changed', () => {
     await hold.release();
     expect((await replies).map((r) => r.statusCode)).toEqual([204, 204]);
     await statusChanges(first + 2);
-    const events = changes().slice(first).map((r) => JSON.parse(r.body) as Record<string, unknown>);
+    const events = changes()
+      .slice(first)
+      .map((r) => JSON.parse(r.body) as Record<string, unknown>);
     // Whichever won, the loser planned again from the winner's result: it left `partial`.
     expect(events.map((e) => e.previous_status).sort()).toEqual(['partial', 'pending']);
     expect(events.map((e) => e.status)).toEqual(['partial', 'partial']);
     expect(events.map((e) => e.action).sort()).toEqual(['cancel', 'ship']);
-    expect((await c.order(o)).history.slice(1).map((h) => h.to).sort()).toEqual(['cancelled', 'shipped']);
+    expect(
+      (await c.order(o)).history
+        .slice(1)
+        .map((h) => h.to)
+        .sort(),
+    ).toEqual(['cancelled', 'shipped']);
   });
 });

@@ -55,7 +55,15 @@ describe('webhook URLs refused when set', () => {
   });
 
   it('public destinations are accepted (names are checked on their addresses at delivery)', () => {
-    for (const url of ['https://hooks.example.com/waybill', 'http://93.184.216.34/', 'https://[2606:4700::6810:85e5]/x', 'https://8.8.8.8:8443/', 'http://172.32.0.1/', 'http://100.128.0.1/', 'https://internal.example.com/']) {
+    for (const url of [
+      'https://hooks.example.com/waybill',
+      'http://93.184.216.34/',
+      'https://[2606:4700::6810:85e5]/x',
+      'https://8.8.8.8:8443/',
+      'http://172.32.0.1/',
+      'http://100.128.0.1/',
+      'https://internal.example.com/',
+    ]) {
       expect(policy.refusal(url), url).toBeNull();
     }
   });
@@ -64,7 +72,16 @@ describe('webhook URLs refused when set', () => {
 describe('WAYBILL_WEBHOOK_ALLOW_PRIVATE', () => {
   const policy = new DestinationPolicy(['127.0.0.1', '10.20.0.0/16', 'hooks.lan', 'fd00::/8', 'localhost']);
   it('allows the listed addresses, ranges and names, in any of their forms', () => {
-    for (const url of ['http://127.0.0.1:9000/', 'http://2130706433/', 'http://[::ffff:127.0.0.1]/', 'http://10.20.3.4/', 'http://hooks.lan/', 'http://HOOKS.LAN./x', 'http://[fd00::5]/', 'http://localhost:3000/']) {
+    for (const url of [
+      'http://127.0.0.1:9000/',
+      'http://2130706433/',
+      'http://[::ffff:127.0.0.1]/',
+      'http://10.20.3.4/',
+      'http://hooks.lan/',
+      'http://HOOKS.LAN./x',
+      'http://[fd00::5]/',
+      'http://localhost:3000/',
+    ]) {
       expect(policy.refusal(url), url).toBeNull();
     }
   });
@@ -80,7 +97,12 @@ describe('WAYBILL_WEBHOOK_ALLOW_PRIVATE', () => {
 describe('WAYBILL_WEBHOOK_ALLOW_PRIVATE in the configuration', () => {
   it('is a comma-separated list (unset: empty); a bad entry stops start-up naming the variable', () => {
     expect(loadConfig({}).webhookAllowPrivate).toEqual([]);
-    expect(loadConfig({ WAYBILL_WEBHOOK_ALLOW_PRIVATE: ' 127.0.0.1, 10.8.0.0/16 ,hooks.lan,fd00::/8,' }).webhookAllowPrivate).toEqual(['127.0.0.1', '10.8.0.0/16', 'hooks.lan', 'fd00::/8']);
+    expect(loadConfig({ WAYBILL_WEBHOOK_ALLOW_PRIVATE: ' 127.0.0.1, 10.8.0.0/16 ,hooks.lan,fd00::/8,' }).webhookAllowPrivate).toEqual([
+      '127.0.0.1',
+      '10.8.0.0/16',
+      'hooks.lan',
+      'fd00::/8',
+    ]);
     for (const bad of ['999.1.1.1', '10.0.0.0/33', 'two words', 'http://hooks.lan/']) {
       const error = (() => {
         try {
@@ -91,7 +113,9 @@ describe('WAYBILL_WEBHOOK_ALLOW_PRIVATE in the configuration', () => {
         return null;
       })();
       expect(error, bad).toBeInstanceOf(ConfigError);
-      expect((error as ConfigError).problems[0]).toMatch(/^WAYBILL_WEBHOOK_ALLOW_PRIVATE: must list host names, IP addresses or CIDRs, comma-separated/);
+      expect((error as ConfigError).problems[0]).toMatch(
+        /^WAYBILL_WEBHOOK_ALLOW_PRIVATE: must list host names, IP addresses or CIDRs, comma-separated/,
+      );
     }
   });
 });

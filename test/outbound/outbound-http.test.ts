@@ -53,7 +53,8 @@ const carrier = await serve('carrier', (req, res) => {
   if (url.pathname === '/huge') return huge(res, 400 * MiB, { length: true });
   if (url.pathname === '/huge-chunked') return huge(res, 400 * MiB, { length: false });
   if (url.pathname === '/slow-chunked') return huge(res, 40 * MiB, { length: false, pauseMs: 20 });
-  if (url.pathname === '/small') return void res.writeHead(200, { 'content-type': 'application/json', 'content-length': '11' }).end('{"ok":true}');
+  if (url.pathname === '/small')
+    return void res.writeHead(200, { 'content-type': 'application/json', 'content-length': '11' }).end('{"ok":true}');
   if (url.pathname === '/moved') return void res.writeHead(301, { location: '/small' }).end();
   if (url.pathname === '/loop') return void res.writeHead(302, { location: '/loop' }).end();
   if (url.pathname === '/away') return void res.writeHead(302, { location: `${other}/steal?from=carrier` }).end();
@@ -62,21 +63,30 @@ const carrier = await serve('carrier', (req, res) => {
 const other = await serve('other', (_req, res) => res.writeHead(200).end('{"stolen":true}'));
 
 const call = (path: string, extra: Partial<Parameters<typeof outboundRequest>[1]> = {}) =>
-  outboundRequest(`${carrier}${path}`, { headers: { 'DHL-API-Key': 'secret-key' }, signal: AbortSignal.timeout(20_000), maxRedirects: 3, ...extra });
+  outboundRequest(`${carrier}${path}`, {
+    headers: { 'DHL-API-Key': 'secret-key' },
+    signal: AbortSignal.timeout(20_000),
+    maxRedirects: 3,
+    ...extra,
+  });
 
 describe('the byte cap', () => {
   it('a 400 MB answer with Content-Length fails at once with the cap in the message', async () => {
     const error = await call('/huge').catch((e: unknown) => e);
     expect(error).toBeInstanceOf(OutboundError);
     expect((error as OutboundError).reason).toBe('too_large');
-    expect((error as Error).message).toBe(`the answer of ${carrier} is larger than 4 MiB (Content-Length ${400 * MiB}); the rest was not read`);
+    expect((error as Error).message).toBe(
+      `the answer of ${carrier} is larger than 4 MiB (Content-Length ${400 * MiB}); the rest was not read`,
+    );
   });
 
   it('a 400 MB chunked answer without Content-Length stops after about the cap; memory stays flat', async () => {
     const rssBefore = process.memoryUsage().rss;
     for (let i = 0; i < 5; i++) {
       const error = await call('/huge-chunked').catch((e: unknown) => e);
-      expect((error as Error).message).toBe(`the answer of ${carrier} is larger than 4 MiB (more than ${4 * MiB} bytes sent); the rest was not read`);
+      expect((error as Error).message).toBe(
+        `the answer of ${carrier} is larger than 4 MiB (more than ${4 * MiB} bytes sent); the rest was not read`,
+      );
     }
     // 5 x 400 MB offered; each connection was closed after the cap plus what the socket buffers held.
     await expect.poll(() => written.length, { timeout: 5_000 }).toBeGreaterThanOrEqual(6);
@@ -111,7 +121,9 @@ describe('redirects', () => {
     const before = seen.filter((s) => s.host === 'other').length;
     const error = await call('/away').catch((e: unknown) => e);
     expect((error as OutboundError).reason).toBe('redirect_refused');
-    expect((error as Error).message).toBe(`${carrier} redirected to another origin (${other}); not followed, so the request's credentials are not sent there`);
+    expect((error as Error).message).toBe(
+      `${carrier} redirected to another origin (${other}); not followed, so the request's credentials are not sent there`,
+    );
     expect(seen.filter((s) => s.host === 'other')).toHaveLength(before);
   });
 
@@ -129,13 +141,25 @@ describe('a destination guard', () => {
   it('checks the address a name resolves to before connecting: localhost is refused without the allow-list', async () => {
     const port = new URL(carrier).port;
     const before = seen.length;
-    const refused = await outboundRequest(`http://localhost:${port}/small`, { method: 'POST', body: '{}', signal: AbortSignal.timeout(5_000), guard: new DestinationPolicy() }).catch((e: unknown) => e);
+    const refused = await outboundRequest(`http://localhost:${port}/small`, {
+      method: 'POST',
+      body: '{}',
+      signal: AbortSignal.timeout(5_000),
+      guard: new DestinationPolicy(),
+    }).catch((e: unknown) => e);
     expect((refused as OutboundError).reason).toBe('destination_refused');
-    expect((refused as Error).message).toMatch(/^localhost resolves to (127\.0\.0\.1|::1), an internal address \((127\.0\.0\.0\/8 loopback|::\/96 .*)\); not connected/);
+    expect((refused as Error).message).toMatch(
+      /^localhost resolves to (127\.0\.0\.1|::1), an internal address \((127\.0\.0\.0\/8 loopback|::\/96 .*)\); not connected/,
+    );
     expect(seen.length).toBe(before);
     // Allowed by name, or by the address it resolves to, the same call goes through.
     for (const allow of ['localhost', '127.0.0.1', '127.0.0.0/8']) {
-      const allowed = await outboundRequest(`http://localhost:${port}/small`, { method: 'POST', body: '{}', signal: AbortSignal.timeout(5_000), guard: new DestinationPolicy([allow]) });
+      const allowed = await outboundRequest(`http://localhost:${port}/small`, {
+        method: 'POST',
+        body: '{}',
+        signal: AbortSignal.timeout(5_000),
+        guard: new DestinationPolicy([allow]),
+      });
       expect(allowed.status).toBe(200);
     }
   });
@@ -144,9 +168,16 @@ describe('a destination guard', () => {
     const port = new URL(carrier).port;
     const before = seen.length;
     for (const url of [`http://127.0.0.1:${port}/small`, `http://2130706433:${port}/small`, `http://[::ffff:127.0.0.1]:${port}/small`]) {
-      await expect(outboundRequest(url, { signal: AbortSignal.timeout(5_000), guard: new DestinationPolicy() })).rejects.toThrow(/internal address \(127\.0\.0\.0\/8 loopback\)/);
+      await expect(outboundRequest(url, { signal: AbortSignal.timeout(5_000), guard: new DestinationPolicy() })).rejects.toThrow(
+        /internal address \(127\.0\.0\.0\/8 loopback\)/,
+      );
     }
-    await expect(outboundRequest(`http://u:p@127.0.0.1:${port}/small`, { signal: AbortSignal.timeout(5_000), guard: new DestinationPolicy(['127.0.0.1']) })).rejects.toThrow(/must not carry credentials/);
+    await expect(
+      outboundRequest(`http://u:p@127.0.0.1:${port}/small`, {
+        signal: AbortSignal.timeout(5_000),
+        guard: new DestinationPolicy(['127.0.0.1']),
+      }),
+    ).rejects.toThrow(/must not carry credentials/);
     expect(seen.length).toBe(before);
   });
 });

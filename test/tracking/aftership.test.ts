@@ -15,10 +15,23 @@ const daemon = await useTestDaemon({
   env: {
     WAYBILL_CONNECTORS: connectorsFile([
       {
-        name: 'aftership', type: 'tracking-aftership',
-        options: { base_url: AS, carriers: ['UPS', 'DHL Paket'], slugs: { 'DHL Paket': 'dhl-germany' }, api_key_env: 'WB_TEST_AS_KEY', webhook_secret_env: 'WB_TEST_AS_SECRET', min_interval_seconds: 0, retry_min_ms: 10 },
+        name: 'aftership',
+        type: 'tracking-aftership',
+        options: {
+          base_url: AS,
+          carriers: ['UPS', 'DHL Paket'],
+          slugs: { 'DHL Paket': 'dhl-germany' },
+          api_key_env: 'WB_TEST_AS_KEY',
+          webhook_secret_env: 'WB_TEST_AS_SECRET',
+          min_interval_seconds: 0,
+          retry_min_ms: 10,
+        },
       },
-      { name: 'aftership-nohook', type: 'tracking-aftership', options: { base_url: AS, carriers: ['NOPE'], api_key_env: 'WB_TEST_AS_KEY' } },
+      {
+        name: 'aftership-nohook',
+        type: 'tracking-aftership',
+        options: { base_url: AS, carriers: ['NOPE'], api_key_env: 'WB_TEST_AS_KEY' },
+      },
     ]),
   },
 });
@@ -28,19 +41,37 @@ onlyNockedNetwork();
 
 const sign = (body: string, secret = 'as-webhook-secret') => createHmac('sha256', secret).update(body).digest('base64');
 const webhook = (body: string, signature: string | null, name = 'aftership') =>
-  daemon.app!.inject({ method: 'POST', url: `/webhooks/carriers/${name}/`, payload: body, headers: { 'content-type': 'application/json', ...(signature === null ? {} : { 'aftership-hmac-sha256': signature }) } });
+  daemon.app!.inject({
+    method: 'POST',
+    url: `/webhooks/carriers/${name}/`,
+    payload: body,
+    headers: { 'content-type': 'application/json', ...(signature === null ? {} : { 'aftership-hmac-sha256': signature }) },
+  });
 
 /** The documented webhook with this event_id, tracking number and tag/subtag. */
 function event(eventId: string, trackingNumber: string, tag: string, subtag: string, at: string): string {
   const base = fixture('tracking-aftership', 'webhook-returned.json') as { msg: Record<string, unknown> };
-  const checkpoint = { ...(base.msg.checkpoints as Record<string, unknown>[])[0], tag, subtag, checkpoint_time: at, message: `${tag} event` };
-  return JSON.stringify({ ...base, event_id: eventId, msg: { ...base.msg, tracking_number: trackingNumber, tag, subtag, checkpoints: [checkpoint] } });
+  const checkpoint = {
+    ...(base.msg.checkpoints as Record<string, unknown>[])[0],
+    tag,
+    subtag,
+    checkpoint_time: at,
+    message: `${tag} event`,
+  };
+  return JSON.stringify({
+    ...base,
+    event_id: eventId,
+    msg: { ...base.msg, tracking_number: trackingNumber, tag, subtag, checkpoints: [checkpoint] },
+  });
 }
 
 describe('polling', () => {
   it('GET /trackings/{slug}/{tracking_number} with as-api-key: the order is delivered by connector:aftership', async () => {
     const { orderPk } = await shop.shipped('ups', '1Z9999W99999999999');
-    const scope = nock(AS).get('/trackings/ups/1Z9999W99999999999').matchHeader('as-api-key', 'as-test-key').reply(200, fixture('tracking-aftership', 'tracking.json'));
+    const scope = nock(AS)
+      .get('/trackings/ups/1Z9999W99999999999')
+      .matchHeader('as-api-key', 'as-test-key')
+      .reply(200, fixture('tracking-aftership', 'tracking.json'));
     const run = await runConnector(daemon, 'aftership');
     expect(scope.isDone()).toBe(true);
     expect(run).toMatchObject({ outcome: 'succeeded', counts: { checked: 1, events_new: 4, action_delivered: 1 } });
@@ -71,11 +102,26 @@ describe('webhooks', () => {
     const order = await shop.order(orderPk);
     expect(order.status).toBe('delivered');
     expect(order.history.at(-1)).toMatchObject({ action: 'delivered', source: 'connector:aftership' });
-    expect(await daemon.services.tracking.get(shipmentId)).toMatchObject({ status: 'delivered', events: [{ status: 'delivered', carrier_code: 'Delivered_001', occurred_at: '2026-11-21T09:00:00.000Z' }] });
+    expect(await daemon.services.tracking.get(shipmentId)).toMatchObject({
+      status: 'delivered',
+      events: [{ status: 'delivered', carrier_code: 'Delivered_001', occurred_at: '2026-11-21T09:00:00.000Z' }],
+    });
     // The order's own read carries each shipment's tracking events too.
-    expect(order.shipments).toMatchObject([{ id: shipmentId, tracking_code: 'HOOK-1', events: [{ status: 'delivered', carrier_code: 'Delivered_001', occurred_at: '2026-11-21T09:00:00.000Z', source: expect.any(String) }] }]);
+    expect(order.shipments).toMatchObject([
+      {
+        id: shipmentId,
+        tracking_code: 'HOOK-1',
+        events: [
+          { status: 'delivered', carrier_code: 'Delivered_001', occurred_at: '2026-11-21T09:00:00.000Z', source: expect.any(String) },
+        ],
+      },
+    ]);
     const [run] = await daemon.services.connectors.runs('aftership');
-    expect(run).toMatchObject({ trigger: 'webhook', outcome: 'succeeded', counts: { webhook_updates: 1, events_new: 1, action_delivered: 1 } });
+    expect(run).toMatchObject({
+      trigger: 'webhook',
+      outcome: 'succeeded',
+      counts: { webhook_updates: 1, events_new: 1, action_delivered: 1 },
+    });
   });
 
   it('a duplicate (same event_id) gets the first reply and is applied once', async () => {
@@ -152,11 +198,20 @@ describe('webhooks', () => {
   });
 
   it('a signed but malformed update answers 400 or is applied without events, never 500 (found by the API fuzzer)', async () => {
-    for (const bad of ['null', '[]', JSON.stringify({ event_id: 'e-bad-1', event: 'tracking_update', msg: null }), JSON.stringify({ event_id: 'e-bad-2', event: 'tracking_update', msg: 'x' })]) {
+    for (const bad of [
+      'null',
+      '[]',
+      JSON.stringify({ event_id: 'e-bad-1', event: 'tracking_update', msg: null }),
+      JSON.stringify({ event_id: 'e-bad-2', event: 'tracking_update', msg: 'x' }),
+    ]) {
       expect((await webhook(bad, sign(bad))).statusCode).toBe(400);
     }
     for (const [i, checkpoints] of [[null], 'xxx', 7, [null, 'x', 3]].entries()) {
-      const body = JSON.stringify({ event_id: `e-bad-cp-${i}`, event: 'tracking_update', msg: { tracking_number: 'NOBODY-1', slug: 'ups', tag: 'InTransit', checkpoints } });
+      const body = JSON.stringify({
+        event_id: `e-bad-cp-${i}`,
+        event: 'tracking_update',
+        msg: { tracking_number: 'NOBODY-1', slug: 'ups', tag: 'InTransit', checkpoints },
+      });
       const res = await webhook(body, sign(body));
       expect(res.statusCode).toBe(200);
       expect(res.json()).toMatchObject({ received: true, shipments: 0 });

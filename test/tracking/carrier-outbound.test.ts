@@ -45,19 +45,37 @@ const carrier = await serve('carrier', (path, res) => {
     };
     return pump();
   }
-  if (path === '/padded/track/shipments') return void res.writeHead(200, { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(padded)) }).end(padded);
-  if (path === '/away/track/shipments') return void res.writeHead(302, { location: `${other}/track/shipments?trackingNumber=stolen` }).end();
+  if (path === '/padded/track/shipments')
+    return void res.writeHead(200, { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(padded)) }).end(padded);
+  if (path === '/away/track/shipments')
+    return void res.writeHead(302, { location: `${other}/track/shipments?trackingNumber=stolen` }).end();
   if (path === '/moved/track/shipments') return void res.writeHead(301, { location: '/v2/track/shipments?trackingNumber=MOVED-1' }).end();
   if (path === '/v2/track/shipments') return void res.writeHead(200, { 'content-type': 'application/json' }).end(transit);
   res.writeHead(404).end();
 });
 
 const dhl = (name: string, path: string, options: Record<string, unknown> = {}) => ({
-  name, type: 'tracking-dhl',
-  options: { base_url: `${carrier}${path}`, carriers: [name.toUpperCase()], api_key_env: 'WB_TEST_DHL_OUT', min_interval_seconds: 0, retry_min_ms: 10, ...options },
+  name,
+  type: 'tracking-dhl',
+  options: {
+    base_url: `${carrier}${path}`,
+    carriers: [name.toUpperCase()],
+    api_key_env: 'WB_TEST_DHL_OUT',
+    min_interval_seconds: 0,
+    retry_min_ms: 10,
+    ...options,
+  },
 });
 const daemon = await useTestDaemon({
-  env: { WAYBILL_CONNECTORS: connectorsFile([dhl('huge', '/huge'), dhl('padded', '/padded'), dhl('roomy', '/padded', { max_response_bytes: 8 * MiB }), dhl('away', '/away'), dhl('moved', '/moved')]) },
+  env: {
+    WAYBILL_CONNECTORS: connectorsFile([
+      dhl('huge', '/huge'),
+      dhl('padded', '/padded'),
+      dhl('roomy', '/padded', { max_response_bytes: 8 * MiB }),
+      dhl('away', '/away'),
+      dhl('moved', '/moved'),
+    ]),
+  },
 });
 const shop = await shopClient(daemon);
 const tracking = daemon.services.tracking;
@@ -71,7 +89,9 @@ describe('the answer cap (max_response_bytes, default 4 MiB)', () => {
     const run = await runConnector(daemon, 'huge');
     expect(process.memoryUsage().rss - rss).toBeLessThan(150 * MiB);
     expect(run.outcome).toBe('failed');
-    expect(run.error).toBe(`The carrier API's answer was refused: the answer of ${carrier} is larger than 4 MiB (more than ${4 * MiB} bytes sent); the rest was not read. The run stopped; raise max_response_bytes if its answers are really that large.`);
+    expect(run.error).toBe(
+      `The carrier API's answer was refused: the answer of ${carrier} is larger than 4 MiB (more than ${4 * MiB} bytes sent); the rest was not read. The run stopped; raise max_response_bytes if its answers are really that large.`,
+    );
     // concurrency 4: the checks in flight when the first failed finish; none starts after.
     const checked = (await Promise.all(ids.map((id) => tracking.get(id)))).filter((t) => t !== null);
     expect(checked.length).toBeGreaterThanOrEqual(1);
@@ -86,7 +106,10 @@ describe('the answer cap (max_response_bytes, default 4 MiB)', () => {
   it('a connector whose carrier really answers more raises max_response_bytes', async () => {
     await shop.shipped('PADDED', 'PAD-1');
     const roomy = await shop.shipped('ROOMY', 'PAD-2');
-    expect(await runConnector(daemon, 'padded')).toMatchObject({ outcome: 'failed', error: expect.stringContaining(`larger than 4 MiB (Content-Length ${Buffer.byteLength(padded)})`) });
+    expect(await runConnector(daemon, 'padded')).toMatchObject({
+      outcome: 'failed',
+      error: expect.stringContaining(`larger than 4 MiB (Content-Length ${Buffer.byteLength(padded)})`),
+    });
     expect(await runConnector(daemon, 'roomy')).toMatchObject({ outcome: 'succeeded', counts: { checked: 1, events_new: 2 } });
     expect(await tracking.get(roomy.shipmentId)).toMatchObject({ status: 'in_transit', last_error: null });
   });
@@ -97,8 +120,13 @@ describe('redirects', () => {
     const { shipmentId } = await shop.shipped('AWAY', 'AWAY-1');
     const run = await runConnector(daemon, 'away');
     expect(run).toMatchObject({ outcome: 'failed', counts: { checks_refused: 1 } });
-    expect(run.error).toBe(`The carrier API's answer was refused: ${carrier} redirected to another origin (${other}); not followed, so the request's credentials are not sent there. The run stopped; check base_url.`);
-    expect(await tracking.get(shipmentId)).toMatchObject({ error_count: 1, last_error: expect.stringContaining('redirected to another origin') });
+    expect(run.error).toBe(
+      `The carrier API's answer was refused: ${carrier} redirected to another origin (${other}); not followed, so the request's credentials are not sent there. The run stopped; check base_url.`,
+    );
+    expect(await tracking.get(shipmentId)).toMatchObject({
+      error_count: 1,
+      last_error: expect.stringContaining('redirected to another origin'),
+    });
     expect(seen.filter((s) => s.host === 'other')).toEqual([]);
     expect(seen.filter((s) => s.path.startsWith('/away/'))).toEqual([expect.objectContaining({ key: 'dhl-outbound-key' })]);
   });
@@ -106,6 +134,8 @@ describe('redirects', () => {
   it('on the same host: followed, with the key', async () => {
     await shop.shipped('MOVED', 'MOVED-1');
     expect(await runConnector(daemon, 'moved')).toMatchObject({ outcome: 'succeeded', counts: { checked: 1 } });
-    expect(seen.filter((s) => s.path.startsWith('/v2/'))).toEqual([{ host: 'carrier', path: '/v2/track/shipments?trackingNumber=MOVED-1', key: 'dhl-outbound-key' }]);
+    expect(seen.filter((s) => s.path.startsWith('/v2/'))).toEqual([
+      { host: 'carrier', path: '/v2/track/shipments?trackingNumber=MOVED-1', key: 'dhl-outbound-key' },
+    ]);
   });
 });

@@ -10,7 +10,9 @@ import { connectorsFile } from '../helpers/connectors-file.ts';
 process.env.WB_TEST_DHL_KEY = 'dhl-test-key';
 const DHL = 'https://api-eu.dhl.test';
 const dhl = (name: string, carriers: string[], options: Record<string, unknown> = {}, extra: Record<string, unknown> = {}) => ({
-  name, type: 'tracking-dhl', ...extra,
+  name,
+  type: 'tracking-dhl',
+  ...extra,
   options: { base_url: DHL, carriers, api_key_env: 'WB_TEST_DHL_KEY', min_interval_seconds: 0, retry_min_ms: 10, ...options },
 });
 const daemon = await useTestDaemon({
@@ -32,7 +34,12 @@ onlyNockedNetwork();
 
 /** DHL answers for one tracking number (the documented fixture with that number). */
 const answer = (trackingNumber: string, name: string, times = 1) =>
-  nock(DHL).get('/track/shipments').query({ trackingNumber }).matchHeader('DHL-API-Key', 'dhl-test-key').times(times).reply(200, fixture('tracking-dhl', name));
+  nock(DHL)
+    .get('/track/shipments')
+    .query({ trackingNumber })
+    .matchHeader('DHL-API-Key', 'dhl-test-key')
+    .times(times)
+    .reply(200, fixture('tracking-dhl', name));
 
 describe('a shipped order becomes delivered', () => {
   it('intake, ship with carrier and tracking_code, run the connector: the order is delivered, by connector:dhl', async () => {
@@ -44,11 +51,22 @@ describe('a shipped order becomes delivered', () => {
     const order = await shop.order(orderPk);
     expect(order.status).toBe('delivered');
     expect(order.items.map((i) => i.status)).toEqual(['delivered', 'delivered']);
-    expect(order.history.at(-1)).toMatchObject({ action: 'delivered', item_pks: [1, 2], from: 'shipped', to: 'delivered', source: 'connector:dhl' });
+    expect(order.history.at(-1)).toMatchObject({
+      action: 'delivered',
+      item_pks: [1, 2],
+      from: 'shipped',
+      to: 'delivered',
+      source: 'connector:dhl',
+    });
     const t = await tracking.get(shipmentId);
     expect(t).toMatchObject({ status: 'delivered', carrier_status: 'delivered', final: true, checks: 1, last_error: null });
     expect(t!.events.map((e) => e.status)).toEqual(['pre_transit', 'in_transit', 'out_for_delivery', 'delivered']);
-    expect(t!.events[3]).toMatchObject({ carrier_code: 'delivered', location: 'Berlin, 10117, DE', source: 'connector:dhl', warning: null });
+    expect(t!.events[3]).toMatchObject({
+      carrier_code: 'delivered',
+      location: 'Berlin, 10117, DE',
+      source: 'connector:dhl',
+      warning: null,
+    });
     // Final: the next run does not ask DHL again (nock would refuse the call).
     expect((await runConnector(daemon, 'dhl')).counts).toEqual({});
   });
@@ -81,11 +99,17 @@ describe('returns after delivery', () => {
     const { orderPk } = await shop.shipped('DHL', 'RETURN-2');
     const body = fixture('tracking-dhl', 'delivered.json') as { shipments: Record<string, unknown>[] };
     const back = {
-      timestamp: '2026-11-25T09:00:00Z', location: { address: { countryCode: 'DE', postalCode: '53113', addressLocality: 'Bonn' } },
-      statusCode: 'failure', status: 'RETURNED TO SENDER', description: 'The shipment has been returned to the sender',
+      timestamp: '2026-11-25T09:00:00Z',
+      location: { address: { countryCode: 'DE', postalCode: '53113', addressLocality: 'Bonn' } },
+      statusCode: 'failure',
+      status: 'RETURNED TO SENDER',
+      description: 'The shipment has been returned to the sender',
     };
     const s0 = body.shipments[0]!;
-    nock(DHL).get('/track/shipments').query({ trackingNumber: 'RETURN-2' }).reply(200, { ...body, shipments: [{ ...s0, status: back, events: [back, ...(s0.events as unknown[])] }] });
+    nock(DHL)
+      .get('/track/shipments')
+      .query({ trackingNumber: 'RETURN-2' })
+      .reply(200, { ...body, shipments: [{ ...s0, status: back, events: [back, ...(s0.events as unknown[])] }] });
     expect((await runConnector(daemon, 'dhl')).counts).toMatchObject({ action_returned: 1, events_new: 5 });
     const order = await shop.order(orderPk);
     expect(order.status).toBe('returned');
@@ -148,7 +172,8 @@ describe('selection', () => {
     const codes = ['SLOW-1', 'SLOW-2', 'SLOW-3', 'SLOW-4'];
     const ids: number[] = [];
     for (const code of codes) ids.push((await shop.shipped('DHL-SLOW', code)).shipmentId);
-    for (const code of codes) nock(DHL).get('/track/shipments').query({ trackingNumber: code }).delay(400).reply(200, fixture('tracking-dhl', 'transit.json'));
+    for (const code of codes)
+      nock(DHL).get('/track/shipments').query({ trackingNumber: code }).delay(400).reply(200, fixture('tracking-dhl', 'transit.json'));
     const first = await runConnector(daemon, 'dhl-slow');
     const checkedFirst = first.counts.checked ?? 0;
     expect(checkedFirst).toBeGreaterThanOrEqual(1);
@@ -176,10 +201,14 @@ describe('selection', () => {
   it('requests per second: 10 shipments at 10/s take about a second, never more than 10 starts in a second', async () => {
     const starts: number[] = [];
     for (let i = 0; i < 10; i++) await shop.shipped('DHL-RATE', `RATE-${i}`);
-    nock(DHL).get('/track/shipments').query(true).times(10).reply(200, () => {
-      starts.push(Date.now());
-      return fixture('tracking-dhl', 'transit.json');
-    });
+    nock(DHL)
+      .get('/track/shipments')
+      .query(true)
+      .times(10)
+      .reply(200, () => {
+        starts.push(Date.now());
+        return fixture('tracking-dhl', 'transit.json');
+      });
     const run = await runConnector(daemon, 'dhl-rate');
     expect(run.counts.checked).toBe(10);
     expect(starts.at(-1)! - starts[0]!).toBeGreaterThanOrEqual(850);

@@ -13,10 +13,21 @@ process.env.WB_TEST_EP_SECRET = 'ep-webhook-secret';
 const EP = 'https://api.easypost.test';
 const daemon = await useTestDaemon({
   env: {
-    WAYBILL_CONNECTORS: connectorsFile([{
-      name: 'easypost', type: 'tracking-easypost',
-      options: { base_url: EP, carriers: ['USPS', 'UPS Ground'], carrier_names: { 'UPS Ground': 'UPS' }, api_key_env: 'WB_TEST_EP_KEY', webhook_secret_env: 'WB_TEST_EP_SECRET', min_interval_seconds: 0, retry_min_ms: 10 },
-    }]),
+    WAYBILL_CONNECTORS: connectorsFile([
+      {
+        name: 'easypost',
+        type: 'tracking-easypost',
+        options: {
+          base_url: EP,
+          carriers: ['USPS', 'UPS Ground'],
+          carrier_names: { 'UPS Ground': 'UPS' },
+          api_key_env: 'WB_TEST_EP_KEY',
+          webhook_secret_env: 'WB_TEST_EP_SECRET',
+          min_interval_seconds: 0,
+          retry_min_ms: 10,
+        },
+      },
+    ]),
   },
 });
 const shop = await shopClient(daemon);
@@ -24,12 +35,19 @@ const shop = await shopClient(daemon);
 onlyNockedNetwork();
 
 const webhook = (body: string, signature: string | null) =>
-  daemon.app!.inject({ method: 'POST', url: '/webhooks/carriers/easypost/', payload: body, headers: { 'content-type': 'application/json', ...(signature === null ? {} : { 'x-hmac-signature': signature }) } });
+  daemon.app!.inject({
+    method: 'POST',
+    url: '/webhooks/carriers/easypost/',
+    payload: body,
+    headers: { 'content-type': 'application/json', ...(signature === null ? {} : { 'x-hmac-signature': signature }) },
+  });
 
 describe('polling', () => {
   it('GET /v2/trackers?tracking_code= with the key as Basic user: the order is delivered by connector:easypost', async () => {
     const { orderPk, shipmentId } = await shop.shipped('usps', '9400110898825022579493');
-    const scope = nock(EP).get('/v2/trackers').query({ tracking_code: '9400110898825022579493' })
+    const scope = nock(EP)
+      .get('/v2/trackers')
+      .query({ tracking_code: '9400110898825022579493' })
       .basicAuth({ user: 'EZTKtestkey', pass: '' })
       .reply(200, { trackers: [fixture('tracking-easypost', 'tracker.json')], has_more: false });
     const run = await runConnector(daemon, 'easypost');
@@ -39,9 +57,12 @@ describe('polling', () => {
     expect(await daemon.services.tracking.get(shipmentId)).toMatchObject({ status: 'delivered', carrier_status: 'arrived_at_destination' });
   });
 
-  it('no tracker for the code: that shipment\'s error; the carrier name is sent as EasyPost knows it', async () => {
+  it("no tracker for the code: that shipment's error; the carrier name is sent as EasyPost knows it", async () => {
     const { shipmentId } = await shop.shipped('UPS Ground', '1ZNOTRACKER');
-    const scope = nock(EP).get('/v2/trackers').query({ tracking_code: '1ZNOTRACKER', carrier: 'UPS' }).reply(200, { trackers: [], has_more: false });
+    const scope = nock(EP)
+      .get('/v2/trackers')
+      .query({ tracking_code: '1ZNOTRACKER', carrier: 'UPS' })
+      .reply(200, { trackers: [], has_more: false });
     const run = await runConnector(daemon, 'easypost');
     expect(scope.isDone()).toBe(true);
     expect(run.counts).toMatchObject({ checks_refused: 1 });

@@ -7,7 +7,10 @@ import { afterAll, afterEach, beforeAll, expect } from 'vitest';
 import type { TestDaemon } from '../helpers/daemon.ts';
 
 export const fixture = (adapter: string, name: string): Record<string, unknown> =>
-  JSON.parse(fs.readFileSync(path.join(import.meta.dirname, '../../connectors', adapter, 'fixtures', name), 'utf8')) as Record<string, unknown>;
+  JSON.parse(fs.readFileSync(path.join(import.meta.dirname, '../../connectors', adapter, 'fixtures', name), 'utf8')) as Record<
+    string,
+    unknown
+  >;
 
 export interface OrderJson {
   status: string;
@@ -38,8 +41,14 @@ export async function shopClient(daemon: TestDaemon): Promise<Shop> {
     async shipped(carrier, trackingCode, items = 1) {
       const orderPk = nextOrder++;
       const intake = await daemon.app!.inject({
-        method: 'POST', url: base, headers: auth,
-        payload: { order_pk: orderPk, reference: `R-${orderPk}`, items: Array.from({ length: items }, (_, i) => ({ item_pk: i + 1, sku: `SKU-${i + 1}`, quantity: 1, price: 9.9 })) },
+        method: 'POST',
+        url: base,
+        headers: auth,
+        payload: {
+          order_pk: orderPk,
+          reference: `R-${orderPk}`,
+          items: Array.from({ length: items }, (_, i) => ({ item_pk: i + 1, sku: `SKU-${i + 1}`, quantity: 1, price: 9.9 })),
+        },
       });
       expect(intake.statusCode, intake.body).toBe(201);
       expect(await shop.act(orderPk, 'ship', { carrier, tracking_code: trackingCode })).toBe(204);

@@ -14,21 +14,38 @@ process.env.WB_TEST_DHL_KEY2 = 'dhl-key-2';
 const slowCalls: number[] = [];
 const slow = http.createServer((_req, res) => {
   slowCalls.push(Date.now());
-  const t = setTimeout(() => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(fixture('tracking-dhl', 'transit.json'))), 1_000);
+  const t = setTimeout(
+    () => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(fixture('tracking-dhl', 'transit.json'))),
+    1_000,
+  );
   res.on('close', () => clearTimeout(t));
 });
 await new Promise<void>((resolve) => slow.listen(0, '127.0.0.1', resolve));
 const SLOW = `http://127.0.0.1:${(slow.address() as AddressInfo).port}`;
 const DHL = 'https://dhl-errors.test';
 const entry = (name: string, carrier: string, options: Record<string, unknown> = {}) => ({
-  name, type: 'tracking-dhl',
-  options: { base_url: DHL, carriers: [carrier], api_key_env: 'WB_TEST_DHL_KEY2', min_interval_seconds: 0, retries: 3, retry_min_ms: 20, retry_max_ms: 3_000, ...options },
+  name,
+  type: 'tracking-dhl',
+  options: {
+    base_url: DHL,
+    carriers: [carrier],
+    api_key_env: 'WB_TEST_DHL_KEY2',
+    min_interval_seconds: 0,
+    retries: 3,
+    retry_min_ms: 20,
+    retry_max_ms: 3_000,
+    ...options,
+  },
 });
 const daemon = await useTestDaemon({
   env: {
     WAYBILL_CONNECTORS: connectorsFile([
-      entry('rate', 'C-429'), entry('flaky', 'C-500'), entry('badkey', 'C-401'), entry('unknown', 'C-404'),
-      entry('slow', 'C-TIMEOUT', { base_url: SLOW, timeout_ms: 100, retries: 1 }), entry('down', 'C-DOWN', { retries: 2 }),
+      entry('rate', 'C-429'),
+      entry('flaky', 'C-500'),
+      entry('badkey', 'C-401'),
+      entry('unknown', 'C-404'),
+      entry('slow', 'C-TIMEOUT', { base_url: SLOW, timeout_ms: 100, retries: 1 }),
+      entry('down', 'C-DOWN', { retries: 2 }),
     ]),
   },
 });
@@ -85,7 +102,13 @@ describe('retried', () => {
     expect(run).toMatchObject({ outcome: 'partial', counts: { checks_failed: 1 } });
     // The first try and one retry, each cut after 100 ms.
     expect(slowCalls).toHaveLength(2);
-    expect(await tracking.get(shipmentId)).toMatchObject({ status: 'unknown', checks: 1, error_count: 1, last_error: 'no answer within 100 ms', events: [] });
+    expect(await tracking.get(shipmentId)).toMatchObject({
+      status: 'unknown',
+      checks: 1,
+      error_count: 1,
+      last_error: 'no answer within 100 ms',
+      events: [],
+    });
   });
 
   it('a carrier that stays down: retries run out, the error is recorded, the next run tries again', async () => {
@@ -105,32 +128,44 @@ describe('not retried', () => {
     const a = await shop.shipped('C-401', 'R401-A');
     const b = await shop.shipped('C-401', 'R401-B');
     let calls = 0;
-    nock(DHL).get('/track/shipments').query(true).times(5).reply(() => {
-      calls++;
-      return [401, fixture('tracking-dhl', 'unauthorized.json')];
-    });
+    nock(DHL)
+      .get('/track/shipments')
+      .query(true)
+      .times(5)
+      .reply(() => {
+        calls++;
+        return [401, fixture('tracking-dhl', 'unauthorized.json')];
+      });
     const run = await runConnector(daemon, 'badkey');
     // concurrency 4: both shipments may be in flight when the first 401 comes back, never more.
     expect(calls).toBeGreaterThanOrEqual(1);
     expect(calls).toBeLessThanOrEqual(2);
     expect(run.outcome).toBe('failed');
-    expect(run.error).toBe("The carrier API refused the credentials (HTTP 401 (Unauthorized: Unauthorized for given resource.)); check the connector's api_key_env.");
+    expect(run.error).toBe(
+      "The carrier API refused the credentials (HTTP 401 (Unauthorized: Unauthorized for given resource.)); check the connector's api_key_env.",
+    );
     const states = [await tracking.get(a.shipmentId), await tracking.get(b.shipmentId)].filter((s) => s !== null);
     expect(states.length).toBe(calls);
-    for (const s of states) expect(s).toMatchObject({ error_count: 1, last_error: 'HTTP 401 (Unauthorized: Unauthorized for given resource.)' });
+    for (const s of states)
+      expect(s).toMatchObject({ error_count: 1, last_error: 'HTTP 401 (Unauthorized: Unauthorized for given resource.)' });
   });
 
   it('404 (DHL knows no such number): one call, recorded against the shipment, the run ends partial', async () => {
     const { orderPk, shipmentId } = await shop.shipped('C-404', 'R404');
     let calls = 0;
-    track('R404').times(3).reply(() => {
-      calls++;
-      return [404, fixture('tracking-dhl', 'not-found.json')];
-    });
+    track('R404')
+      .times(3)
+      .reply(() => {
+        calls++;
+        return [404, fixture('tracking-dhl', 'not-found.json')];
+      });
     const run = await runConnector(daemon, 'unknown');
     expect(calls).toBe(1);
     expect(run).toMatchObject({ outcome: 'partial', counts: { checks_refused: 1 } });
-    expect(await tracking.get(shipmentId)).toMatchObject({ error_count: 1, last_error: 'HTTP 404 (No result found: No shipment with given tracking number found.)' });
+    expect(await tracking.get(shipmentId)).toMatchObject({
+      error_count: 1,
+      last_error: 'HTTP 404 (No result found: No shipment with given tracking number found.)',
+    });
     expect((await shop.order(orderPk)).status).toBe('shipped');
   });
 

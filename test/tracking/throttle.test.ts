@@ -14,10 +14,24 @@ process.env.WB_TEST_DHL_THROTTLE = 'dhl-throttle-key';
 const DHL = 'https://dhl-throttle.test';
 const ADMIN = 'throttle-test-admin-token';
 const entry = (name: string, carrier: string) => ({
-  name, type: 'tracking-dhl', schedule: '0 0 1 1 *',
-  options: { base_url: DHL, carriers: [carrier], api_key_env: 'WB_TEST_DHL_THROTTLE', min_interval_seconds: 0, concurrency: 1, retries: 3, retry_min_ms: 10, retry_max_ms: 2_000 },
+  name,
+  type: 'tracking-dhl',
+  schedule: '0 0 1 1 *',
+  options: {
+    base_url: DHL,
+    carriers: [carrier],
+    api_key_env: 'WB_TEST_DHL_THROTTLE',
+    min_interval_seconds: 0,
+    concurrency: 1,
+    retries: 3,
+    retry_min_ms: 10,
+    retry_max_ms: 2_000,
+  },
 });
-const env = { WAYBILL_CONNECTORS: connectorsFile([entry('slowdown', 'C-SLOWDOWN'), entry('dated', 'C-DATED'), entry('greedy', 'C-GREEDY')]), WAYBILL_ADMIN_TOKEN: ADMIN };
+const env = {
+  WAYBILL_CONNECTORS: connectorsFile([entry('slowdown', 'C-SLOWDOWN'), entry('dated', 'C-DATED'), entry('greedy', 'C-GREEDY')]),
+  WAYBILL_ADMIN_TOKEN: ADMIN,
+};
 let daemon: TestDaemon = await startTestDaemon({ env });
 afterAll(async () => {
   await daemon.stop();
@@ -29,14 +43,21 @@ onlyNockedNetwork();
 /** Every DHL call of one carrier's shipments answers `reply`; returns the call counter. */
 function carrier(reply: () => [number, unknown, Record<string, string>?]): { calls: number } {
   const counter = { calls: 0 };
-  nock(DHL).get('/track/shipments').query(true).times(20).reply(() => {
-    counter.calls++;
-    return reply();
-  });
+  nock(DHL)
+    .get('/track/shipments')
+    .query(true)
+    .times(20)
+    .reply(() => {
+      counter.calls++;
+      return reply();
+    });
   return counter;
 }
-const tooMany = (retryAfter: string): [number, unknown, Record<string, string>] =>
-  [429, fixture('tracking-dhl', 'too-many-requests.json'), { 'Retry-After': retryAfter, 'content-type': 'application/problem+json' }];
+const tooMany = (retryAfter: string): [number, unknown, Record<string, string>] => [
+  429,
+  fixture('tracking-dhl', 'too-many-requests.json'),
+  { 'Retry-After': retryAfter, 'content-type': 'application/problem+json' },
+];
 
 describe('Retry-After: 3600', () => {
   const shipments: number[] = [];
@@ -52,7 +73,9 @@ describe('Retry-After: 3600', () => {
     until = Date.parse(run.throttled_until!);
     expect(until).toBeGreaterThanOrEqual(started + 3_600_000);
     expect(until).toBeLessThan(Date.now() + 3_600_000 + 1_000);
-    expect(run.error).toMatch(/^The carrier answered HTTP 429 \(Too many requests.*\) with Retry-After: no call for 3600 s, until \d{4}-\d{2}-\d{2}T/);
+    expect(run.error).toMatch(
+      /^The carrier answered HTTP 429 \(Too many requests.*\) with Retry-After: no call for 3600 s, until \d{4}-\d{2}-\d{2}T/,
+    );
     // Not the shipments' fault: nothing recorded against them (no check, no error), first in line later.
     for (const id of shipments) expect(await daemon.services.tracking.get(id)).toBeNull();
     nock.cleanAll();
@@ -61,26 +84,49 @@ describe('Retry-After: 3600', () => {
   it('the next ticks, run now and a queued job do not call it; the CLI, admin API and dashboard show until when', async () => {
     const dhl = carrier(() => [200, fixture('tracking-dhl', 'transit.json')]);
     expect(await daemon.services.connectors.tick('slowdown', new Date())).toBe(false);
-    expect(await daemon.services.connectors.execute({ name: 'slowdown', trigger: 'schedule', scheduledFor: new Date() })).toEqual({ status: 'throttled', until: new Date(until) });
+    expect(await daemon.services.connectors.execute({ name: 'slowdown', trigger: 'schedule', scheduledFor: new Date() })).toEqual({
+      status: 'throttled',
+      until: new Date(until),
+    });
     const bearer = { authorization: `Bearer ${ADMIN}` };
     const now = await daemon.app!.inject({ method: 'POST', url: '/admin/api/connectors/slowdown/run', headers: bearer });
     expect(now.statusCode).toBe(202);
-    expect(now.json()).toEqual({ queued: false, job_id: null, detail: `slowdown is throttled by its remote API until ${new Date(until).toISOString()} (Retry-After): not queued.` });
-    const list = (await daemon.app!.inject({ url: '/admin/api/connectors', headers: bearer })).json() as { name: string; throttled_until: string | null; last_runs: { outcome: string; throttled_until: string | null }[] }[];
+    expect(now.json()).toEqual({
+      queued: false,
+      job_id: null,
+      detail: `slowdown is throttled by its remote API until ${new Date(until).toISOString()} (Retry-After): not queued.`,
+    });
+    const list = (await daemon.app!.inject({ url: '/admin/api/connectors', headers: bearer })).json() as {
+      name: string;
+      throttled_until: string | null;
+      last_runs: { outcome: string; throttled_until: string | null }[];
+    }[];
     const summary = list.find((c) => c.name === 'slowdown')!;
     expect(summary.throttled_until).toBe(new Date(until).toISOString());
     expect(summary.last_runs[0]).toMatchObject({ outcome: 'throttled', throttled_until: new Date(until).toISOString() });
     expect(list.find((c) => c.name === 'dated')!.throttled_until).toBeNull();
     const page = await daemon.app!.inject({ url: '/admin/connectors?fragment=1', headers: bearer });
-    expect(page.body).toMatch(new RegExp(`<span class="badge throttled" data-throttled-until="${new Date(until).toISOString()}"[^>]*>throttled until <time datetime="${new Date(until).toISOString()}"[^>]*>[\\d-]+ \\d\\d:\\d\\d:\\d\\d UTC</time> \\((59|60) min more\\)</span>`));
-    const cliEnv = { DATABASE_URL: daemon.database.url, WAYBILL_CONNECTORS: env.WAYBILL_CONNECTORS, WB_TEST_DHL_THROTTLE: 'dhl-throttle-key' };
+    expect(page.body).toMatch(
+      new RegExp(
+        `<span class="badge throttled" data-throttled-until="${new Date(until).toISOString()}"[^>]*>throttled until <time datetime="${new Date(until).toISOString()}"[^>]*>[\\d-]+ \\d\\d:\\d\\d:\\d\\d UTC</time> \\((59|60) min more\\)</span>`,
+      ),
+    );
+    const cliEnv = {
+      DATABASE_URL: daemon.database.url,
+      WAYBILL_CONNECTORS: env.WAYBILL_CONNECTORS,
+      WB_TEST_DHL_THROTTLE: 'dhl-throttle-key',
+    };
     const run = await runCli(['connectors', 'run', 'slowdown', '--json'], cliEnv);
     expect(run.code).toBe(1);
     expect(run.json<{ error: { code: string; message: string } }>().error).toEqual({
-      code: 'connector_throttled', message: `connector slowdown is throttled: its remote API asked to wait (Retry-After) until ${new Date(until).toISOString()}; not run`,
+      code: 'connector_throttled',
+      message: `connector slowdown is throttled: its remote API asked to wait (Retry-After) until ${new Date(until).toISOString()}; not run`,
     });
     const listed = await runCli(['connectors', 'list', '--json'], cliEnv);
-    expect(listed.json<{ connectors: { name: string; throttled_until: string | null }[] }>().connectors.find((c) => c.name === 'slowdown')?.throttled_until).toBe(new Date(until).toISOString());
+    expect(
+      listed.json<{ connectors: { name: string; throttled_until: string | null }[] }>().connectors.find((c) => c.name === 'slowdown')
+        ?.throttled_until,
+    ).toBe(new Date(until).toISOString());
     expect(dhl.calls).toBe(0);
     nock.cleanAll();
   });
@@ -94,7 +140,9 @@ describe('Retry-After: 3600', () => {
     expect((await daemon.services.connectors.execute({ name: 'slowdown', trigger: 'manual' })).status).toBe('throttled');
     expect(dhl.calls).toBe(0);
     // An hour later (the stored time moved back instead of waiting).
-    await sql`update connector_runs set throttled_until = now() - interval '1 second' where connector = 'slowdown'`.execute(daemon.connection.db);
+    await sql`update connector_runs set throttled_until = now() - interval '1 second' where connector = 'slowdown'`.execute(
+      daemon.connection.db,
+    );
     expect((await daemon.services.connectors.list()).find((c) => c.name === 'slowdown')?.throttled_until).toBeNull();
     const run = await runConnector(daemon, 'slowdown');
     expect(run).toMatchObject({ outcome: 'succeeded', counts: { checked: 3 }, throttled_until: null });

@@ -12,7 +12,8 @@ import { connectorsFile } from '../helpers/connectors-file.ts';
 process.env.WB_TEST_COLIS_KEY = 'colis-key';
 const API = 'https://api.colis-regional.test';
 const colis = {
-  name: 'colis', type: 'tracking-http',
+  name: 'colis',
+  type: 'tracking-http',
   options: {
     base_url: API,
     carriers: ['Colis Regional'],
@@ -23,7 +24,14 @@ const colis = {
     status_path: 'parcel.state.code',
     events_path: 'parcel.history',
     event_fields: { time: 'at', code: 'code', text: 'label', location: 'place' },
-    status_map: { ACC: 'pre_transit', TRN: 'in_transit', OFD: 'out_for_delivery', DLV: 'delivered', RTS: 'returned_to_sender', LST: 'exception' },
+    status_map: {
+      ACC: 'pre_transit',
+      TRN: 'in_transit',
+      OFD: 'out_for_delivery',
+      DLV: 'delivered',
+      RTS: 'returned_to_sender',
+      LST: 'exception',
+    },
     final_failure_codes: ['LST'],
     min_interval_seconds: 0,
   },
@@ -36,7 +44,10 @@ onlyNockedNetwork();
 describe('a carrier by configuration alone', () => {
   it('shipped order -> delivered, with the carrier events stored', async () => {
     const { orderPk, shipmentId } = await shop.shipped('colis regional', 'PX-1000-42', 3);
-    const scope = nock(API).get('/v2/parcels/PX-1000-42').query({ carrier: 'colis regional' }).matchHeader('authorization', 'Bearer colis-key')
+    const scope = nock(API)
+      .get('/v2/parcels/PX-1000-42')
+      .query({ carrier: 'colis regional' })
+      .matchHeader('authorization', 'Bearer colis-key')
       .reply(200, fixture('tracking-http', 'parcel.json'));
     const run = await runConnector(daemon, 'colis');
     expect(scope.isDone()).toBe(true);
@@ -55,7 +66,10 @@ describe('a carrier by configuration alone', () => {
 
   it('a lost parcel (a final failure code) before delivery: not_delivered', async () => {
     const { orderPk } = await shop.shipped('Colis Regional', 'PX-LOST');
-    nock(API).get('/v2/parcels/PX-LOST').query(true).reply(200, { parcel: { state: { code: 'LST' }, history: [] } });
+    nock(API)
+      .get('/v2/parcels/PX-LOST')
+      .query(true)
+      .reply(200, { parcel: { state: { code: 'LST' }, history: [] } });
     expect((await runConnector(daemon, 'colis')).counts).toMatchObject({ action_not_delivered: 1 });
     expect((await shop.order(orderPk)).status).toBe('not_delivered');
   });
@@ -63,16 +77,29 @@ describe('a carrier by configuration alone', () => {
 
 describe('configuration', () => {
   it('names each bad option at start-up', () => {
-    const bad = { ...colis, options: { ...colis.options, status_map: { DLV: 'arrived' }, url_template: '{base_url}/parcels', carriers: [] } };
-    expect(() => parseConnectorsConfig({ connectors: [bad] }, connectorTypes, 'test', process.env)).toThrow(/options\.status_map\.DLV[\s\S]*options\.url_template|options\.url_template[\s\S]*options\.status_map/);
+    const bad = {
+      ...colis,
+      options: { ...colis.options, status_map: { DLV: 'arrived' }, url_template: '{base_url}/parcels', carriers: [] },
+    };
+    expect(() => parseConnectorsConfig({ connectors: [bad] }, connectorTypes, 'test', process.env)).toThrow(
+      /options\.status_map\.DLV[\s\S]*options\.url_template|options\.url_template[\s\S]*options\.status_map/,
+    );
   });
 
   it('the example config file validates', async () => {
     const fs = await import('node:fs');
-    const raw = JSON.parse(fs.readFileSync(new URL('../../config/connectors.carriers.example.json', import.meta.url), 'utf8')) as { connectors: { type: string; options?: Record<string, unknown> }[] };
+    const raw = JSON.parse(fs.readFileSync(new URL('../../config/connectors.carriers.example.json', import.meta.url), 'utf8')) as {
+      connectors: { type: string; options?: Record<string, unknown> }[];
+    };
     const tracking = raw.connectors.filter((c) => c.type.startsWith('tracking-'));
     expect(tracking.map((c) => c.type).sort()).toEqual(['tracking-aftership', 'tracking-dhl', 'tracking-http']);
-    const env = Object.fromEntries(tracking.flatMap((c) => Object.entries(c.options ?? {}).filter(([k]) => k.endsWith('_env')).map(([, v]) => [v as string, 'x'])));
+    const env = Object.fromEntries(
+      tracking.flatMap((c) =>
+        Object.entries(c.options ?? {})
+          .filter(([k]) => k.endsWith('_env'))
+          .map(([, v]) => [v as string, 'x']),
+      ),
+    );
     expect(parseConnectorsConfig({ connectors: tracking }, connectorTypes, 'example', env)).toHaveLength(3);
   });
 });

@@ -19,7 +19,11 @@ const app = daemon.app!;
 const shop = await daemon.services.shops.create({ name: 'Docs receiver' });
 const secret = shop.webhook_secret;
 
-const child = spawn(process.execPath, [example], { cwd: repoRoot, env: { ...process.env, WEBHOOK_SECRET: secret, PORT: '0' }, stdio: ['ignore', 'pipe', 'pipe'] });
+const child = spawn(process.execPath, [example], {
+  cwd: repoRoot,
+  env: { ...process.env, WEBHOOK_SECRET: secret, PORT: '0' },
+  stdio: ['ignore', 'pipe', 'pipe'],
+});
 afterAll(() => void child.kill());
 let out = '';
 child.stdout.on('data', (c: Buffer) => (out += c.toString()));
@@ -27,7 +31,12 @@ child.stderr.on('data', (c: Buffer) => (out += c.toString()));
 const port = await until(`the example receiver to listen (${out})`, async () => /listening on (\d+)/.exec(out)?.[1]);
 const url = `http://127.0.0.1:${port}/`;
 /** The events the receiver printed (whole lines only: output arrives in chunks). */
-const lines = (): Record<string, unknown>[] => out.split('\n').slice(0, -1).filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as Record<string, unknown>);
+const lines = (): Record<string, unknown>[] =>
+  out
+    .split('\n')
+    .slice(0, -1)
+    .filter((l) => l.startsWith('{'))
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
 
 describe('the documented receiver', () => {
   it('is the code docs/api.md shows', () => {
@@ -41,12 +50,38 @@ describe('the documented receiver', () => {
     const { key } = await daemon.services.shops.createKey(shop.pk);
     const mp = (await daemon.services.marketplaces.create({ name: 'M', pk: 55 })).pk;
     const auth = { authorization: `Token ${key}` };
-    expect((await app.inject({ method: 'POST', url: `/shops/${shop.pk}/marketplace/${mp}/orders/`, headers: auth, payload: { order_pk: 9, items: [{ item_pk: 1, sku: 'A', quantity: 1, price: 1 }] } })).statusCode).toBe(201);
-    expect((await app.inject({ method: 'POST', url: `/shops/${shop.pk}/marketplace/${mp}/orders/9/cancel/`, headers: auth })).statusCode).toBe(204);
-    expect((await app.inject({ method: 'POST', url: `/shops/${shop.pk}/products/`, headers: auth, payload: [{ sku: 'D1', name: 'Doc', price: 1, stock: 1 }] })).statusCode).toBe(201);
-    await until('three events printed by the receiver', async () => (lines().length >= 3), 30_000);
-    expect(lines().map((l) => [l.event, l.type]).sort()).toEqual([
-      ['product_feed:feed:finish', 'feed.completed'], ['product_feed:order:created', 'order.created'], ['product_feed:order:created', 'order.status_changed'],
+    expect(
+      (
+        await app.inject({
+          method: 'POST',
+          url: `/shops/${shop.pk}/marketplace/${mp}/orders/`,
+          headers: auth,
+          payload: { order_pk: 9, items: [{ item_pk: 1, sku: 'A', quantity: 1, price: 1 }] },
+        })
+      ).statusCode,
+    ).toBe(201);
+    expect(
+      (await app.inject({ method: 'POST', url: `/shops/${shop.pk}/marketplace/${mp}/orders/9/cancel/`, headers: auth })).statusCode,
+    ).toBe(204);
+    expect(
+      (
+        await app.inject({
+          method: 'POST',
+          url: `/shops/${shop.pk}/products/`,
+          headers: auth,
+          payload: [{ sku: 'D1', name: 'Doc', price: 1, stock: 1 }],
+        })
+      ).statusCode,
+    ).toBe(201);
+    await until('three events printed by the receiver', async () => lines().length >= 3, 30_000);
+    expect(
+      lines()
+        .map((l) => [l.event, l.type])
+        .sort(),
+    ).toEqual([
+      ['product_feed:feed:finish', 'feed.completed'],
+      ['product_feed:order:created', 'order.created'],
+      ['product_feed:order:created', 'order.status_changed'],
     ]);
     for (const l of lines()) expect(l.location).toMatch(/^http:\/\/localhost:80\/(shops|feeds)\//);
     // Recorded once waybill has read the answer (the receiver prints after answering).
@@ -54,12 +89,20 @@ describe('the documented receiver', () => {
       const list = await daemon.services.webhooks.listDeliveries({ shop: shop.pk });
       return list.length === 3 ? list : undefined;
     });
-    expect(deliveries.map((d) => [d.state, d.attempts.map((a) => a.status)])).toEqual([['delivered', [204]], ['delivered', [204]], ['delivered', [204]]]);
+    expect(deliveries.map((d) => [d.state, d.attempts.map((a) => a.status)])).toEqual([
+      ['delivered', [204]],
+      ['delivered', [204]],
+      ['delivered', [204]],
+    ]);
   });
 
   it('refuses a forged body, a wrong webhook-signature and a wrong X-Madkting-Signature with 401', async () => {
     const body = JSON.stringify({ event: 'product_feed:order:created', type: 'order.created', pk: 1 });
-    const good = { ...signedHeaders(secret, 'msg_forged', body), 'x-madkting-signature': createHmac('sha256', secret).update(body).digest('hex'), 'content-type': 'application/json' };
+    const good = {
+      ...signedHeaders(secret, 'msg_forged', body),
+      'x-madkting-signature': createHmac('sha256', secret).update(body).digest('hex'),
+      'content-type': 'application/json',
+    };
     const post = (headers: Record<string, string>, b = body) => fetch(url, { method: 'POST', headers, body: b });
     expect((await post(good)).status).toBe(204);
     const forged = await post(good, body.replace('"pk":1', '"pk":2'));

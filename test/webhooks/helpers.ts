@@ -36,7 +36,9 @@ export async function startReceiver(answer: (hit: Hit, n: number) => Answer = ()
       let json: Record<string, unknown> = {};
       try {
         json = JSON.parse(body.toString('utf8')) as Record<string, unknown>;
-      } catch { /* not JSON: kept as bytes */ }
+      } catch {
+        /* not JSON: kept as bytes */
+      }
       const hit = { path: req.url ?? '', headers: req.headers, body, json };
       const n = hits.filter((h) => h.path === hit.path).length;
       hits.push(hit);
@@ -52,9 +54,10 @@ export async function startReceiver(answer: (hit: Hit, n: number) => Answer = ()
     async until(check, what, ms = 20_000) {
       await until(what, () => check(hits), ms);
     },
-    close: () => new Promise<void>((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }

@@ -19,8 +19,10 @@ const daemon = await useTestDaemon();
 const base = daemon.url!;
 
 // The shop as a user makes it: the CLI prints its webhook secret once.
-const created = await runCli(['shops', 'create', '--name', 'Receiving shop', '--webhook-url', `${receiver.url}/hooks`, '--json'],
-  { DATABASE_URL: daemon.database.url, WAYBILL_WEBHOOK_ALLOW_PRIVATE: '127.0.0.1' });
+const created = await runCli(['shops', 'create', '--name', 'Receiving shop', '--webhook-url', `${receiver.url}/hooks`, '--json'], {
+  DATABASE_URL: daemon.database.url,
+  WAYBILL_WEBHOOK_ALLOW_PRIVATE: '127.0.0.1',
+});
 expect(created.code, created.stderr).toBe(0);
 const shop = created.json<{ pk: number; webhook_secret: string }>();
 const { key } = await daemon.services.shops.createKey(shop.pk);
@@ -50,8 +52,16 @@ function checkDelivery(hit: Hit, event: string): Record<string, unknown> {
 describe('a shop receiving webhooks', () => {
   it('order taken in: product_feed:order:created (type order.created), Location the order, fetched with the key', async () => {
     const intake = await fetch(`${base}/shops/${shop.pk}/marketplace/${mp}/orders/`, {
-      method: 'POST', headers,
-      body: JSON.stringify({ order_pk: 2000003841425110, reference: 'R-1', items: [{ item_pk: 1, sku: 'A1', quantity: 1, price: 10.5 }, { item_pk: 2, sku: 'B2', quantity: 2, price: 3 }] }),
+      method: 'POST',
+      headers,
+      body: JSON.stringify({
+        order_pk: 2000003841425110,
+        reference: 'R-1',
+        items: [
+          { item_pk: 1, sku: 'A1', quantity: 1, price: 10.5 },
+          { item_pk: 2, sku: 'B2', quantity: 2, price: 3 },
+        ],
+      }),
     });
     expect(intake.status).toBe(201);
     const orderUrl = `${base}/shops/${shop.pk}/marketplace/${mp}/orders/2000003841425110/`;
@@ -61,8 +71,17 @@ describe('a shop receiving webhooks', () => {
     expect(hit.path).toBe('/hooks');
     expect(hit.headers.location).toBe(orderUrl);
     expect(checkDelivery(hit, 'product_feed:order:created')).toEqual({
-      event: 'product_feed:order:created', type: 'order.created', location: orderUrl, pk: 2000003841425110,
-      shop_pk: shop.pk, marketplace_pk: mp, order_pk: 2000003841425110, reference: 'R-1', status: 'pending', source: expect.stringMatching(/^key:wb_/), at: expect.any(String),
+      event: 'product_feed:order:created',
+      type: 'order.created',
+      location: orderUrl,
+      pk: 2000003841425110,
+      shop_pk: shop.pk,
+      marketplace_pk: mp,
+      order_pk: 2000003841425110,
+      reference: 'R-1',
+      status: 'pending',
+      source: expect.stringMatching(/^key:wb_/),
+      at: expect.any(String),
     });
     // The client's next step: the order from Location.
     const order = await fetch(hit.headers.location!, { headers });
@@ -70,27 +89,46 @@ describe('a shop receiving webhooks', () => {
     expect(await order.json()).toMatchObject({ order_pk: 2000003841425110, reference: 'R-1', status: 'pending' });
     // Taking the same order in again changes nothing and sends nothing.
     const again = await fetch(`${base}/shops/${shop.pk}/marketplace/${mp}/orders/`, {
-      method: 'POST', headers, body: JSON.stringify({ order_pk: 2000003841425110, items: [{ item_pk: 1, sku: 'A1', quantity: 1, price: 10.5 }] }),
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ order_pk: 2000003841425110, items: [{ item_pk: 1, sku: 'A1', quantity: 1, price: 10.5 }] }),
     });
     expect(again.status).toBe(200);
   });
 
   it('order moved: product_feed:order:created again (type order.status_changed), same Location, a new delivery id', async () => {
-    const action = await fetch(`${base}/shops/${shop.pk}/marketplace/${mp}/orders/2000003841425110/ready_to_ship/`, { method: 'POST', headers: { authorization: headers.authorization } });
+    const action = await fetch(`${base}/shops/${shop.pk}/marketplace/${mp}/orders/2000003841425110/ready_to_ship/`, {
+      method: 'POST',
+      headers: { authorization: headers.authorization },
+    });
     expect(action.status).toBe(204);
     await receiver.until((hits) => hits.length >= 2, 'the order.status_changed delivery');
     const [first, hit] = [receiver.hits[0]!, receiver.hits[1]!];
     const body = checkDelivery(hit, 'product_feed:order:created');
     expect(body).toMatchObject({
-      type: 'order.status_changed', location: first.headers.location, pk: 2000003841425110, action: 'ready_to_ship', status: 'ready_to_ship', previous_status: 'pending',
-      items: [{ item_pk: 1, from: 'pending', to: 'ready_to_ship' }, { item_pk: 2, from: 'pending', to: 'ready_to_ship' }],
+      type: 'order.status_changed',
+      location: first.headers.location,
+      pk: 2000003841425110,
+      action: 'ready_to_ship',
+      status: 'ready_to_ship',
+      previous_status: 'pending',
+      items: [
+        { item_pk: 1, from: 'pending', to: 'ready_to_ship' },
+        { item_pk: 2, from: 'pending', to: 'ready_to_ship' },
+      ],
     });
     expect(hit.headers['x-madkting-delivery']).not.toBe(first.headers['x-madkting-delivery']);
-    expect((await (await fetch(hit.headers.location!, { headers })).json()) as { status: string }).toMatchObject({ status: 'ready_to_ship' });
+    expect((await (await fetch(hit.headers.location!, { headers })).json()) as { status: string }).toMatchObject({
+      status: 'ready_to_ship',
+    });
   });
 
   it('feed finished: product_feed:feed:finish (type feed.completed), Location the feed URL, fetched with the key', async () => {
-    const post = await fetch(`${base}/shops/${shop.pk}/products/`, { method: 'POST', headers, body: JSON.stringify([{ sku: 'HOOK-1', name: 'Hooked', price: 5, stock: 1 }]) });
+    const post = await fetch(`${base}/shops/${shop.pk}/products/`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify([{ sku: 'HOOK-1', name: 'Hooked', price: 5, stock: 1 }]),
+    });
     expect(post.status).toBe(201);
     const feedUrl = post.headers.get('location')!;
     await receiver.until((hits) => hits.some((h) => h.headers['x-madkting-event'] === 'product_feed:feed:finish'), 'the feed delivery');
@@ -98,20 +136,39 @@ describe('a shop receiving webhooks', () => {
     expect(hit.headers.location).toBe(feedUrl);
     const pk = feedUrl.split('/').at(-2);
     expect(checkDelivery(hit, 'product_feed:feed:finish')).toEqual({
-      event: 'product_feed:feed:finish', type: 'feed.completed', location: feedUrl, pk, shop_pk: shop.pk, state: 'done', status: 'Complete',
+      event: 'product_feed:feed:finish',
+      type: 'feed.completed',
+      location: feedUrl,
+      pk,
+      shop_pk: shop.pk,
+      state: 'done',
+      status: 'Complete',
     });
     expect(await (await fetch(feedUrl, { headers })).json()).toMatchObject({ pk, state: 'done', status: 'Complete' });
   });
 
-  it('order.created is queued in the intake\'s transaction: an intake that does not commit sends nothing', async () => {
+  it("order.created is queued in the intake's transaction: an intake that does not commit sends nothing", async () => {
     // A check at commit that refuses order 666 (as a lost connection or a failed constraint would).
-    await sql`create function refuse_666() returns trigger language plpgsql as $$ begin raise exception 'refused at commit'; end $$`.execute(db);
-    await sql`create constraint trigger refuse_666 after insert on orders deferrable initially deferred for each row when (new.order_pk = 666) execute function refuse_666()`.execute(db);
+    await sql`create function refuse_666() returns trigger language plpgsql as $$ begin raise exception 'refused at commit'; end $$`.execute(
+      db,
+    );
+    await sql`create constraint trigger refuse_666 after insert on orders deferrable initially deferred for each row when (new.order_pk = 666) execute function refuse_666()`.execute(
+      db,
+    );
     const jobsFor = async (orderPk: number): Promise<number> =>
-      (await sql<{ n: number }>`select count(*)::int as n from pgboss.job where name = 'webhook.deliver' and data->'payload'->>'order_pk' = ${String(orderPk)}`.execute(db)).rows[0]!.n;
-    const take = (orderPk: number) => fetch(`${base}/shops/${shop.pk}/marketplace/${mp}/orders/`, {
-      method: 'POST', headers, body: JSON.stringify({ order_pk: orderPk, items: [{ item_pk: 1, sku: 'A1', quantity: 1, price: 1 }] }),
-    });
+      (
+        await sql<{
+          n: number;
+        }>`select count(*)::int as n from pgboss.job where name = 'webhook.deliver' and data->'payload'->>'order_pk' = ${String(orderPk)}`.execute(
+          db,
+        )
+      ).rows[0]!.n;
+    const take = (orderPk: number) =>
+      fetch(`${base}/shops/${shop.pk}/marketplace/${mp}/orders/`, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify({ order_pk: orderPk, items: [{ item_pk: 1, sku: 'A1', quantity: 1, price: 1 }] }),
+      });
     expect((await take(666)).status).toBe(500);
     expect((await fetch(`${base}/shops/${shop.pk}/marketplace/${mp}/orders/666/`, { headers })).status).toBe(404);
     expect(await jobsFor(666)).toBe(0);
@@ -119,7 +176,7 @@ describe('a shop receiving webhooks', () => {
     expect((await take(667)).status).toBe(201);
     expect(await jobsFor(667)).toBe(1);
     // One order.created per order stored: none for 666, none for the repeated intake above.
-    await receiver.until((hits) => hits.some((h) => h.json.order_pk === 667), 'order 667\'s delivery');
+    await receiver.until((hits) => hits.some((h) => h.json.order_pk === 667), "order 667's delivery");
     expect(receiver.hits.filter((h) => h.json.type === 'order.created').map((h) => h.json.order_pk)).toEqual([2000003841425110, 667]);
   });
 

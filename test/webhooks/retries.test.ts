@@ -16,7 +16,10 @@ const BIG = 'x'.repeat(1024 * 1024);
 const script: Record<string, [Answer, Answer]> = {
   '/flaky': [{ status: 500, body: 'Internal Server Error' }, { status: 204 }],
   '/slow': ['hang', { status: 204 }],
-  '/error-text': [{ status: 200, body: '\n  ERROR: database down' }, { status: 200, body: '{"ok":true}' }],
+  '/error-text': [
+    { status: 200, body: '\n  ERROR: database down' },
+    { status: 200, body: '{"ok":true}' },
+  ],
   '/error-json': [{ status: 200, body: '{"error":"order 7 not found"}' }, { status: 202 }],
   '/null-error': [{ status: 200, body: '{"error":null,"received":true}' }, { status: 500 }],
   '/big': [{ status: 200, body: BIG }, { status: 500 }],
@@ -30,22 +33,47 @@ const app = daemon.app!;
 const bearer = { authorization: `Bearer ${ADMIN}` };
 const mp = (await daemon.services.marketplaces.create({ name: 'Marketplace', pk: 88 })).pk;
 
-interface Attempt { attempt: number; status: number | null; outcome: string; duration_ms: number; response_excerpt: string | null; error: string | null; url: string }
-interface Delivery { delivery_id: string; shop_pk: number; event: string; type: string; pk: string; state: string; attempts: Attempt[] }
+interface Attempt {
+  attempt: number;
+  status: number | null;
+  outcome: string;
+  duration_ms: number;
+  response_excerpt: string | null;
+  error: string | null;
+  url: string;
+}
+interface Delivery {
+  delivery_id: string;
+  shop_pk: number;
+  event: string;
+  type: string;
+  pk: string;
+  state: string;
+  attempts: Attempt[];
+}
 
 /** A shop whose webhook is `path`, with one order taken in (one order.created delivery). */
 async function orderTo(path: string): Promise<{ shopPk: number; secret: string }> {
   const { shopPk, auth } = await daemon.shopWithKey({ name: path, webhook_url: `${receiver.url}${path}` });
-  const res = await app.inject({ method: 'POST', url: `/shops/${shopPk}/marketplace/${mp}/orders/`, headers: auth, payload: { order_pk: 500, items: [{ item_pk: 1, sku: 'S', quantity: 1, price: 1 }] } });
+  const res = await app.inject({
+    method: 'POST',
+    url: `/shops/${shopPk}/marketplace/${mp}/orders/`,
+    headers: auth,
+    payload: { order_pk: 500, items: [{ item_pk: 1, sku: 'S', quantity: 1, price: 1 }] },
+  });
   expect(res.statusCode).toBe(201);
   return { shopPk, secret: (await daemon.services.shops.webhookTarget(shopPk))!.secret };
 }
 
 async function settled(shopPk: number, state: string): Promise<Delivery> {
-  return until(`shop ${shopPk}'s delivery ${state}`, async () => {
-    const list = (await app.inject({ url: `/admin/api/webhooks/deliveries?shop=${shopPk}`, headers: bearer })).json() as Delivery[];
-    return list.length === 1 && list[0]!.state === state ? list[0] : undefined;
-  }, 30_000);
+  return until(
+    `shop ${shopPk}'s delivery ${state}`,
+    async () => {
+      const list = (await app.inject({ url: `/admin/api/webhooks/deliveries?shop=${shopPk}`, headers: bearer })).json() as Delivery[];
+      return list.length === 1 && list[0]!.state === state ? list[0] : undefined;
+    },
+    30_000,
+  );
 }
 
 /** Both attempts reached the receiver as one delivery, each signed afresh. */
@@ -63,7 +91,10 @@ describe('retries with backoff', () => {
     const { shopPk, secret } = await orderTo('/flaky');
     const d = await settled(shopPk, 'delivered');
     expect(d).toMatchObject({ shop_pk: shopPk, event: 'product_feed:order:created', type: 'order.created', pk: '500' });
-    expect(d.attempts.map((a) => [a.attempt, a.status, a.outcome, a.response_excerpt])).toEqual([[1, 500, 'failed', 'Internal Server Error'], [2, 204, 'delivered', null]]);
+    expect(d.attempts.map((a) => [a.attempt, a.status, a.outcome, a.response_excerpt])).toEqual([
+      [1, 500, 'failed', 'Internal Server Error'],
+      [2, 204, 'delivered', null],
+    ]);
     expect(d.attempts[0]!.url).toBe(`${receiver.url}/flaky`);
     sameDeliveryTwice('/flaky', secret);
   });
@@ -71,7 +102,10 @@ describe('retries with backoff', () => {
   it('no answer within WAYBILL_WEBHOOK_TIMEOUT_MS is retried', async () => {
     const { shopPk, secret } = await orderTo('/slow');
     const d = await settled(shopPk, 'delivered');
-    expect(d.attempts.map((a) => [a.status, a.outcome, a.error])).toEqual([[null, 'failed', `gave no answer within ${TIMEOUT_MS} ms`], [204, 'delivered', null]]);
+    expect(d.attempts.map((a) => [a.status, a.outcome, a.error])).toEqual([
+      [null, 'failed', `gave no answer within ${TIMEOUT_MS} ms`],
+      [204, 'delivered', null],
+    ]);
     expect(d.attempts[0]!.duration_ms).toBeGreaterThanOrEqual(TIMEOUT_MS - 5);
     sameDeliveryTwice('/slow', secret);
   });
@@ -82,10 +116,15 @@ describe('retries with backoff', () => {
     const nullError = await orderTo('/null-error');
     const a = await settled(text.shopPk, 'delivered');
     expect(a.attempts.map((x) => [x.status, x.outcome, x.response_excerpt, x.error])).toEqual([
-      [200, 'failed', '\n  ERROR: database down', 'answered 200 with an error body'], [200, 'delivered', '{"ok":true}', null]]);
+      [200, 'failed', '\n  ERROR: database down', 'answered 200 with an error body'],
+      [200, 'delivered', '{"ok":true}', null],
+    ]);
     sameDeliveryTwice('/error-text', text.secret);
     const b = await settled(json.shopPk, 'delivered');
-    expect(b.attempts.map((x) => [x.status, x.outcome, x.response_excerpt])).toEqual([[200, 'failed', '{"error":"order 7 not found"}'], [202, 'delivered', null]]);
+    expect(b.attempts.map((x) => [x.status, x.outcome, x.response_excerpt])).toEqual([
+      [200, 'failed', '{"error":"order 7 not found"}'],
+      [202, 'delivered', null],
+    ]);
     const c = await settled(nullError.shopPk, 'delivered');
     expect(c.attempts.map((x) => [x.status, x.outcome])).toEqual([[200, 'delivered']]);
     expect(receiver.on('/null-error')).toHaveLength(1);
@@ -103,7 +142,10 @@ describe('retries with backoff', () => {
     const d = await settled(shopPk, 'refused');
     expect(d.attempts.map((x) => [x.status, x.outcome, x.response_excerpt])).toEqual([[410, 'refused', 'this endpoint was removed']]);
     const dead = await until('the dead job', async () => {
-      const jobs = (await app.inject({ url: '/admin/api/queues/webhook.deliver.dead/jobs', headers: bearer })).json() as { data: { messageId: string }; error: string }[];
+      const jobs = (await app.inject({ url: '/admin/api/queues/webhook.deliver.dead/jobs', headers: bearer })).json() as {
+        data: { messageId: string };
+        error: string;
+      }[];
       return jobs.find((j) => j.data.messageId === d.delivery_id);
     });
     expect(dead.error).toBe(`webhook ${receiver.url}/gone answered 410; not retried`);
@@ -117,7 +159,9 @@ describe('the record', () => {
     expect(all.length).toBe(7);
     const refused = (await app.inject({ url: '/admin/api/webhooks/deliveries?state=refused', headers: bearer })).json() as Delivery[];
     expect(refused.map((d) => d.state)).toEqual(['refused']);
-    const byEvent = (await app.inject({ url: '/admin/api/webhooks/deliveries?event=order.created&pk=500', headers: bearer })).json() as Delivery[];
+    const byEvent = (
+      await app.inject({ url: '/admin/api/webhooks/deliveries?event=order.created&pk=500', headers: bearer })
+    ).json() as Delivery[];
     expect(byEvent).toHaveLength(7);
     expect((await app.inject({ url: '/admin/api/webhooks/deliveries?event=feed.completed', headers: bearer })).json()).toEqual([]);
     const one = await app.inject({ url: `/admin/api/webhooks/deliveries/${refused[0]!.delivery_id}`, headers: bearer });

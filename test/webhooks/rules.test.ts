@@ -15,10 +15,29 @@ afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 
 describe('answers', () => {
   it('a 2xx body is an error when its first non-blank text is "error", or a JSON object whose first member is a non-empty "error"', () => {
-    for (const body of ['error', 'ERROR: database down', '\uFEFF\n  Error\n', '{"error":"bad"}', ' { "error" : {"code":1} }', '{"ERROR":true}', '{"error":0}']) {
+    for (const body of [
+      'error',
+      'ERROR: database down',
+      '\uFEFF\n  Error\n',
+      '{"error":"bad"}',
+      ' { "error" : {"code":1} }',
+      '{"ERROR":true}',
+      '{"error":0}',
+    ]) {
       expect(isErrorAnswer(body), body).toBe(true);
     }
-    for (const body of ['', 'ok', '{"ok":true}', '{"ok":true,"error":"x"}', '{"error":null}', '{"error": false, "ok": true}', '{"error":""}', 'errors: none', 'no error', '[{"error":"x"}]']) {
+    for (const body of [
+      '',
+      'ok',
+      '{"ok":true}',
+      '{"ok":true,"error":"x"}',
+      '{"error":null}',
+      '{"error": false, "ok": true}',
+      '{"error":""}',
+      'errors: none',
+      'no error',
+      '[{"error":"x"}]',
+    ]) {
       expect(isErrorAnswer(body), body).toBe(false);
     }
   });
@@ -31,7 +50,7 @@ describe('answers', () => {
     for (const status of [301, 400, 401, 404, 408, 429, 500, 503]) expect(outcomeOf(status, ''), String(status)).toBe('failed');
   });
 
-  it('event names: the clients\' names, both order types under the created event', () => {
+  it("event names: the clients' names, both order types under the created event", () => {
     expect(eventNameOf('feed.completed')).toBe('product_feed:feed:finish');
     expect(eventNameOf('order.created')).toBe('product_feed:order:created');
     expect(eventNameOf('order.status_changed')).toBe('product_feed:order:created');
@@ -54,7 +73,9 @@ describe('SecretBox', () => {
     const a = new SecretBox({ key: 'a'.repeat(32), file: '' });
     const b = new SecretBox({ key: 'b'.repeat(32), file: '' });
     const sealed = a.seal('whsec_x');
-    expect(() => b.open(sealed)).toThrow(expect.objectContaining({ code: 'secret_key_mismatch', status: 503, message: expect.stringContaining('WAYBILL_SECRET_KEY') }));
+    expect(() => b.open(sealed)).toThrow(
+      expect.objectContaining({ code: 'secret_key_mismatch', status: 503, message: expect.stringContaining('WAYBILL_SECRET_KEY') }),
+    );
     const [head, packed] = [sealed.slice(0, sealed.lastIndexOf(':') + 1), sealed.slice(sealed.lastIndexOf(':') + 1)];
     const flipped = Buffer.from(packed, 'base64url');
     flipped[flipped.length - 1]! ^= 1;
@@ -88,7 +109,13 @@ describe('reading only the start of an answer (overflow: truncate)', () => {
     more();
   });
   const listening = new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  afterAll(() => new Promise<void>((r) => { server.closeAllConnections(); server.close(() => r()); }));
+  afterAll(
+    () =>
+      new Promise<void>((r) => {
+        server.closeAllConnections();
+        server.close(() => r());
+      }),
+  );
 
   it('answers the first maxBytes and stops; without it the same answer fails as too large', async () => {
     await listening;
@@ -98,7 +125,9 @@ describe('reading only the start of an answer (overflow: truncate)', () => {
       expect(res.status).toBe(200);
       expect(res.truncated).toBe(true);
       expect(res.body.length).toBe(4096);
-      await expect(outboundRequest(`${url}${p}`, { signal: AbortSignal.timeout(5_000), maxBytes: 4096 })).rejects.toBeInstanceOf(OutboundError);
+      await expect(outboundRequest(`${url}${p}`, { signal: AbortSignal.timeout(5_000), maxBytes: 4096 })).rejects.toBeInstanceOf(
+        OutboundError,
+      );
     }
   });
 });

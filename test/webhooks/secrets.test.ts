@@ -36,12 +36,17 @@ const madktingOf = (secret: string, hit: Hit): string => createHmac('sha256', se
 /** One feed.completed delivery to the shop's receiver path; the hit. */
 async function deliveryTo(shopPk: number, path: string): Promise<Hit> {
   const before = receiver.on(path).length;
-  await daemon.jobs.send(db, 'webhook.deliver', { shopPk, messageId: `msg_${path.slice(1)}_${before}`, event: 'feed.completed', payload: { location: 'http://x/feeds/1/', pk: '1' } });
+  await daemon.jobs.send(db, 'webhook.deliver', {
+    shopPk,
+    messageId: `msg_${path.slice(1)}_${before}`,
+    event: 'feed.completed',
+    payload: { location: 'http://x/feeds/1/', pk: '1' },
+  });
   await receiver.until(() => receiver.on(path).length > before, `a delivery to ${path}`);
   return receiver.on(path)[before]!;
 }
 
-describe('a shop\'s webhook secret', () => {
+describe("a shop's webhook secret", () => {
   it('is printed by shops create --json, never listed, and stored sealed', async () => {
     const r = await runCli(['shops', 'create', '--name', 'Secretive', '--webhook-url', `${receiver.url}/cli`, '--json'], env);
     expect(r.code, r.stderr).toBe(0);
@@ -65,13 +70,28 @@ describe('a shop\'s webhook secret', () => {
   });
 
   it('the admin API shows it in the create reply only, and rotates it', async () => {
-    const res = await app.inject({ method: 'POST', url: '/admin/api/shops', headers: bearer, payload: { name: 'From admin', webhook_url: `${receiver.url}/admin` } });
+    const res = await app.inject({
+      method: 'POST',
+      url: '/admin/api/shops',
+      headers: bearer,
+      payload: { name: 'From admin', webhook_url: `${receiver.url}/admin` },
+    });
     expect(res.statusCode).toBe(201);
     const shop = res.json<{ pk: number; webhook_secret: string }>();
     expect(shop.webhook_secret).toMatch(/^whsec_/);
     // An Idempotency-Key is not honoured here: a replay would have to keep the secret.
-    const withKey = await app.inject({ method: 'POST', url: '/admin/api/shops', headers: { ...bearer, 'idempotency-key': 'k1' }, payload: { name: 'Twice' } });
-    const again = await app.inject({ method: 'POST', url: '/admin/api/shops', headers: { ...bearer, 'idempotency-key': 'k1' }, payload: { name: 'Twice' } });
+    const withKey = await app.inject({
+      method: 'POST',
+      url: '/admin/api/shops',
+      headers: { ...bearer, 'idempotency-key': 'k1' },
+      payload: { name: 'Twice' },
+    });
+    const again = await app.inject({
+      method: 'POST',
+      url: '/admin/api/shops',
+      headers: { ...bearer, 'idempotency-key': 'k1' },
+      payload: { name: 'Twice' },
+    });
     expect(again.json<{ pk: number }>().pk).not.toBe(withKey.json<{ pk: number }>().pk);
     expect(JSON.stringify((await sql`select body from idempotency_keys`.execute(db)).rows)).not.toContain('whsec_');
 
@@ -83,7 +103,10 @@ describe('a shop\'s webhook secret', () => {
   });
 
   it('shops rotate-secret: X-Madkting-Signature uses the new one at once; webhook-signature carries both for 24 h, then the new one only', async () => {
-    const shop = (await runCli(['shops', 'create', '--name', 'Rotating', '--webhook-url', `${receiver.url}/rotate`, '--json'], env)).json<{ pk: number; webhook_secret: string }>();
+    const shop = (await runCli(['shops', 'create', '--name', 'Rotating', '--webhook-url', `${receiver.url}/rotate`, '--json'], env)).json<{
+      pk: number;
+      webhook_secret: string;
+    }>();
     const old = shop.webhook_secret;
     const r = await runCli(['shops', 'rotate-secret', String(shop.pk), '--json'], env);
     expect(r.code, r.stderr).toBe(0);

@@ -17,9 +17,10 @@ export type Api = (req: ApiRequest) => Promise<ApiResponse>;
 
 export function pullApi(ctx: ConnectorContext<PullOptions>, system: string): Api {
   const raw = rawPullApi(ctx);
-  return (req) => raw(req).catch((error: unknown) => {
-    throw runError(error, system);
-  });
+  return (req) =>
+    raw(req).catch((error: unknown) => {
+      throw runError(error, system);
+    });
 }
 
 /** As pullApi, but a failure stays an ApiError (a client that answers a 401 by renewing its token); end with runError. */
@@ -29,8 +30,14 @@ export function rawPullApi(ctx: ConnectorContext<PullOptions>): Api {
   return async (req) => {
     ctx.report.count('requests');
     return apiCall(req, {
-      http: ctx.http, limiter, timeoutMs: o.timeout_ms, retries: o.retries, retryMinMs: o.retry_min_ms, retryMaxMs: o.retry_max_ms,
-      signal: ctx.signal, maxBytes: o.max_response_bytes,
+      http: ctx.http,
+      limiter,
+      timeoutMs: o.timeout_ms,
+      retries: o.retries,
+      retryMinMs: o.retry_min_ms,
+      retryMaxMs: o.retry_max_ms,
+      signal: ctx.signal,
+      maxBytes: o.max_response_bytes,
     });
   };
 }
@@ -40,9 +47,16 @@ export function runError(error: unknown, system: string): unknown {
   if (!(error instanceof CarrierError)) return error;
   if (error.retryAfterMs !== null) {
     const until = new Date(Date.now() + Math.min(error.retryAfterMs, MAX_THROTTLE_MS));
-    return throttled(until, `${system} asked to wait (HTTP ${error.status}, Retry-After) until ${until.toISOString()}; the cursor stays where it was.`);
+    return throttled(
+      until,
+      `${system} asked to wait (HTTP ${error.status}, Retry-After) until ${until.toISOString()}; the cursor stays where it was.`,
+    );
   }
-  if (error.credentialsRefused) return userError(`${system} refused the credentials (${error.message}); check the connector's secrets and their env vars.`, { cause: error });
-  if (!error.retryable) return userError(`${system} refused the request: ${error.message}. The run stopped; check base_url and the options.`, { cause: error });
+  if (error.credentialsRefused)
+    return userError(`${system} refused the credentials (${error.message}); check the connector's secrets and their env vars.`, {
+      cause: error,
+    });
+  if (!error.retryable)
+    return userError(`${system} refused the request: ${error.message}. The run stopped; check base_url and the options.`, { cause: error });
   return unavailable(`${system} did not answer (${error.message}); the run is retried from the last accepted cursor.`, error);
 }

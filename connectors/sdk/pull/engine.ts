@@ -92,8 +92,10 @@ async function acceptPage(ctx: ConnectorContext, page: PulledProduct[], onDelete
   if (refused.size > 0) {
     ctx.report.count('products_refused', refused.size);
     for (const i of refused) {
-      const errors = v.errors.filter((e) => e.pointer.startsWith(`/${i}/`) || e.pointer === `/${i}`).map((e) => `${e.pointer}: ${e.message}`);
-      ctx.log.warn({ sku: upserts[i]?.sku, errors }, 'product refused: the system\'s data breaks the products POST\'s rules');
+      const errors = v.errors
+        .filter((e) => e.pointer.startsWith(`/${i}/`) || e.pointer === `/${i}`)
+        .map((e) => `${e.pointer}: ${e.message}`);
+      ctx.log.warn({ sku: upserts[i]?.sku, errors }, "product refused: the system's data breaks the products POST's rules");
     }
   }
   const hashed = v.valid.map(({ product }) => {

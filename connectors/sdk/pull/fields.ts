@@ -24,7 +24,9 @@ export interface FieldRule {
 }
 
 const at = (source: unknown, path: string): unknown =>
-  path.split('.').reduce<unknown>((v, key) => (v !== null && typeof v === 'object' ? (v as Record<string, unknown>)[key] : undefined), source);
+  path
+    .split('.')
+    .reduce<unknown>((v, key) => (v !== null && typeof v === 'object' ? (v as Record<string, unknown>)[key] : undefined), source);
 
 function convert(value: unknown, as: Conversion | undefined): unknown {
   if (value === undefined || value === null) return undefined;
@@ -46,7 +48,7 @@ function convert(value: unknown, as: Conversion | undefined): unknown {
     case 'images': {
       // One image (a variation's `image`) or a list of them.
       return (Array.isArray(value) ? value : [value]).flatMap((v: unknown) => {
-        const url = typeof v === 'string' ? v : (v as Record<string, unknown> | null)?.url ?? (v as Record<string, unknown> | null)?.src;
+        const url = typeof v === 'string' ? v : ((v as Record<string, unknown> | null)?.url ?? (v as Record<string, unknown> | null)?.src);
         return typeof url === 'string' && url !== '' ? [url] : [];
       });
     }

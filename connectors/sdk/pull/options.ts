@@ -11,12 +11,15 @@ export type OnDelete = (typeof ON_DELETE)[number];
 
 export const pullOptions = {
   /** The system's address (https://pim.example.com); plain http only for loopback or private addresses. */
-  base_url: Type.String({ pattern: '^https?://[^/]+', description: 'the system\'s address (https; http only on a private network)' }),
+  base_url: Type.String({ pattern: '^https?://[^/]+', description: "the system's address (https; http only on a private network)" }),
   /**
    * A product deleted (or disabled, archived) in the system: `ignore` leaves it as it is here,
    * `out_of_stock` keeps it with stock 0 and availability out_of_stock, `delete` soft-deletes it.
    */
-  on_delete: Type.Union(ON_DELETE.map((v) => Type.Literal(v)), { default: 'out_of_stock' }),
+  on_delete: Type.Union(
+    ON_DELETE.map((v) => Type.Literal(v)),
+    { default: 'out_of_stock' },
+  ),
   /**
    * Seconds the next run's query reaches back before the last accepted cursor: products
    * changed in the same second as the last one seen, or committed late by the system, are read
@@ -58,13 +61,16 @@ const isLoopbackName = (host: string): boolean => host === 'localhost' || host.e
  */
 export async function checkBaseUrl(baseUrl: string, lookup: (host: string) => Promise<string[]> = resolveAll): Promise<void> {
   const url = new URL(baseUrl);
-  if (url.username !== '' || url.password !== '') throw userError(`base_url ${url.origin} must not carry credentials; name them by env var in the options.`);
+  if (url.username !== '' || url.password !== '')
+    throw userError(`base_url ${url.origin} must not carry credentials; name them by env var in the options.`);
   if (url.protocol === 'https:') return;
   const host = url.hostname.replace(/^\[|\]$/g, '');
   if (isLoopbackName(host.toLowerCase())) return;
   const addresses = internalRange(host) !== null ? [host] : await lookup(host).catch(() => []);
   if (addresses.length > 0 && addresses.every((a) => internalRange(a) !== null)) return;
-  throw userError(`base_url ${url.origin} is plain http to a public address: credentials would travel unencrypted. Use https (http is allowed for loopback and private addresses only).`);
+  throw userError(
+    `base_url ${url.origin} is plain http to a public address: credentials would travel unencrypted. Use https (http is allowed for loopback and private addresses only).`,
+  );
 }
 
 async function resolveAll(host: string): Promise<string[]> {

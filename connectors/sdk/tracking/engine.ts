@@ -15,7 +15,10 @@ import type { PollingOptions } from './options.ts';
 
 /** What an adapter does for one shipment: call its API (through `get`) and map the answer. */
 export interface TrackingAdapter {
-  track(shipment: TrackedShipment, get: (url: string, headers: Record<string, string>) => Promise<CarrierResponse>): Promise<TrackingResult>;
+  track(
+    shipment: TrackedShipment,
+    get: (url: string, headers: Record<string, string>) => Promise<CarrierResponse>,
+  ): Promise<TrackingResult>;
 }
 
 /**
@@ -52,10 +55,19 @@ export async function pollShipments(ctx: ConnectorContext<PollingOptions>, adapt
 
   const checkOne = async (s: TrackedShipment): Promise<void> => {
     if (!open()) return ctx.report.count('deferred');
-    const get = (url: string, headers: Record<string, string>) => carrierGet(url, headers, {
-      limiter, timeoutMs: o.timeout_ms, retries: o.retries, retryMinMs: o.retry_min_ms, retryMaxMs: o.retry_max_ms,
-      http: ctx.http, signal: ctx.signal, waitSignal, carrier: s.carrier.toLowerCase(), maxBytes: o.max_response_bytes,
-    });
+    const get = (url: string, headers: Record<string, string>) =>
+      carrierGet(url, headers, {
+        limiter,
+        timeoutMs: o.timeout_ms,
+        retries: o.retries,
+        retryMinMs: o.retry_min_ms,
+        retryMaxMs: o.retry_max_ms,
+        http: ctx.http,
+        signal: ctx.signal,
+        waitSignal,
+        carrier: s.carrier.toLowerCase(),
+        maxBytes: o.max_response_bytes,
+      });
     let result: TrackingResult;
     try {
       result = await adapter.track(s, get);
@@ -69,7 +81,10 @@ export async function pollShipments(ctx: ConnectorContext<PollingOptions>, adapt
         // Not this shipment's fault: nothing is recorded against it.
         const until = Date.now() + Math.min(error.retryAfterMs, MAX_THROTTLE_MS);
         if (throttle === null || until > throttle.until) throttle = { until, error };
-        ctx.log.warn({ shipment: s.id, status: error.status, until: new Date(until).toISOString() }, 'the carrier asked to wait (Retry-After): the connector is throttled');
+        ctx.log.warn(
+          { shipment: s.id, status: error.status, until: new Date(until).toISOString() },
+          'the carrier asked to wait (Retry-After): the connector is throttled',
+        );
         ctx.report.count('deferred');
         stop.abort();
         return;
@@ -88,19 +103,29 @@ export async function pollShipments(ctx: ConnectorContext<PollingOptions>, adapt
     if (outcome.newEvents > 0) ctx.report.count('events_new', outcome.newEvents);
     if (outcome.outOfOrder > 0) {
       ctx.report.count('events_out_of_order', outcome.outOfOrder);
-      ctx.log.warn({ shipment: s.id, trackingCode: s.trackingCode, events: outcome.outOfOrder }, 'the carrier dated events before events they follow; kept as dated, with a warning');
+      ctx.log.warn(
+        { shipment: s.id, trackingCode: s.trackingCode, events: outcome.outOfOrder },
+        'the carrier dated events before events they follow; kept as dated, with a warning',
+      );
     }
     if (outcome.applied) ctx.report.count(`action_${outcome.action}`);
     if (outcome.refused) {
       ctx.report.count('actions_refused');
-      ctx.log.warn({ shipment: s.id, action: outcome.action, status: result.status }, 'order action refused by the state table; recorded as a tracking event');
+      ctx.log.warn(
+        { shipment: s.id, action: outcome.action, status: result.status },
+        'order action refused by the state table; recorded as a tracking event',
+      );
     }
   };
 
   while (open()) {
     const batch = await tracking.due({
-      carriers: o.carriers, shopPk: ctx.shopPk, minIntervalSeconds: o.min_interval_seconds, checkedBefore: started,
-      followDeliveredDays: o.follow_delivered_days, limit: o.batch_size,
+      carriers: o.carriers,
+      shopPk: ctx.shopPk,
+      minIntervalSeconds: o.min_interval_seconds,
+      checkedBefore: started,
+      followDeliveredDays: o.follow_delivered_days,
+      limit: o.batch_size,
     });
     if (batch.length === 0) break;
     await eachLimited(batch, o.concurrency, checkOne);
@@ -109,13 +134,17 @@ export async function pollShipments(ctx: ConnectorContext<PollingOptions>, adapt
   const stopped = stoppedBy as CarrierError | null;
   if (stopped !== null) {
     // Not retried: a wrong key or a misbehaving API stays so until someone fixes the configuration.
-    if (stopped.credentialsRefused) throw userError(`The carrier API refused the credentials (${stopped.message}); check the connector's api_key_env.`);
+    if (stopped.credentialsRefused)
+      throw userError(`The carrier API refused the credentials (${stopped.message}); check the connector's api_key_env.`);
     const hint = stopped.refusedBy === 'too_large' ? 'raise max_response_bytes if its answers are really that large' : 'check base_url';
     throw userError(`The carrier API's answer was refused: ${stopped.message}. The run stopped; ${hint}.`);
   }
   const wait = throttle as { until: number; error: CarrierError } | null;
   if (wait !== null) {
     const seconds = Math.ceil((wait.until - Date.now()) / 1000);
-    throw throttled(new Date(wait.until), `The carrier answered ${wait.error.message} with Retry-After: no call for ${seconds} s, until ${new Date(wait.until).toISOString()}.`);
+    throw throttled(
+      new Date(wait.until),
+      `The carrier answered ${wait.error.message} with Retry-After: no call for ${seconds} s, until ${new Date(wait.until).toISOString()}.`,
+    );
   }
 }

@@ -22,7 +22,11 @@ export class CarrierError extends Error {
   readonly refusedBy: OutboundFailure | null;
 
   /** `permanent`: the same call would fail the same way (a value that cannot be sent): not retried. */
-  constructor(message: string, status: number | null, options: { retryAfterMs?: number | null; cause?: unknown; refusedBy?: OutboundFailure; permanent?: boolean } = {}) {
+  constructor(
+    message: string,
+    status: number | null,
+    options: { retryAfterMs?: number | null; cause?: unknown; refusedBy?: OutboundFailure; permanent?: boolean } = {},
+  ) {
     super(message, { cause: options.cause });
     this.name = 'CarrierError';
     this.status = status;
@@ -116,21 +120,28 @@ async function attempt(req: ApiRequest, s: CallSettings): Promise<ApiResponse> {
   try {
     // The time-out covers the whole answer, body included.
     res = await s.http.request(req.url, {
-      method: req.method ?? 'GET', ...(req.body === undefined ? {} : { body: req.body }),
-      headers: { accept: 'application/json', ...req.headers }, signal: AbortSignal.any([s.signal, AbortSignal.timeout(s.timeoutMs)]),
-      maxBytes: s.maxBytes, maxRedirects: CARRIER_REDIRECTS, ...(s.carrier === undefined ? {} : { carrier: s.carrier }),
+      method: req.method ?? 'GET',
+      ...(req.body === undefined ? {} : { body: req.body }),
+      headers: { accept: 'application/json', ...req.headers },
+      signal: AbortSignal.any([s.signal, AbortSignal.timeout(s.timeoutMs)]),
+      maxBytes: s.maxBytes,
+      maxRedirects: CARRIER_REDIRECTS,
+      ...(s.carrier === undefined ? {} : { carrier: s.carrier }),
     });
   } catch (error) {
     if (s.signal.aborted) throw error;
     if (error instanceof OutboundError) throw new CarrierError(error.message, null, { cause: error, refusedBy: error.reason });
     const timedOut = (error as { name?: string }).name === 'TimeoutError';
-    throw new CarrierError(timedOut ? `no answer within ${s.timeoutMs} ms` : `network error: ${(error as Error).message}`, null, { cause: error });
+    throw new CarrierError(timedOut ? `no answer within ${s.timeoutMs} ms` : `network error: ${(error as Error).message}`, null, {
+      cause: error,
+    });
   }
   const body = parseBody(res.body);
   if (res.status >= 200 && res.status < 300) {
     // A 2xx that is not JSON (an HTML page, a truncated answer) says nothing about the parcel:
     // that shipment's error, not a successful check (kept against it until the next check).
-    if (typeof body === 'string') throw new CarrierError(`HTTP ${res.status} answer is not JSON (${JSON.stringify(body.slice(0, 80))})`, res.status);
+    if (typeof body === 'string')
+      throw new CarrierError(`HTTP ${res.status} answer is not JSON (${JSON.stringify(body.slice(0, 80))})`, res.status);
     return { status: res.status, body, header: (name) => res.header(name) };
   }
   const wait = res.status === 429 || res.status === 503 ? retryAfterMs(res.header('retry-after')) : null;
@@ -139,7 +150,8 @@ async function attempt(req: ApiRequest, s: CallSettings): Promise<ApiResponse> {
 }
 
 /** GETs a carrier URL under the connector's rules; resolves with the 2xx answer or throws CarrierError. */
-export const carrierGet = (url: string, headers: Record<string, string>, s: CallSettings): Promise<CarrierResponse> => apiCall({ url, headers }, s);
+export const carrierGet = (url: string, headers: Record<string, string>, s: CallSettings): Promise<CarrierResponse> =>
+  apiCall({ url, headers }, s);
 
 /**
  * One call to a remote API under these rules (any method): the 2xx answer, or CarrierError.
@@ -153,9 +165,11 @@ export async function apiCall(req: ApiRequest, s: CallSettings): Promise<ApiResp
     maxTimeout: s.retryMaxMs,
     randomize: true,
     signal: s.waitSignal ?? s.signal,
-    shouldRetry: ({ error }) => error instanceof CarrierError && error.retryable
+    shouldRetry: ({ error }) =>
+      error instanceof CarrierError &&
+      error.retryable &&
       // A Retry-After longer than we would wait: give up now, the next run tries again.
-      && (error.retryAfterMs === null || error.retryAfterMs <= s.retryMaxMs),
+      (error.retryAfterMs === null || error.retryAfterMs <= s.retryMaxMs),
     onFailedAttempt: async ({ error, retryDelay, retriesLeft }) => {
       if (!(error instanceof CarrierError) || !error.retryable || retriesLeft === 0 || error.retryAfterMs === null) return;
       if (error.retryAfterMs > s.retryMaxMs) return;

@@ -19,12 +19,25 @@ describe('placeText', () => {
 });
 
 describe('withDelivery', () => {
-  const transit = { occurredAt: new Date('2026-11-19T10:00:00Z'), status: 'in_transit' as const, carrierCode: 'InTransit_001', carrierText: null, location: null };
+  const transit = {
+    occurredAt: new Date('2026-11-19T10:00:00Z'),
+    status: 'in_transit' as const,
+    carrierCode: 'InTransit_001',
+    carrierText: null,
+    location: null,
+  };
 
   it('a delivery time outside the events becomes the delivered event', () => {
-    expect(withDelivery([transit], '2026-11-20T14:02:00', 'Delivered_001')).toEqual([transit, {
-      occurredAt: new Date('2026-11-20T14:02:00Z'), status: 'delivered', carrierCode: 'Delivered_001', carrierText: 'Delivered', location: null,
-    }]);
+    expect(withDelivery([transit], '2026-11-20T14:02:00', 'Delivered_001')).toEqual([
+      transit,
+      {
+        occurredAt: new Date('2026-11-20T14:02:00Z'),
+        status: 'delivered',
+        carrierCode: 'Delivered_001',
+        carrierText: 'Delivered',
+        location: null,
+      },
+    ]);
   });
 
   it('not when an event says delivered already, nor without a readable time', () => {

@@ -53,15 +53,25 @@ export const textOf = (value: unknown): string | null => (typeof value === 'stri
  * A carrier's delivery time given outside its events (AfterShip `shipment_delivery_date`, DHL's
  * proof of delivery) becomes the delivered event when the events lack one.
  */
-export function withDelivery(events: TrackingEvent[], deliveredAt: unknown, carrierCode: string | null, carrierText = 'Delivered'): TrackingEvent[] {
+export function withDelivery(
+  events: TrackingEvent[],
+  deliveredAt: unknown,
+  carrierCode: string | null,
+  carrierText = 'Delivered',
+): TrackingEvent[] {
   const at = carrierTime(deliveredAt);
   if (at === null || events.some((e) => e.status === 'delivered')) return events;
   return [...events, { occurredAt: at, status: 'delivered', carrierCode, carrierText, location: null }];
 }
 
 /** Newest first by time (a stable order for "the current status" when a carrier lists oldest first). */
-export const newestFirst = (events: TrackingEvent[]): TrackingEvent[] => [...events].sort((a, b) => b.occurredAt.getTime() - a.occurredAt.getTime());
+export const newestFirst = (events: TrackingEvent[]): TrackingEvent[] =>
+  [...events].sort((a, b) => b.occurredAt.getTime() - a.occurredAt.getTime());
 
 /** A result whose current status is given; the events are kept as listed. */
-export const resultOf = (status: TrackingStatus, carrierStatus: string | null, finalFailure: boolean, events: TrackingEvent[]): TrackingResult =>
-  ({ status, carrierStatus, finalFailure, events });
+export const resultOf = (
+  status: TrackingStatus,
+  carrierStatus: string | null,
+  finalFailure: boolean,
+  events: TrackingEvent[],
+): TrackingResult => ({ status, carrierStatus, finalFailure, events });

@@ -11,7 +11,10 @@ export interface PushedUpdate {
   matches?: (s: TrackedShipment) => boolean;
 }
 
-export async function applyPushed(ctx: ReceiverContext<{ carriers: string[]; follow_delivered_days: number }>, u: PushedUpdate): Promise<{ shipments: number; actions: string[] }> {
+export async function applyPushed(
+  ctx: ReceiverContext<{ carriers: string[]; follow_delivered_days: number }>,
+  u: PushedUpdate,
+): Promise<{ shipments: number; actions: string[] }> {
   const o = ctx.options;
   const shipments = (await ctx.tracking.byTrackingCode(o.carriers, ctx.shopPk, u.trackingCode)).filter((s) => u.matches?.(s) ?? true);
   const actions: string[] = [];
@@ -21,7 +24,10 @@ export async function applyPushed(ctx: ReceiverContext<{ carriers: string[]; fol
     if (outcome.newEvents > 0) ctx.report.count('events_new', outcome.newEvents);
     if (outcome.outOfOrder > 0) {
       ctx.report.count('events_out_of_order', outcome.outOfOrder);
-      ctx.log.warn({ shipment: s.id, trackingCode: u.trackingCode, events: outcome.outOfOrder }, 'the carrier dated events before events they follow; kept as dated, with a warning');
+      ctx.log.warn(
+        { shipment: s.id, trackingCode: u.trackingCode, events: outcome.outOfOrder },
+        'the carrier dated events before events they follow; kept as dated, with a warning',
+      );
     }
     if (outcome.applied) {
       ctx.report.count(`action_${outcome.action}`);

@@ -13,7 +13,11 @@ export const joinUrl = (base: string, path: string): string => `${base.replace(/
  */
 export function pathSegment(value: string, what = 'tracking code'): string {
   if (value === '' || value === '.' || value === '..') {
-    throw new CarrierError(`the ${what} "${value}" cannot be put in the carrier's URL (it would change the path); the shipment is not checked`, null, { permanent: true });
+    throw new CarrierError(
+      `the ${what} "${value}" cannot be put in the carrier's URL (it would change the path); the shipment is not checked`,
+      null,
+      { permanent: true },
+    );
   }
   return encodeURIComponent(value);
 }

@@ -9,25 +9,38 @@ const toast = (text, bad) => {
   t.textContent = text;
   t.className = bad ? 'show bad' : 'show';
   clearTimeout(toast.timer);
-  toast.timer = setTimeout(() => { t.className = ''; }, 4000);
+  toast.timer = setTimeout(() => {
+    t.className = '';
+  }, 4000);
 };
 
 /** A modal "are you sure" for actions that cannot be undone; resolves true on Confirm. */
-const confirmed = (text) => new Promise((resolve) => {
-  const dialog = document.getElementById('confirm');
-  if (!dialog || typeof dialog.showModal !== 'function') { resolve(window.confirm(text)); return; }
-  document.getElementById('confirm-text').textContent = text;
-  dialog.returnValue = '';
-  dialog.addEventListener('close', () => resolve(dialog.returnValue === 'ok'), { once: true });
-  dialog.showModal();
-});
+const confirmed = (text) =>
+  new Promise((resolve) => {
+    const dialog = document.getElementById('confirm');
+    if (!dialog || typeof dialog.showModal !== 'function') {
+      resolve(window.confirm(text));
+      return;
+    }
+    document.getElementById('confirm-text').textContent = text;
+    dialog.returnValue = '';
+    dialog.addEventListener('close', () => resolve(dialog.returnValue === 'ok'), { once: true });
+    dialog.showModal();
+  });
 
 // Times: the server sends <time datetime="ISO" title="UTC text">UTC text</time>; here each is
 // shown in the browser's time zone, one format everywhere (2026-11-24 10:30:05 CET), the UTC
 // time on hover. Chart axes (<text data-time>) get the hour and minute in the same zone.
 const zone = Intl.DateTimeFormat().resolvedOptions().timeZone;
 const parts = new Intl.DateTimeFormat('en-GB', {
-  year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', second: '2-digit', hourCycle: 'h23', timeZoneName: 'short',
+  year: 'numeric',
+  month: '2-digit',
+  day: '2-digit',
+  hour: '2-digit',
+  minute: '2-digit',
+  second: '2-digit',
+  hourCycle: 'h23',
+  timeZoneName: 'short',
 });
 const localTime = (date) => {
   const p = Object.fromEntries(parts.formatToParts(date).map((x) => [x.type, x.value]));
@@ -55,7 +68,11 @@ const markScrolls = (root) => {
     const wide = t.scrollWidth > t.clientWidth + 1 && getComputedStyle(t).overflowX === 'auto';
     t.classList.toggle('scrolls', wide);
     const hint = t.previousElementSibling && t.previousElementSibling.classList.contains('scroll-hint') ? t.previousElementSibling : null;
-    if (wide && !hint) t.insertAdjacentHTML('beforebegin', '<p class="scroll-hint" aria-hidden="true">Wider than the screen: swipe the table sideways →</p>');
+    if (wide && !hint)
+      t.insertAdjacentHTML(
+        'beforebegin',
+        '<p class="scroll-hint" aria-hidden="true">Wider than the screen: swipe the table sideways →</p>',
+      );
     if (!wide && hint) hint.remove();
   }
 };
@@ -66,12 +83,16 @@ document.addEventListener('toggle', () => markScrolls(document), true);
 
 // A date-time filter (input[data-local-time]) is typed in the browser's zone: its offset goes
 // along (tz, minutes behind UTC as getTimezoneOffset says) so the server reads it right.
-document.addEventListener('submit', (event) => {
-  for (const input of event.target.querySelectorAll('input[data-local-time]')) {
-    const tz = event.target.querySelector('input[name="tz"]');
-    if (tz) tz.value = input.value === '' ? '' : String(new Date(input.value).getTimezoneOffset());
-  }
-}, true);
+document.addEventListener(
+  'submit',
+  (event) => {
+    for (const input of event.target.querySelectorAll('input[data-local-time]')) {
+      const tz = event.target.querySelector('input[name="tz"]');
+      if (tz) tz.value = input.value === '' ? '' : String(new Date(input.value).getTimezoneOffset());
+    }
+  },
+  true,
+);
 
 const api = async (url, body) => {
   const res = await fetch(url, {
@@ -81,8 +102,10 @@ const api = async (url, body) => {
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   const data = await res.json().catch(() => ({}));
-  if (res.status === 401) { location.href = '/admin/login?next=' + encodeURIComponent(location.pathname + location.search); }
-  if (!res.ok) throw new Error(data.detail || ('HTTP ' + res.status));
+  if (res.status === 401) {
+    location.href = '/admin/login?next=' + encodeURIComponent(location.pathname + location.search);
+  }
+  if (!res.ok) throw new Error(data.detail || 'HTTP ' + res.status);
   return data;
 };
 
@@ -90,8 +113,10 @@ const api = async (url, body) => {
 // re-rendered by the server; while it shows a running feed ([data-state=queued|processing]) it
 // refreshes at the faster data-every-active pace, so progress bars move smoothly.
 const refreshers = [];
-const busy = (el) => el.querySelector('details[open]') !== null || el.contains(document.activeElement) && document.activeElement.matches('input, select, textarea')
-  || document.querySelector('dialog[open]') !== null;
+const busy = (el) =>
+  el.querySelector('details[open]') !== null ||
+  (el.contains(document.activeElement) && document.activeElement.matches('input, select, textarea')) ||
+  document.querySelector('dialog[open]') !== null;
 for (const el of document.querySelectorAll('[data-live]')) {
   let running = false;
   const refresh = async (force) => {
@@ -99,12 +124,24 @@ for (const el of document.querySelectorAll('[data-live]')) {
     running = true;
     try {
       const res = await fetch(el.dataset.live, { credentials: 'same-origin', headers: { accept: 'text/html' } });
-      if (res.redirected || res.status === 401) { location.reload(); return; }
-      if (res.ok) { el.innerHTML = await res.text(); localTimes(el); markScrolls(el); }
-    } catch { /* the next tick tries again */ } finally { running = false; }
+      if (res.redirected || res.status === 401) {
+        location.reload();
+        return;
+      }
+      if (res.ok) {
+        el.innerHTML = await res.text();
+        localTimes(el);
+        markScrolls(el);
+      }
+    } catch {
+      /* the next tick tries again */
+    } finally {
+      running = false;
+    }
   };
   refreshers.push(refresh);
-  const active = () => el.dataset.everyActive !== undefined && el.querySelector('[data-state="queued"], [data-state="processing"]') !== null;
+  const active = () =>
+    el.dataset.everyActive !== undefined && el.querySelector('[data-state="queued"], [data-state="processing"]') !== null;
   const tick = async () => {
     await refresh(false);
     setTimeout(tick, Number(active() ? el.dataset.everyActive : el.dataset.every || 3000));
@@ -138,7 +175,7 @@ document.addEventListener('click', async (event) => {
     } else {
       const result = await api(button.dataset.action, button.dataset.body ? JSON.parse(button.dataset.body) : undefined);
       reveal(button, result);
-      toast(result.detail || (button.textContent.trim() + ': done'));
+      toast(result.detail || button.textContent.trim() + ': done');
     }
     await refreshAll();
   } catch (error) {
@@ -187,6 +224,8 @@ if (tail) {
         while (tail.rows.length > 1000) tail.deleteRow(-1);
       }
       tail.dataset.after = res.headers.get('x-last-seq') || tail.dataset.after;
-    } catch { /* next tick */ }
+    } catch {
+      /* next tick */
+    }
   }, 1500);
 }

@@ -24,10 +24,22 @@ export function areaChart(title: string, points: Point[], color: string, unit = 
   const line = points.map((p, i) => `${i === 0 ? 'M' : 'L'}${x(i).toFixed(1)},${y(p.value).toFixed(1)}`).join(' ');
   const area = points.length === 0 ? '' : `${line} L${x(points.length - 1).toFixed(1)},${y(0)} L${x(0).toFixed(1)},${y(0)} Z`;
   const last = points.at(-1)?.value ?? 0;
-  const ticks = [0, max / 2, max].map((v) => `<text x="${PAD.left - 4}" y="${y(v) + 4}" text-anchor="end">${fmt(v)}</text>`
-    + `<line x1="${PAD.left}" x2="${W - PAD.right}" y1="${y(v)}" y2="${y(v)}" class="grid"/>`).join('');
-  const labels = points.length === 0 ? '' : [0, Math.floor((points.length - 1) / 2), points.length - 1]
-    .map((i, k) => `<text x="${x(i)}" y="${H - 4}" text-anchor="${['start', 'middle', 'end'][k]}" data-time="${points[i]!.at}">${hhmm(points[i]!.at)}</text>`).join('');
+  const ticks = [0, max / 2, max]
+    .map(
+      (v) =>
+        `<text x="${PAD.left - 4}" y="${y(v) + 4}" text-anchor="end">${fmt(v)}</text>` +
+        `<line x1="${PAD.left}" x2="${W - PAD.right}" y1="${y(v)}" y2="${y(v)}" class="grid"/>`,
+    )
+    .join('');
+  const labels =
+    points.length === 0
+      ? ''
+      : [0, Math.floor((points.length - 1) / 2), points.length - 1]
+          .map(
+            (i, k) =>
+              `<text x="${x(i)}" y="${H - 4}" text-anchor="${['start', 'middle', 'end'][k]}" data-time="${points[i]!.at}">${hhmm(points[i]!.at)}</text>`,
+          )
+          .join('');
   return raw(`<figure class="chart"><figcaption>${escapeHtml(title)} <b>${fmt(last)}${escapeHtml(unit)}</b></figcaption>
 <svg viewBox="0 0 ${W} ${H}" role="img" aria-label="${escapeHtml(title)}">${ticks}
 <path d="${area}" fill="${color}" fill-opacity="0.18"/><path d="${line}" fill="none" stroke="${color}" stroke-width="2"/>${labels}</svg></figure>`);
@@ -37,6 +49,13 @@ export function areaChart(title: string, points: Point[], color: string, unit = 
 export function stackedBar(parts: { label: string; value: number; color: string }[]): Html {
   const total = parts.reduce((n, p) => n + p.value, 0);
   if (total === 0) return raw('<div class="stack empty">none</div>');
-  return raw(`<div class="stack">${parts.filter((p) => p.value > 0).map((p) =>
-    `<span style="flex:${p.value};background:${p.color}" title="${escapeHtml(p.label)}: ${p.value}">${escapeHtml(p.label)} ${p.value}</span>`).join('')}</div>`);
+  return raw(
+    `<div class="stack">${parts
+      .filter((p) => p.value > 0)
+      .map(
+        (p) =>
+          `<span style="flex:${p.value};background:${p.color}" title="${escapeHtml(p.label)}: ${p.value}">${escapeHtml(p.label)} ${p.value}</span>`,
+      )
+      .join('')}</div>`,
+  );
 }

@@ -63,10 +63,17 @@ export const qs = (params: Record<string, string | number | undefined | null>): 
 /** Shop names by pk: tables show a shop by its name, its pk beside it. */
 export type ShopNames = ReadonlyMap<number, string>;
 
-export const shopName = (names: ShopNames, pk: number | null): Html => pk === null
-  ? html`<span class="muted">all shops</span>`
-  : html`<a href="/admin/shops#shop-${pk}" class="shop-name">${names.get(pk) ?? `Shop ${pk}`}</a> <small class="muted">#${pk}</small>`;
+export const shopName = (names: ShopNames, pk: number | null): Html =>
+  pk === null
+    ? html`<span class="muted">all shops</span>`
+    : html`<a href="/admin/shops#shop-${pk}" class="shop-name">${names.get(pk) ?? `Shop ${pk}`}</a> <small class="muted">#${pk}</small>`;
 
 /** The shop filter of a list: a picker of shops by name (pk beside it), "any" first. */
-export const shopPicker = (names: ShopNames, chosen: number | undefined): Html => html`<label>Shop <select name="shop"><option value="">any</option>${[...names].map(([pk, name]) =>
-  html`<option value="${pk}"${chosen === pk ? html` selected` : ''}>${name} #${pk}</option>`)}</select></label>`;
+export const shopPicker = (names: ShopNames, chosen: number | undefined): Html =>
+  html`<label
+    >Shop
+    <select name="shop">
+      <option value="">any</option>
+      ${[...names].map(([pk, name]) => html`<option value="${pk}" ${chosen === pk ? html` selected` : ''}>${name} #${pk}</option>`)}
+    </select></label
+  >`;

@@ -48,8 +48,15 @@ export async function applyChunk(trx: Trx, op: FeedOperationName, target: ApplyT
  * one bad item in n. Paid only by a chunk that failed. An operation applied whole (an image
  * set) fails whole.
  */
-async function isolate(trx: Trx, op: FeedOperationName, target: ApplyTarget, items: Indexed<unknown>[], error: unknown): Promise<ChunkOutcome> {
-  if (items.length === 1 || FEED_OPERATIONS[op].chunkSize === 'whole') return { success: [], errors: items.map((x) => refused(x, error, op, target)) };
+async function isolate(
+  trx: Trx,
+  op: FeedOperationName,
+  target: ApplyTarget,
+  items: Indexed<unknown>[],
+  error: unknown,
+): Promise<ChunkOutcome> {
+  if (items.length === 1 || FEED_OPERATIONS[op].chunkSize === 'whole')
+    return { success: [], errors: items.map((x) => refused(x, error, op, target)) };
   const half = Math.ceil(items.length / 2);
   const out: ChunkOutcome = { success: [], errors: [] };
   for (const part of [items.slice(0, half), items.slice(half)]) {

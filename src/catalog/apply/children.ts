@@ -35,7 +35,12 @@ const push = <K, V>(m: Map<K, V[]>, k: K, v: V): void => {
  * `fresh`: products created in this transaction (no images, variations or links yet).
  * `merge`: variations keep what they are not sent (a merge feed).
  */
-export async function writeChildren(db: Executor, entries: ChildrenInput[], fresh: Set<number> = new Set(), merge = false): Promise<ChildrenResult> {
+export async function writeChildren(
+  db: Executor,
+  entries: ChildrenInput[],
+  fresh: Set<number> = new Set(),
+  merge = false,
+): Promise<ChildrenResult> {
   const merged = new Map<number, ChildrenInput>();
   for (const e of entries) {
     const m = merged.get(e.productPk) ?? { productPk: e.productPk };
@@ -55,7 +60,9 @@ export async function writeChildren(db: Executor, entries: ChildrenInput[], fres
     const fromVariations = imageUrls((e.variations ?? []).flatMap((v) => v.images ?? []));
     if (e.images !== undefined) {
       if (!fresh.has(e.productPk)) replaceFor.push(e.productPk);
-      [...new Set([...imageUrls(e.images), ...fromVariations])].forEach((url, position) => rows.push({ product_pk: e.productPk, url, position }));
+      [...new Set([...imageUrls(e.images), ...fromVariations])].forEach((url, position) =>
+        rows.push({ product_pk: e.productPk, url, position }),
+      );
     } else if (fromVariations.length > 0) {
       const have = currentOf.get(e.productPk) ?? [];
       const known = new Set(have.map((i) => i.url));
@@ -65,11 +72,16 @@ export async function writeChildren(db: Executor, entries: ChildrenInput[], fres
   }
   const { changed: touched, written } = await w.writeProductImages(db, rows, replaceFor);
   // Images now: what was written, plus (for older products) what was there and stays.
-  const stored = old.length > 0 && (rows.length > 0 || replaceFor.length > 0) ? await w.imagesOfProducts(db, old) : [...currentOf.values()].flat() as (w.ImageRow & { pk: number })[];
+  const stored =
+    old.length > 0 && (rows.length > 0 || replaceFor.length > 0)
+      ? await w.imagesOfProducts(db, old)
+      : ([...currentOf.values()].flat() as (w.ImageRow & { pk: number })[]);
   const images = new Map<number, ImageOut[]>(productPks.map((pk) => [pk, []]));
   const imagePkByUrl = new Map<string, number>();
   const imageByPk = new Map<number, ImageOut>();
-  const all = [...stored, ...written.filter((i) => fresh.has(i.product_pk))].sort((a, b) => a.product_pk - b.product_pk || a.position - b.position);
+  const all = [...stored, ...written.filter((i) => fresh.has(i.product_pk))].sort(
+    (a, b) => a.product_pk - b.product_pk || a.position - b.position,
+  );
   for (const i of all) {
     const out = { image_pk: i.pk, url: i.url, url_source: i.url, position: i.position };
     images.get(i.product_pk)?.push(out);
@@ -79,16 +91,21 @@ export async function writeChildren(db: Executor, entries: ChildrenInput[], fres
 
   // 2. Variations by (product, sku); the last one sent wins.
   const variations = new Map<string, { productPk: number; v: VariationCreate }>();
-  for (const e of merged.values()) for (const v of e.variations ?? []) variations.set(key(e.productPk, v.sku), { productPk: e.productPk, v });
+  for (const e of merged.values())
+    for (const v of e.variations ?? []) variations.set(key(e.productPk, v.sku), { productPk: e.productPk, v });
   const variationPks = new Map<string, number>();
   if (variations.size > 0) {
-    const upserted = await w.upsertVariations(db, [...variations.values()].map(({ productPk, v }) => ({
-      product_pk: productPk,
-      sku: v.sku,
-      price: v.price ?? null,
-      stock: v.stock ?? null,
-      attrs: JSON.stringify(variationAttrs(v).set),
-    })), merge);
+    const upserted = await w.upsertVariations(
+      db,
+      [...variations.values()].map(({ productPk, v }) => ({
+        product_pk: productPk,
+        sku: v.sku,
+        price: v.price ?? null,
+        stock: v.stock ?? null,
+        attrs: JSON.stringify(variationAttrs(v).set),
+      })),
+      merge,
+    );
     for (const r of upserted) variationPks.set(key(r.product_pk, r.sku), r.pk);
     touched.push(...upserted.map((r) => r.product_pk));
     // Unchanged variations are not returned by the upsert: read theirs.
@@ -107,19 +124,25 @@ export async function writeChildren(db: Executor, entries: ChildrenInput[], fres
       const target = fresh.has(productPk) ? addOnly : links;
       if (!fresh.has(productPk)) linkedFor.push(vpk);
       linkedProducts.push(productPk);
-      imageUrls(v.images).forEach((url, position) => target.push({ variation_pk: vpk, image_pk: imagePkByUrl.get(key(productPk, url))!, position }));
+      imageUrls(v.images).forEach((url, position) =>
+        target.push({ variation_pk: vpk, image_pk: imagePkByUrl.get(key(productPk, url))!, position }),
+      );
     }
     if (await w.setVariationImages(db, linkedFor, links)) touched.push(...linkedProducts.filter((pk) => !fresh.has(pk)));
     await w.insertVariationImages(db, addOnly);
   }
-  await w.touchProducts(db, touched.filter((pk) => !fresh.has(pk)));
+  await w.touchProducts(
+    db,
+    touched.filter((pk) => !fresh.has(pk)),
+  );
 
   return {
     images,
     variationPk: (productPk, sku) => variationPks.get(key(productPk, sku))!,
-    variationImages: async (vpk) => (await w.linksOfVariations(db, [vpk])).flatMap((l) => {
-      const img = imageByPk.get(l.image_pk);
-      return img === undefined ? [] : [{ ...img, position: l.position }];
-    }),
+    variationImages: async (vpk) =>
+      (await w.linksOfVariations(db, [vpk])).flatMap((l) => {
+        const img = imageByPk.get(l.image_pk);
+        return img === undefined ? [] : [{ ...img, position: l.position }];
+      }),
   };
 }

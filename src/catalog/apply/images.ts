@@ -4,7 +4,17 @@
 // {sku, product_pk, image_pk, url_source, position}.
 import type { Executor } from '../../db/database.ts';
 import type { ImageInput, ImagePosition, ImageRef } from '../catalog.schemas.ts';
-import { imageUrl, notFoundError, ok, productGone, type ApplyTarget, type ChunkOutcome, type Indexed, type ItemError, type ItemSuccess } from './items.ts';
+import {
+  imageUrl,
+  notFoundError,
+  ok,
+  productGone,
+  type ApplyTarget,
+  type ChunkOutcome,
+  type Indexed,
+  type ItemError,
+  type ItemSuccess,
+} from './items.ts';
 import * as w from './write.repository.ts';
 
 interface Image {
@@ -24,7 +34,11 @@ const imageItem = (index: number, sku: string, productPk: number, image: Image):
   ok(index, { sku, product_pk: productPk, image_pk: image.pk, url_source: image.url, position: image.position });
 
 const imageNotFound = (index: number, sku: string, productPk: number, pk: number): ItemError =>
-  notFoundError(index, `/${index}/pk`, `Image ${pk} is not an image of product ${productPk}.`, { sku, product_pk: productPk, image_pk: pk });
+  notFoundError(index, `/${index}/pk`, `Image ${pk} is not an image of product ${productPk}.`, {
+    sku,
+    product_pk: productPk,
+    image_pk: pk,
+  });
 
 /** Adds images after the product's own, in the order sent; an address it has already is reported with its image. */
 export async function applyImageAdd(db: Executor, target: ApplyTarget, items: Indexed<ImageInput>[]): Promise<ChunkOutcome> {
@@ -68,7 +82,9 @@ export async function applyImageReorder(db: Executor, target: ApplyTarget, items
   if (moved.length > 0) await w.touchProducts(db, [productPk]);
   const now = new Map(order.map((img, position) => [img.pk, { ...img, position }]));
   return {
-    success: items.filter(({ item }) => byPk.has(item.pk)).map(({ index, item }) => imageItem(index, product.sku, productPk, now.get(item.pk)!)),
+    success: items
+      .filter(({ item }) => byPk.has(item.pk))
+      .map(({ index, item }) => imageItem(index, product.sku, productPk, now.get(item.pk)!)),
     errors,
   };
 }
@@ -82,12 +98,17 @@ export async function applyImageRemove(db: Executor, target: ApplyTarget, items:
   const gone = new Set(items.filter(({ item }) => byPk.has(item.pk)).map(({ item }) => item.pk));
   if (gone.size > 0) {
     await w.deleteProductImages(db, productPk, [...gone]);
-    await w.setImagePositions(db, product.images.filter((i) => !gone.has(i.pk)).map((i, position) => ({ pk: i.pk, position })));
+    await w.setImagePositions(
+      db,
+      product.images.filter((i) => !gone.has(i.pk)).map((i, position) => ({ pk: i.pk, position })),
+    );
     await w.compactVariationLinks(db, productPk);
     await w.touchProducts(db, [productPk]);
   }
   return {
-    success: items.filter(({ item }) => byPk.has(item.pk)).map(({ index, item }) => imageItem(index, product.sku, productPk, byPk.get(item.pk)!)),
+    success: items
+      .filter(({ item }) => byPk.has(item.pk))
+      .map(({ index, item }) => imageItem(index, product.sku, productPk, byPk.get(item.pk)!)),
     errors: items.filter(({ item }) => !byPk.has(item.pk)).map(({ index, item }) => imageNotFound(index, product.sku, productPk, item.pk)),
   };
 }

@@ -22,10 +22,10 @@ export type ReportWarning = Static<typeof ReportWarning>;
  * feed has one item per image. `warning`/`warnings` are filled by the feed service.
  */
 export const ItemSuccess = Type.Object({
-  index: Type.Integer({ description: 'the item\'s index in the request' }),
+  index: Type.Integer({ description: "the item's index in the request" }),
   sku: Type.Optional(Type.String()),
   product_pk: Type.Optional(Type.Integer({ description: 'the product; in a variation feed the variation (its parent is parent_pk)' })),
-  parent_pk: Type.Optional(Type.Integer({ description: 'variation feeds: the variation\'s product' })),
+  parent_pk: Type.Optional(Type.Integer({ description: "variation feeds: the variation's product" })),
   variation_pk: Type.Optional(Type.Integer()),
   variation_pks: Type.Optional(Type.Array(Type.Integer())),
   image_pk: Type.Optional(Type.Integer({ description: 'image feeds: one item per image' })),
@@ -67,7 +67,12 @@ export interface ApplyTarget {
   variationPk: number | null;
 }
 
-export const ok = (index: number, fields: Omit<ItemSuccess, 'index' | 'warning' | 'warnings'>): ItemSuccess => ({ index, ...fields, warning: [], warnings: [] });
+export const ok = (index: number, fields: Omit<ItemSuccess, 'index' | 'warning' | 'warnings'>): ItemSuccess => ({
+  index,
+  ...fields,
+  warning: [],
+  warnings: [],
+});
 
 /** Kept in their own columns or not stored: never in the attributes document. */
 const PRODUCT_COLUMNS = new Set(['sku', 'name', 'price', 'stock', 'images', 'variations']);
@@ -116,7 +121,12 @@ export const imageUrl = (image: ImageInput): string => (typeof image === 'string
 /** Image addresses in order, each once. */
 export const imageUrls = (images: ImageInput[]): string[] => [...new Set(images.map(imageUrl))];
 
-export const notFoundError = (index: number, pointer: string, message: string, extra: Omit<ItemError, 'index' | 'pointer' | 'code' | 'message'> = {}): ItemError => ({
+export const notFoundError = (
+  index: number,
+  pointer: string,
+  message: string,
+  extra: Omit<ItemError, 'index' | 'pointer' | 'code' | 'message'> = {},
+): ItemError => ({
   index,
   ...extra,
   pointer,
@@ -127,5 +137,12 @@ export const notFoundError = (index: number, pointer: string, message: string, e
 /** The product was deleted after the feed was accepted: every item fails. */
 export const productGone = (items: Indexed<unknown>[], productPk: number, variations = false): ChunkOutcome => ({
   success: [],
-  errors: items.map(({ index }) => notFoundError(index, `/${index}`, `Product ${productPk} was not found in this shop.`, variations ? { parent_pk: productPk } : { product_pk: productPk })),
+  errors: items.map(({ index }) =>
+    notFoundError(
+      index,
+      `/${index}`,
+      `Product ${productPk} was not found in this shop.`,
+      variations ? { parent_pk: productPk } : { product_pk: productPk },
+    ),
+  ),
 });

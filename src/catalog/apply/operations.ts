@@ -43,19 +43,56 @@ const operation = <T>(o: FeedOperation<T>): FeedOperation => o as FeedOperation;
 
 export const FEED_OPERATIONS = {
   product_create: operation({ scope: 'shop', items: 'product', report: 'product', chunkSize: CHUNK_SIZE, apply: applyProductCreate }),
-  product_update: operation({ scope: 'shop', items: 'product_update', report: 'product', chunkSize: CHUNK_SIZE, apply: applyProductUpdate }),
+  product_update: operation({
+    scope: 'shop',
+    items: 'product_update',
+    report: 'product',
+    chunkSize: CHUNK_SIZE,
+    apply: applyProductUpdate,
+  }),
   // {product, defaults} items from a connector (submitValidated with merge); the API refuses them.
   product_merge: operation({ scope: 'shop', items: 'product_update', report: 'product', chunkSize: CHUNK_SIZE, apply: applyProductMerge }),
   product_delete: operation({ scope: 'shop', items: 'product_ref', report: 'product', chunkSize: CHUNK_SIZE, apply: applyProductDelete }),
-  variation_create: operation({ scope: 'product', items: 'variation_create', report: 'variation', chunkSize: CHUNK_SIZE, apply: applyVariationCreate }),
-  variation_update: operation({ scope: 'product', items: 'variation_update', report: 'variation', chunkSize: CHUNK_SIZE, apply: applyVariationUpdate }),
-  variation_delete: operation({ scope: 'product', items: 'pk_ref', report: 'variation', chunkSize: CHUNK_SIZE, apply: applyVariationDelete }),
+  variation_create: operation({
+    scope: 'product',
+    items: 'variation_create',
+    report: 'variation',
+    chunkSize: CHUNK_SIZE,
+    apply: applyVariationCreate,
+  }),
+  variation_update: operation({
+    scope: 'product',
+    items: 'variation_update',
+    report: 'variation',
+    chunkSize: CHUNK_SIZE,
+    apply: applyVariationUpdate,
+  }),
+  variation_delete: operation({
+    scope: 'product',
+    items: 'pk_ref',
+    report: 'variation',
+    chunkSize: CHUNK_SIZE,
+    apply: applyVariationDelete,
+  }),
   image_replace: operation({ scope: 'variation', items: 'pk_ref', report: 'image', chunkSize: 'whole', apply: applyImageReplace }),
   // The route turns a DELETE without a body into the variation's linked images; a variation
   // with none gives a feed of no items (done at once, nothing detached).
-  image_delete: operation({ scope: 'variation', items: 'pk_ref', report: 'image', chunkSize: 'whole', mayBeEmpty: true, apply: applyImageDelete }),
+  image_delete: operation({
+    scope: 'variation',
+    items: 'pk_ref',
+    report: 'image',
+    chunkSize: 'whole',
+    mayBeEmpty: true,
+    apply: applyImageDelete,
+  }),
   product_image_add: operation({ scope: 'product', items: 'image_input', report: 'image', chunkSize: 'whole', apply: applyImageAdd }),
-  product_image_reorder: operation({ scope: 'product', items: 'image_position', report: 'image', chunkSize: 'whole', apply: applyImageReorder }),
+  product_image_reorder: operation({
+    scope: 'product',
+    items: 'image_position',
+    report: 'image',
+    chunkSize: 'whole',
+    apply: applyImageReorder,
+  }),
   product_image_delete: operation({ scope: 'product', items: 'pk_ref', report: 'image', chunkSize: 'whole', apply: applyImageRemove }),
 } as const satisfies Record<string, FeedOperation>;
 

@@ -79,7 +79,13 @@ export async function upsertProducts(db: Executor, shopPk: number, rows: Product
   // snapshot; a new statement sees it.
   const missing = skus.filter((s) => !pks.has(s));
   if (missing.length > 0) {
-    for (const x of await db.selectFrom('products').select(['pk', 'sku']).where('shop_pk', '=', shopPk).where('sku', 'in', missing).execute()) pks.set(x.sku, x.pk);
+    for (const x of await db
+      .selectFrom('products')
+      .select(['pk', 'sku'])
+      .where('shop_pk', '=', shopPk)
+      .where('sku', 'in', missing)
+      .execute())
+      pks.set(x.sku, x.pk);
   }
   return { pks, fresh };
 }
@@ -143,7 +149,11 @@ export async function softDeleteProducts(db: Executor, pks: number[], shopPk?: n
 /** A change to a product's variations or images changes the product's updated_at. */
 export async function touchProducts(db: Executor, pks: number[]): Promise<void> {
   if (pks.length === 0) return;
-  await db.updateTable('products').set({ updated_at: sql<Date>`now()` }).where('pk', 'in', [...new Set(pks)]).execute();
+  await db
+    .updateTable('products')
+    .set({ updated_at: sql<Date>`now()` })
+    .where('pk', 'in', [...new Set(pks)])
+    .execute();
 }
 
 export interface ImageRow {
@@ -157,7 +167,11 @@ export interface ImageRow {
  * `rows` (their other images go). Returns the products whose images changed, and the rows
  * inserted or moved.
  */
-export async function writeProductImages(db: Executor, rows: ImageRow[], replaceFor: number[]): Promise<{ changed: number[]; written: (ImageRow & { pk: number })[] }> {
+export async function writeProductImages(
+  db: Executor,
+  rows: ImageRow[],
+  replaceFor: number[],
+): Promise<{ changed: number[]; written: (ImageRow & { pk: number })[] }> {
   const changed: number[] = [];
   let written: (ImageRow & { pk: number })[] = [];
   if (replaceFor.length > 0) {
@@ -187,7 +201,13 @@ export async function writeProductImages(db: Executor, rows: ImageRow[], replace
 export const imagesOfProducts = (db: Executor, productPks: number[]) =>
   productPks.length === 0
     ? Promise.resolve([])
-    : db.selectFrom('product_images').select(['pk', 'product_pk', 'url', 'position']).where('product_pk', 'in', productPks).orderBy('product_pk').orderBy('position').execute();
+    : db
+        .selectFrom('product_images')
+        .select(['pk', 'product_pk', 'url', 'position'])
+        .where('product_pk', 'in', productPks)
+        .orderBy('product_pk')
+        .orderBy('position')
+        .execute();
 
 export interface VariationRow {
   product_pk: number;
@@ -203,7 +223,11 @@ export interface VariationRow {
  * keeps the stored one and attributes are merged over the stored ones (a merge feed); otherwise
  * the variation becomes what was sent.
  */
-export async function upsertVariations(db: Executor, rows: VariationRow[], merge = false): Promise<{ pk: number; product_pk: number; sku: string }[]> {
+export async function upsertVariations(
+  db: Executor,
+  rows: VariationRow[],
+  merge = false,
+): Promise<{ pk: number; product_pk: number; sku: string }[]> {
   if (rows.length === 0) return [];
   const price = merge ? sql`coalesce(excluded.price, variations.price)` : sql`excluded.price`;
   const stock = merge ? sql`coalesce(excluded.stock, variations.stock)` : sql`excluded.stock`;
@@ -255,8 +279,13 @@ export const variationsOfProducts = (db: Executor, productPks: number[]) =>
 
 export async function softDeleteVariations(db: Executor, pks: number[]): Promise<number[]> {
   if (pks.length === 0) return [];
-  const r = await db.updateTable('variations').set({ deleted_at: new Date(), updated_at: new Date() })
-    .where('pk', 'in', pks).where('deleted_at', 'is', null).returning('product_pk').execute();
+  const r = await db
+    .updateTable('variations')
+    .set({ deleted_at: new Date(), updated_at: new Date() })
+    .where('pk', 'in', pks)
+    .where('deleted_at', 'is', null)
+    .returning('product_pk')
+    .execute();
   return r.map((x) => x.product_pk);
 }
 
@@ -296,14 +325,25 @@ export async function insertVariationImages(db: Executor, links: LinkRow[]): Pro
 
 export async function unlinkVariationImages(db: Executor, variationPk: number, imagePks: number[]): Promise<number[]> {
   if (imagePks.length === 0) return [];
-  const r = await db.deleteFrom('variation_images').where('variation_pk', '=', variationPk).where('image_pk', 'in', imagePks).returning('image_pk').execute();
+  const r = await db
+    .deleteFrom('variation_images')
+    .where('variation_pk', '=', variationPk)
+    .where('image_pk', 'in', imagePks)
+    .returning('image_pk')
+    .execute();
   return r.map((x) => x.image_pk);
 }
 
 export const linksOfVariations = (db: Executor, variationPks: number[]) =>
   variationPks.length === 0
     ? Promise.resolve([])
-    : db.selectFrom('variation_images').select(['variation_pk', 'image_pk', 'position']).where('variation_pk', 'in', variationPks).orderBy('variation_pk').orderBy('position').execute();
+    : db
+        .selectFrom('variation_images')
+        .select(['variation_pk', 'image_pk', 'position'])
+        .where('variation_pk', 'in', variationPks)
+        .orderBy('variation_pk')
+        .orderBy('position')
+        .execute();
 
 /** Moves product images to new 0-based positions. */
 export async function setImagePositions(db: Executor, rows: { pk: number; position: number }[]): Promise<void> {

@@ -16,7 +16,8 @@ export async function initCommand(ctx: CliContext): Promise<number> {
     await queue.stop(1_000);
     const url = config.databaseUrl === undefined ? null : new URL(config.databaseUrl);
     const location = url === null ? config.dataDir : `${url.hostname}:${url.port || '5432'}${url.pathname}`;
-    const where = url === null ? `${created ? 'Created the embedded database' : 'Embedded database'} in ${location}` : `Database at ${location}`;
+    const where =
+      url === null ? `${created ? 'Created the embedded database' : 'Embedded database'} in ${location}` : `Database at ${location}`;
     const what = report.applied.length === 0 ? `up to date (${report.latest ?? 'no migrations'})` : `applied ${report.applied.join(', ')}`;
     ctx.out.result({ database: connection.mode, location, created, applied: report.applied, latest: report.latest }, `${where}: ${what}.`);
     return 0;

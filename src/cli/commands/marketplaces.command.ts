@@ -4,7 +4,9 @@ import { withServices } from '../context.ts';
 import { table } from '../output.ts';
 
 export async function marketplacesCreate(ctx: CliContext, _args: unknown[], options: { name?: string; pk?: number }): Promise<number> {
-  const mp = await withServices(ctx, (s) => s.marketplaces.create({ name: options.name!, ...(options.pk === undefined ? {} : { pk: options.pk }) }));
+  const mp = await withServices(ctx, (s) =>
+    s.marketplaces.create({ name: options.name!, ...(options.pk === undefined ? {} : { pk: options.pk }) }),
+  );
   ctx.out.result(mp, `Created marketplace ${mp.pk} "${mp.name}".`);
   return 0;
 }

@@ -40,7 +40,10 @@ export async function startCommand(ctx: CliContext, _args: unknown[], options: {
       running.reloadConnectors();
     } catch (error) {
       if (!(error instanceof ConfigError)) throw error;
-      logger.error({ problems: error.problems }, `connectors file not reloaded; the connectors read before keep running: ${error.problems.join('; ')}`);
+      logger.error(
+        { problems: error.problems },
+        `connectors file not reloaded; the connectors read before keep running: ${error.problems.join('; ')}`,
+      );
     }
   });
   const daemon = await startDaemon({ config: ctx.config, logger, role, logs });

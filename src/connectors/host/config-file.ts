@@ -15,15 +15,18 @@ import type { AnyConnectorDefinition } from '../../../connectors/sdk/index.ts';
 
 export const NAME_PATTERN = '^[a-z0-9][a-z0-9_-]{0,62}$';
 
-const Entry = Type.Object({
-  name: Type.String({ pattern: NAME_PATTERN, description: 'lower-case letters, digits, - and _ (used in URLs and job keys)' }),
-  type: Type.String({ minLength: 1 }),
-  shop_pk: Type.Optional(Type.Union([Type.Integer({ minimum: 1 }), Type.Null()])),
-  /** node-cron: 5 fields (minute...) or 6 (second first); absent or null: only run now / pushed requests. */
-  schedule: Type.Optional(Type.Union([Type.String({ minLength: 1 }), Type.Null()])),
-  enabled: Type.Optional(Type.Boolean()),
-  options: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
-}, { additionalProperties: false });
+const Entry = Type.Object(
+  {
+    name: Type.String({ pattern: NAME_PATTERN, description: 'lower-case letters, digits, - and _ (used in URLs and job keys)' }),
+    type: Type.String({ minLength: 1 }),
+    shop_pk: Type.Optional(Type.Union([Type.Integer({ minimum: 1 }), Type.Null()])),
+    /** node-cron: 5 fields (minute...) or 6 (second first); absent or null: only run now / pushed requests. */
+    schedule: Type.Optional(Type.Union([Type.String({ minLength: 1 }), Type.Null()])),
+    enabled: Type.Optional(Type.Boolean()),
+    options: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+  },
+  { additionalProperties: false },
+);
 
 /** One connector instance, ready to run. */
 export interface ConnectorInstance {
@@ -60,7 +63,10 @@ function propertiesAt(schema: TSchema, segments: string[]): string[] {
  */
 function schemaProblems(schema: TSchema, value: unknown, prefix: string, where: string): string[] {
   return configFaults(validate(schema, value)).map((f) => {
-    const segments = f.pointer.split('/').slice(1).map((p) => p.replaceAll('~1', '/').replaceAll('~0', '~'));
+    const segments = f.pointer
+      .split('/')
+      .slice(1)
+      .map((p) => p.replaceAll('~1', '/').replaceAll('~0', '~'));
     const hint = f.rule === 'is not a known option' ? didYouMean(segments.at(-1)!, propertiesAt(schema, segments.slice(0, -1))) : '';
     return `${where}: ${field(prefix, f.pointer)}: ${f.rule}${hint}`;
   });
@@ -69,7 +75,8 @@ function schemaProblems(schema: TSchema, value: unknown, prefix: string, where: 
 /** The options a type's schema marks as folders. */
 const folderOptions = (schema: TSchema): string[] =>
   Object.entries((schema as { properties?: Record<string, Record<string, unknown>> }).properties ?? {})
-    .filter(([, property]) => property['x-folder'] === true).map(([key]) => key);
+    .filter(([, property]) => property['x-folder'] === true)
+    .map(([key]) => key);
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
@@ -78,7 +85,13 @@ const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'obj
  * listing every problem of every entry at once (a bad name does not hide a bad type, nor a bad
  * type a bad schedule). Relative folder options resolve against baseDir (the file's folder).
  */
-export function parseConnectorsConfig(raw: unknown, registry: readonly AnyConnectorDefinition[], source: string, env?: Env, baseDir = process.cwd()): ConnectorInstance[] {
+export function parseConnectorsConfig(
+  raw: unknown,
+  registry: readonly AnyConnectorDefinition[],
+  source: string,
+  env?: Env,
+  baseDir = process.cwd(),
+): ConnectorInstance[] {
   const problems: string[] = [];
   if (!isObject(raw) || !Array.isArray(raw.connectors)) {
     const hint = isObject(raw) ? didYouMean(Object.keys(raw).find((k) => k !== 'connectors') ?? '', ['connectors']) : '';
@@ -98,7 +111,14 @@ export function parseConnectorsConfig(raw: unknown, registry: readonly AnyConnec
     // Each field on its own: the entry's schema (name, shop_pk, enabled, unknown fields), the
     // type, the schedule and the type's options are all checked, whatever the others hold.
     problems.push(...schemaProblems(Entry, { ...entry, options: isObject(entry.options) ? {} : entry.options }, '', where));
-    const e = entry as { name?: unknown; type?: unknown; shop_pk?: number | null; schedule?: unknown; enabled?: boolean; options?: unknown };
+    const e = entry as {
+      name?: unknown;
+      type?: unknown;
+      shop_pk?: number | null;
+      schedule?: unknown;
+      enabled?: boolean;
+      options?: unknown;
+    };
     if (typeof e.name === 'string') {
       if (seen.has(e.name)) problems.push(`${where}: name: "${e.name}" is used by an earlier entry`);
       seen.add(e.name);
@@ -106,9 +126,12 @@ export function parseConnectorsConfig(raw: unknown, registry: readonly AnyConnec
     const definition = typeof e.type === 'string' ? byType.get(e.type) : undefined;
     if (typeof e.type === 'string' && definition === undefined) {
       const hint = nearMiss(e.type, byType.keys());
-      problems.push(`${where}: type: unknown connector type "${e.type}" (${hint === null ? '' : `did you mean ${hint}? `}known: ${[...byType.keys()].join(', ')})`);
+      problems.push(
+        `${where}: type: unknown connector type "${e.type}" (${hint === null ? '' : `did you mean ${hint}? `}known: ${[...byType.keys()].join(', ')})`,
+      );
     }
-    if (definition?.needsShop === true && (e.shop_pk === undefined || e.shop_pk === null)) problems.push(`${where}: shop_pk: is required for type ${definition.type}`);
+    if (definition?.needsShop === true && (e.shop_pk === undefined || e.shop_pk === null))
+      problems.push(`${where}: shop_pk: is required for type ${definition.type}`);
     const schedule = typeof e.schedule === 'string' ? e.schedule : null;
     if (schedule !== null) {
       const check = cron.validateDetailed(schedule);
@@ -132,7 +155,15 @@ export function parseConnectorsConfig(raw: unknown, registry: readonly AnyConnec
       }
     }
     if (problems.length > before || definition === undefined) return;
-    instances.push({ name: e.name as string, type: definition.type, definition, shopPk: e.shop_pk ?? null, schedule, enabled: e.enabled ?? true, options });
+    instances.push({
+      name: e.name as string,
+      type: definition.type,
+      definition,
+      shopPk: e.shop_pk ?? null,
+      schedule,
+      enabled: e.enabled ?? true,
+      options,
+    });
   });
   if (problems.length > 0) throw new ConfigError(problems);
   return instances;
@@ -166,7 +197,9 @@ export function loadConnectorsFile(file: string, registry: readonly AnyConnector
       try {
         fs.mkdirSync(inst.options[key] as string, { recursive: true });
       } catch (error) {
-        problems.push(`${source}: connectors[${i}] "${inst.name}": options.${key}: cannot create ${String(inst.options[key])}: ${(error as Error).message}`);
+        problems.push(
+          `${source}: connectors[${i}] "${inst.name}": options.${key}: cannot create ${String(inst.options[key])}: ${(error as Error).message}`,
+        );
       }
     }
   });

@@ -102,9 +102,12 @@ export class ConnectorSet {
       const now = digest(this.#file);
       if (now === this.#readDigest || now === reported) return;
       reported = now;
-      log.warn({ file: this.#file }, now === null
-        ? 'the connectors file was removed on disk; the connectors read at start keep running (reload: SIGHUP or Reload on the dashboard\'s Connectors page)'
-        : 'the connectors file changed on disk; not applied until reloaded (SIGHUP, or Reload on the dashboard\'s Connectors page)');
+      log.warn(
+        { file: this.#file },
+        now === null
+          ? "the connectors file was removed on disk; the connectors read at start keep running (reload: SIGHUP or Reload on the dashboard's Connectors page)"
+          : "the connectors file changed on disk; not applied until reloaded (SIGHUP, or Reload on the dashboard's Connectors page)",
+      );
     };
     const listener = (): void => check();
     fs.watchFile(this.#file, { interval: WATCH_INTERVAL_MS, persistent: false }, listener);

@@ -22,7 +22,6 @@ export const toRun = (r: RunRow): ConnectorRun => ({
   throttled_until: r.throttled_until?.toISOString() ?? null,
 });
 
-
 /** Option names whose values must not be shown (a header or option holding a secret by mistake); `*_env` only names a variable. */
 const SECRET_OPTION = /(token|secret|password|passwd|authorization|api[-_]?key|cookie)$/i;
 
@@ -35,10 +34,14 @@ export const shownOptions = (value: unknown, name = ''): unknown => {
 };
 
 /** How a run ended: failed (it threw), throttled, skipped, partial (a problem count above 0), else succeeded. */
-export function outcomeOf(r: { error?: unknown; throttled?: boolean; skipped?: boolean; counts: Readonly<Record<string, number>> }): Exclude<RunOutcome, 'running'> {
+export function outcomeOf(r: {
+  error?: unknown;
+  throttled?: boolean;
+  skipped?: boolean;
+  counts: Readonly<Record<string, number>>;
+}): Exclude<RunOutcome, 'running'> {
   if (r.error !== undefined) return 'failed';
   if (r.throttled === true) return 'throttled';
   if (r.skipped === true) return 'skipped';
   return Object.entries(r.counts).some(([name, n]) => isProblemCount(name) && n > 0) ? 'partial' : 'succeeded';
 }
-

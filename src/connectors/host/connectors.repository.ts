@@ -3,15 +3,30 @@
 import { sql } from 'kysely';
 import type { Db, Executor } from '../../db/database.ts';
 
-export const insertRun = (db: Executor, row: { connector: string; trigger: string; scheduled_for: Date | null; job_id: string | null; attempt: number }) =>
-  db.insertInto('connector_runs').values({ ...row, outcome: 'running' }).returningAll().executeTakeFirstOrThrow();
+export const insertRun = (
+  db: Executor,
+  row: { connector: string; trigger: string; scheduled_for: Date | null; job_id: string | null; attempt: number },
+) =>
+  db
+    .insertInto('connector_runs')
+    .values({ ...row, outcome: 'running' })
+    .returningAll()
+    .executeTakeFirstOrThrow();
 
-export const finishRun = (db: Executor, id: number, patch: { outcome: string; counts: Record<string, number>; error: string | null; feed_pks: string[]; throttled_until?: Date | null }) =>
+export const finishRun = (
+  db: Executor,
+  id: number,
+  patch: { outcome: string; counts: Record<string, number>; error: string | null; feed_pks: string[]; throttled_until?: Date | null },
+) =>
   db
     .updateTable('connector_runs')
     .set({
-      outcome: patch.outcome, counts: JSON.stringify(patch.counts), error: patch.error, feed_pks: JSON.stringify(patch.feed_pks),
-      throttled_until: patch.throttled_until ?? null, finished_at: sql<Date>`now()`,
+      outcome: patch.outcome,
+      counts: JSON.stringify(patch.counts),
+      error: patch.error,
+      feed_pks: JSON.stringify(patch.feed_pks),
+      throttled_until: patch.throttled_until ?? null,
+      finished_at: sql<Date>`now()`,
     })
     .where('id', '=', id)
     .returningAll()
@@ -34,15 +49,18 @@ export const lastRuns = (db: Executor, connectors: string[], perConnector: numbe
   connectors.length === 0
     ? Promise.resolve([])
     : db
-      .selectFrom((eb) =>
-        eb.selectFrom('connector_runs').selectAll()
-          .select(sql<number>`row_number() over (partition by connector order by id desc)`.as('n'))
-          .where('connector', 'in', connectors)
-          .as('r'))
-      .selectAll()
-      .where('n', '<=', perConnector)
-      .orderBy('id', 'desc')
-      .execute();
+        .selectFrom((eb) =>
+          eb
+            .selectFrom('connector_runs')
+            .selectAll()
+            .select(sql<number>`row_number() over (partition by connector order by id desc)`.as('n'))
+            .where('connector', 'in', connectors)
+            .as('r'),
+        )
+        .selectAll()
+        .where('n', '<=', perConnector)
+        .orderBy('id', 'desc')
+        .execute();
 
 /** Until when each connector is throttled (its latest throttled run), for those throttled now. */
 export const throttledUntil = async (db: Executor, connectors: string[]): Promise<Map<string, Date>> => {
@@ -83,7 +101,12 @@ export const setEnabled = (db: Executor, connector: string, enabled: boolean) =>
     .execute();
 
 export const findHashes = (db: Executor, shopPk: number, skus: string[]) =>
-  db.selectFrom('connector_product_hashes').select(['sku', 'hash']).where('shop_pk', '=', shopPk).where('sku', '=', sql<string>`any(${skus}::text[])`).execute();
+  db
+    .selectFrom('connector_product_hashes')
+    .select(['sku', 'hash'])
+    .where('shop_pk', '=', shopPk)
+    .where('sku', '=', sql<string>`any(${skus}::text[])`)
+    .execute();
 
 /** One multi-row upsert (unnest keeps it a single statement whatever the count). */
 export const upsertHashes = async (db: Executor, shopPk: number, items: { sku: string; hash: string }[]): Promise<void> => {
@@ -97,36 +120,69 @@ export const upsertHashes = async (db: Executor, shopPk: number, items: { sku: s
 /** Forgets the content hashes of deleted products: one created again is sent again. */
 export const forgetHashes = async (db: Executor, shopPk: number, skus: string[]): Promise<void> => {
   if (skus.length === 0) return;
-  await db.deleteFrom('connector_product_hashes').where('shop_pk', '=', shopPk).where('sku', '=', sql<string>`any(${skus}::text[])`).execute();
+  await db
+    .deleteFrom('connector_product_hashes')
+    .where('shop_pk', '=', shopPk)
+    .where('sku', '=', sql<string>`any(${skus}::text[])`)
+    .execute();
 };
 
 /** A file processed before whose feeds were all applied in full (done, nothing refused). */
 export const findAppliedFile = (db: Executor, connector: string, sha256: string) =>
-  db.selectFrom('connector_files as f').select(['f.file_name', 'f.done_at']).where('f.connector', '=', connector).where('f.sha256', '=', sha256)
-    .where(({ not, exists, selectFrom }) => not(exists(
-      selectFrom('feeds').select('feeds.pk').where(sql<boolean>`feeds.pk = any(f.feed_pks::uuid[])`)
-        .where((eb) => eb.or([eb('feeds.state', '<>', 'done'), eb('feeds.failed', '>', 0)])),
-    )))
+  db
+    .selectFrom('connector_files as f')
+    .select(['f.file_name', 'f.done_at'])
+    .where('f.connector', '=', connector)
+    .where('f.sha256', '=', sha256)
+    .where(({ not, exists, selectFrom }) =>
+      not(
+        exists(
+          selectFrom('feeds')
+            .select('feeds.pk')
+            .where(sql<boolean>`feeds.pk = any(f.feed_pks::uuid[])`)
+            .where((eb) => eb.or([eb('feeds.state', '<>', 'done'), eb('feeds.failed', '>', 0)])),
+        ),
+      ),
+    )
     // A feed pruned since is no proof it was applied: every one must still be there.
     .where(sql<boolean>`cardinality(f.feed_pks) = (select count(*) from feeds where feeds.pk = any(f.feed_pks::uuid[]))`)
     .executeTakeFirst();
 
 /** Records a processed file and its feeds (again, when it was read again). */
-export const upsertFile = (db: Executor, row: { connector: string; sha256: string; file_name: string; run_id: number | null; feed_pks: string[] }) =>
-  db.insertInto('connector_files').values(row)
-    .onConflict((oc) => oc.columns(['connector', 'sha256']).doUpdateSet({ file_name: row.file_name, run_id: row.run_id, feed_pks: row.feed_pks, done_at: new Date() }))
+export const upsertFile = (
+  db: Executor,
+  row: { connector: string; sha256: string; file_name: string; run_id: number | null; feed_pks: string[] },
+) =>
+  db
+    .insertInto('connector_files')
+    .values(row)
+    .onConflict((oc) =>
+      oc
+        .columns(['connector', 'sha256'])
+        .doUpdateSet({ file_name: row.file_name, run_id: row.run_id, feed_pks: row.feed_pks, done_at: new Date() }),
+    )
     .execute();
 
 /** Claims a delivery key; false when it was claimed before. */
 export const claimReceipt = async (db: Executor, connector: string, key: string): Promise<boolean> => {
-  const r = await db.insertInto('connector_receipts').values({ connector, key }).onConflict((oc) => oc.columns(['connector', 'key']).doNothing()).returning('key').executeTakeFirst();
+  const r = await db
+    .insertInto('connector_receipts')
+    .values({ connector, key })
+    .onConflict((oc) => oc.columns(['connector', 'key']).doNothing())
+    .returning('key')
+    .executeTakeFirst();
   return r !== undefined;
 };
 
 export const getReceipt = (db: Executor, connector: string, key: string) =>
   db.selectFrom('connector_receipts').selectAll().where('connector', '=', connector).where('key', '=', key).executeTakeFirst();
 
-export const finishReceipt = (db: Executor, connector: string, key: string, reply: { status: number; headers: Record<string, string>; body: unknown }) =>
+export const finishReceipt = (
+  db: Executor,
+  connector: string,
+  key: string,
+  reply: { status: number; headers: Record<string, string>; body: unknown },
+) =>
   db
     .updateTable('connector_receipts')
     .set({ status: reply.status, headers: JSON.stringify(reply.headers), body: JSON.stringify(reply.body ?? null) })
@@ -138,14 +194,19 @@ export const finishReceipt = (db: Executor, connector: string, key: string, repl
 export const releaseReceipt = (db: Executor, connector: string, key: string) =>
   db.deleteFrom('connector_receipts').where('connector', '=', connector).where('key', '=', key).where('status', 'is', null).execute();
 
-export const pruneReceipts = (db: Executor, olderThan: Date) => db.deleteFrom('connector_receipts').where('created_at', '<', olderThan).execute();
+export const pruneReceipts = (db: Executor, olderThan: Date) =>
+  db.deleteFrom('connector_receipts').where('created_at', '<', olderThan).execute();
 
 /**
  * Runs fn while holding a session advisory lock on the connector's name, on a connection of
  * its own; when another process (replica, CLI) holds it, returns { locked: false } at once.
  * A crash drops the connection, and with it the lock.
  */
-export async function withRunLock<T>(db: Db, connector: string, fn: () => Promise<T>): Promise<{ locked: true; value: T } | { locked: false }> {
+export async function withRunLock<T>(
+  db: Db,
+  connector: string,
+  fn: () => Promise<T>,
+): Promise<{ locked: true; value: T } | { locked: false }> {
   return db.connection().execute(async (conn) => {
     const got = await sql<{ ok: boolean }>`select pg_try_advisory_lock(${LOCK_CLASS}, hashtext(${connector})) as ok`.execute(conn);
     if (got.rows[0]?.ok !== true) return { locked: false as const };

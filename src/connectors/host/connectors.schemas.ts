@@ -8,7 +8,12 @@ import { Type, type Static } from 'typebox';
  * says why: its shop does not exist yet).
  */
 export const RunOutcome = Type.Union([
-  Type.Literal('running'), Type.Literal('succeeded'), Type.Literal('partial'), Type.Literal('failed'), Type.Literal('throttled'), Type.Literal('skipped'),
+  Type.Literal('running'),
+  Type.Literal('succeeded'),
+  Type.Literal('partial'),
+  Type.Literal('failed'),
+  Type.Literal('throttled'),
+  Type.Literal('skipped'),
 ]);
 export type RunOutcome = Static<typeof RunOutcome>;
 

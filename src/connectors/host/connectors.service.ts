@@ -8,7 +8,19 @@ import type { JobSender } from '../../jobs/job-map.ts';
 import type { Logger } from '../../logger.ts';
 import { metrics } from '../../metrics/metrics.ts';
 import { contentHash } from '../../catalog/content-hash.ts';
-import { LAST_INPUT_KEY, ThrottledError, userError, type AnyConnectorDefinition, type ConnectorContext, type DeltaStore, type ProcessedStore, type ReceiverContext, type ReceiverRequest, type ReceiverResponse, type RunReport } from '../../../connectors/sdk/index.ts';
+import {
+  LAST_INPUT_KEY,
+  ThrottledError,
+  userError,
+  type AnyConnectorDefinition,
+  type ConnectorContext,
+  type DeltaStore,
+  type ProcessedStore,
+  type ReceiverContext,
+  type ReceiverRequest,
+  type ReceiverResponse,
+  type RunReport,
+} from '../../../connectors/sdk/index.ts';
 import type { ConnectorInstance } from './config-file.ts';
 import { ConnectorSet, type ReloadResult } from './connector-set.ts';
 import type { ConnectorRun, ConnectorSummary, RunNowResult, RunTrigger } from './connectors.schemas.ts';
@@ -85,7 +97,10 @@ export class ConnectorService {
    */
   reload(): ReloadResult {
     const result = this.#set.reload();
-    this.#log.info({ file: this.#set.file, ...result }, `connectors file reloaded: ${result.connectors.length} connector${result.connectors.length === 1 ? '' : 's'}`);
+    this.#log.info(
+      { file: this.#set.file, ...result },
+      `connectors file reloaded: ${result.connectors.length} connector${result.connectors.length === 1 ? '' : 's'}`,
+    );
     return result;
   }
 
@@ -111,8 +126,15 @@ export class ConnectorService {
   async list(options: { lastRuns?: number } = {}): Promise<ConnectorSummary[]> {
     const instances = this.load();
     const settings = new Map((await repo.listSettings(this.#deps.db)).map((s) => [s.connector, s.enabled]));
-    const runs = await repo.lastRuns(this.#deps.db, instances.map((i) => i.name), options.lastRuns ?? 5);
-    const throttled = await repo.throttledUntil(this.#deps.db, instances.map((i) => i.name));
+    const runs = await repo.lastRuns(
+      this.#deps.db,
+      instances.map((i) => i.name),
+      options.lastRuns ?? 5,
+    );
+    const throttled = await repo.throttledUntil(
+      this.#deps.db,
+      instances.map((i) => i.name),
+    );
     return instances.map((i) => ({
       name: i.name,
       type: i.type,
@@ -177,7 +199,12 @@ export class ConnectorService {
   /** One cron tick: queues the run of that tick (once across replicas: the job id is the tick's). */
   async tick(name: string, at: Date): Promise<boolean> {
     if (!(await this.isEnabled(name)) || (await this.throttledUntil(name)) !== null) return false;
-    const id = await this.#deps.jobs.send(this.#deps.db, 'connector.run', { name, trigger: 'schedule', scheduledFor: at.toISOString() }, { singletonKey: name, id: tickJobId(`connector.run:${name}`, at) });
+    const id = await this.#deps.jobs.send(
+      this.#deps.db,
+      'connector.run',
+      { name, trigger: 'schedule', scheduledFor: at.toISOString() },
+      { singletonKey: name, id: tickJobId(`connector.run:${name}`, at) },
+    );
     return id !== null;
   }
 
@@ -192,11 +219,21 @@ export class ConnectorService {
       // Holding the lock, no other run of it is going: a "running" record is a crashed one.
       await repo.failInterrupted(this.#deps.db, inst.name);
       const row = await repo.insertRun(this.#deps.db, {
-        connector: inst.name, trigger: input.trigger, scheduled_for: input.scheduledFor ?? null, job_id: input.jobId ?? null, attempt: input.attempt ?? 1,
+        connector: inst.name,
+        trigger: input.trigger,
+        scheduled_for: input.scheduledFor ?? null,
+        job_id: input.jobId ?? null,
+        attempt: input.attempt ?? 1,
       });
       const log = (input.log ?? this.#log).child({ connector: inst.name, runId: row.id });
       const report = createReport();
-      const ctx = this.#context(inst, { runId: row.id, log, report, signal: input.signal ?? new AbortController().signal, full: input.full === true });
+      const ctx = this.#context(inst, {
+        runId: row.id,
+        log,
+        report,
+        signal: input.signal ?? new AbortController().signal,
+        full: input.full === true,
+      });
       log.info({ trigger: input.trigger, attempt: row.attempt }, 'connector run started');
       let error: unknown;
       let skipped: string | null = null;
@@ -216,13 +253,28 @@ export class ConnectorService {
       const throttle = error instanceof ThrottledError ? error : null;
       if (throttle !== null) error = undefined;
       const outcome = outcomeOf({ error, throttled: throttle !== null, skipped: skipped !== null, counts: report.counts });
-      const text = skipped ?? (throttle !== null ? throttle.message : error === undefined ? null : isTransient(error) ? `${messageOf(error)} (transient: retried)` : messageOf(error));
-      const done = toRun(await repo.finishRun(this.#deps.db, row.id, {
-        outcome, counts: { ...report.counts }, error: text, feed_pks: [...report.feeds], throttled_until: throttle?.until ?? null,
-      }));
+      const text =
+        skipped ??
+        (throttle !== null
+          ? throttle.message
+          : error === undefined
+            ? null
+            : isTransient(error)
+              ? `${messageOf(error)} (transient: retried)`
+              : messageOf(error));
+      const done = toRun(
+        await repo.finishRun(this.#deps.db, row.id, {
+          outcome,
+          counts: { ...report.counts },
+          error: text,
+          feed_pks: [...report.feeds],
+          throttled_until: throttle?.until ?? null,
+        }),
+      );
       metrics.connectorRun(inst.name, done.outcome);
       const summary = { counts: done.counts, feeds: done.feed_pks.length, ms: done.duration_ms };
-      if (outcome === 'throttled') log.warn({ counts: done.counts, until: done.throttled_until }, 'connector run throttled by the remote API; no run before then');
+      if (outcome === 'throttled')
+        log.warn({ counts: done.counts, until: done.throttled_until }, 'connector run throttled by the remote API; no run before then');
       else if (outcome === 'skipped') log.warn({ reason: skipped }, 'connector run skipped');
       else if (outcome === 'partial') log.warn(summary, 'connector run partial: some items or files were refused');
       else if (outcome === 'succeeded') log.info(summary, 'connector run succeeded');
@@ -235,7 +287,8 @@ export class ConnectorService {
   /** What connector `name` would make of `file` (its first `limit` products and summary), writing nothing. */
   async preview(name: string, file: string, limit: number): Promise<{ products: unknown[]; summary: unknown }> {
     const inst = this.#instance(name);
-    if (inst.definition.preview === undefined) throw new AppError('connector_no_preview', 400, `Connectors of type ${inst.type} read no files: there is nothing to preview.`);
+    if (inst.definition.preview === undefined)
+      throw new AppError('connector_no_preview', 400, `Connectors of type ${inst.type} read no files: there is nothing to preview.`);
     return inst.definition.preview(inst.options as never, file, limit);
   }
 
@@ -244,7 +297,8 @@ export class ConnectorService {
     const inst = this.#instance(name);
     const handler = inst.definition.receivers?.[receiver];
     if (handler === undefined) throw notFound(`Receiver ${receiver} of connector ${name}`);
-    if (!(await this.isEnabled(name))) throw new AppError('connector_disabled', 503, `Connector ${name} is disabled; retry later.`, { headers: { 'retry-after': '60' } });
+    if (!(await this.isEnabled(name)))
+      throw new AppError('connector_disabled', 503, `Connector ${name} is disabled; retry later.`, { headers: { 'retry-after': '60' } });
     const report = createReport();
     const log = this.#log.child({ connector: name, receiver });
     const base = this.#context(inst, { runId: 0, log, report, signal: new AbortController().signal, baseUrl: request.baseUrl });
@@ -253,7 +307,13 @@ export class ConnectorService {
     const reply = await handler(request, ctx);
     // A pushed request that did work is a run too: the admin sees its counts and feeds.
     if (reply.status < 300 && (report.feeds.length > 0 || Object.keys(report.counts).length > 0)) {
-      const row = await repo.insertRun(this.#deps.db, { connector: name, trigger: 'webhook', scheduled_for: null, job_id: null, attempt: 1 });
+      const row = await repo.insertRun(this.#deps.db, {
+        connector: name,
+        trigger: 'webhook',
+        scheduled_for: null,
+        job_id: null,
+        attempt: 1,
+      });
       const outcome = outcomeOf({ counts: report.counts });
       await repo.finishRun(this.#deps.db, row.id, { outcome, counts: { ...report.counts }, error: null, feed_pks: [...report.feeds] });
       metrics.connectorRun(name, outcome);
@@ -263,12 +323,19 @@ export class ConnectorService {
 
   /** Handles a pushed delivery once per key (its webhook-id), through the shared claim/replay. */
   async #once(connector: string, key: string, fn: () => Promise<ReceiverResponse>): Promise<ReceiverResponse> {
-    const { reply, replayed } = await once(this.#receipt(connector, key), {
-      inFlight: () => new AppError('delivery_in_progress', 409, `Delivery ${key} is being handled; retry shortly.`, { headers: { 'retry-after': '5' } }),
-    }, async () => {
-      const r = await fn();
-      return { status: r.status, headers: r.headers ?? {}, body: r.body };
-    });
+    const { reply, replayed } = await once(
+      this.#receipt(connector, key),
+      {
+        inFlight: () =>
+          new AppError('delivery_in_progress', 409, `Delivery ${key} is being handled; retry shortly.`, {
+            headers: { 'retry-after': '5' },
+          }),
+      },
+      async () => {
+        const r = await fn();
+        return { status: r.status, headers: r.headers ?? {}, body: r.body };
+      },
+    );
     if (!replayed) return reply;
     return { status: reply.status, headers: { ...reply.headers, 'idempotent-replayed': 'true' }, body: reply.body ?? undefined };
   }
@@ -280,7 +347,10 @@ export class ConnectorService {
       find: async () => {
         const row = await repo.getReceipt(db, connector, key);
         if (row === undefined) return undefined;
-        return { fingerprint: null, reply: row.status === null ? null : { status: row.status, headers: row.headers ?? {}, body: row.body } };
+        return {
+          fingerprint: null,
+          reply: row.status === null ? null : { status: row.status, headers: row.headers ?? {}, body: row.body },
+        };
       },
       // A receipt leaves only when pruned (prune.receipts): until then its delivery is replayed.
       dropExpired: async () => undefined,
@@ -295,13 +365,24 @@ export class ConnectorService {
     return Number(r[0]?.numDeletedRows ?? 0);
   }
 
-  #context(inst: ConnectorInstance, run: { runId: number; log: Logger; report: RunReport; signal: AbortSignal; baseUrl?: string; full?: boolean }): ConnectorContext {
+  #context(
+    inst: ConnectorInstance,
+    run: { runId: number; log: Logger; report: RunReport; signal: AbortSignal; baseUrl?: string; full?: boolean },
+  ): ConnectorContext {
     const db = this.#deps.db;
     const name = inst.name;
     const delta: DeltaStore = {
       async changed(shopPk, items) {
         const hashed = items.map((i) => ({ ...i, hash: i.hash ?? contentHash(i.product) }));
-        const known = new Map((await repo.findHashes(db, shopPk, hashed.map((i) => i.sku))).map((r) => [r.sku, r.hash]));
+        const known = new Map(
+          (
+            await repo.findHashes(
+              db,
+              shopPk,
+              hashed.map((i) => i.sku),
+            )
+          ).map((r) => [r.sku, r.hash]),
+        );
         return hashed.filter((i) => known.get(i.sku) !== i.hash);
       },
     };
@@ -311,7 +392,13 @@ export class ConnectorService {
         return r === undefined ? null : { label: r.file_name, at: r.done_at.toISOString() };
       },
       remember: async (key, label, feedPks) =>
-        void (await repo.upsertFile(db, { connector: name, sha256: key, file_name: label, run_id: run.runId === 0 ? null : run.runId, feed_pks: feedPks })),
+        void (await repo.upsertFile(db, {
+          connector: name,
+          sha256: key,
+          file_name: label,
+          run_id: run.runId === 0 ? null : run.runId,
+          feed_pks: feedPks,
+        })),
     };
     return {
       name,

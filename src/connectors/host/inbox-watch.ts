@@ -9,7 +9,10 @@ import type { ConnectorService } from './connectors.service.ts';
 /** How long file events settle before a run is asked for, ms (a copy fires many events). */
 const WATCH_DEBOUNCE_MS = 100;
 
-export function watchInboxes(connectors: Pick<ConnectorService, 'load' | 'isEnabled' | 'runNow' | 'onReload'>, logger: Logger): { stop(): void } {
+export function watchInboxes(
+  connectors: Pick<ConnectorService, 'load' | 'isEnabled' | 'runNow' | 'onReload'>,
+  logger: Logger,
+): { stop(): void } {
   const log = logger.child({ component: 'inbox-watch' });
   let watchers: fs.FSWatcher[] = [];
   const watchAll = (): void => {
@@ -20,7 +23,8 @@ export function watchInboxes(connectors: Pick<ConnectorService, 'load' | 'isEnab
         let timer: NodeJS.Timeout | null = null;
         const fire = (): void => {
           timer = null;
-          connectors.isEnabled(inst.name)
+          connectors
+            .isEnabled(inst.name)
             .then((enabled) => (enabled ? connectors.runNow(inst.name, 'file') : null))
             .then((r) => r !== null && log.debug({ connector: inst.name, queued: r.queued }, 'inbox changed: run queued'))
             .catch((error: unknown) => log.warn({ err: error, connector: inst.name }, 'inbox changed, but no run could be queued'));

@@ -9,7 +9,14 @@ import { metrics } from '../../metrics/metrics.ts';
 import { outboundRequest } from '../../outbound/outbound-http.ts';
 import type { ShopService } from '../../shops/shops.service.ts';
 import type { TrackingService } from '../../tracking/tracking.service.ts';
-import { userError, type CatalogPort, type ConnectorContext, type HttpPort, type SubmittedFeed, type TrackingPort } from '../../../connectors/sdk/index.ts';
+import {
+  userError,
+  type CatalogPort,
+  type ConnectorContext,
+  type HttpPort,
+  type SubmittedFeed,
+  type TrackingPort,
+} from '../../../connectors/sdk/index.ts';
 
 /** The services the ports use. */
 export interface PortServices {
@@ -28,8 +35,12 @@ export interface PortScope {
 export type DomainPorts = Pick<ConnectorContext, 'catalog' | 'tracking' | 'http'>;
 export type PortFactory = (scope: PortScope) => DomainPorts;
 
-const submitted = (feed: Feed, baseUrl: string): SubmittedFeed =>
-  ({ pk: feed.pk, url: feedUrl(baseUrl, feed.pk), total: feed.counts.total, json: presentApi(feed, baseUrl) });
+const submitted = (feed: Feed, baseUrl: string): SubmittedFeed => ({
+  pk: feed.pk,
+  url: feedUrl(baseUrl, feed.pk),
+  total: feed.counts.total,
+  json: presentApi(feed, baseUrl),
+});
 
 function catalogPort(s: PortServices, scope: PortScope): CatalogPort {
   const shopPk = (): number => {
@@ -45,15 +56,30 @@ function catalogPort(s: PortServices, scope: PortScope): CatalogPort {
       if (errors.length > 0) throw badRequest('The body must be a product or a non-empty array of products.', errors);
       const baseUrl = options.baseUrl ?? scope.baseUrl;
       // The products POST's own path: the same validation, caps and feed.
-      return submitted(await s.feeds.submit({ shopPk: shopPk(), type: 'product_create', items, single, source, baseUrl, contentHashes: true }), baseUrl);
+      return submitted(
+        await s.feeds.submit({ shopPk: shopPk(), type: 'product_create', items, single, source, baseUrl, contentHashes: true }),
+        baseUrl,
+      );
     },
     async submitValidated(products, options = {}) {
       const type = options.merge === true ? 'product_merge' : 'product_create';
-      return submitted(await s.feeds.submitValidated({ shopPk: shopPk(), type, items: products, source, baseUrl: scope.baseUrl }), scope.baseUrl);
+      return submitted(
+        await s.feeds.submitValidated({ shopPk: shopPk(), type, items: products, source, baseUrl: scope.baseUrl }),
+        scope.baseUrl,
+      );
     },
     async deleteProducts(skus) {
       // The products DELETE's own path: [{"sku"}] items, validated and capped the same way.
-      return submitted(await s.feeds.submit({ shopPk: shopPk(), type: 'product_delete', items: skus.map((sku) => ({ sku })), source, baseUrl: scope.baseUrl }), scope.baseUrl);
+      return submitted(
+        await s.feeds.submit({
+          shopPk: shopPk(),
+          type: 'product_delete',
+          items: skus.map((sku) => ({ sku })),
+          source,
+          baseUrl: scope.baseUrl,
+        }),
+        scope.baseUrl,
+      );
     },
   };
 }
@@ -61,7 +87,8 @@ function catalogPort(s: PortServices, scope: PortScope): CatalogPort {
 const trackingPort = (s: PortServices, scope: PortScope): TrackingPort => ({
   due: (query) => s.tracking.due(query),
   byTrackingCode: (carriers, shopPk, trackingCode) => s.tracking.byTrackingCode(carriers, shopPk, trackingCode),
-  record: (shipment, result, options) => s.tracking.record(shipment, result, { connector: scope.name, followDeliveredDays: options.followDeliveredDays }),
+  record: (shipment, result, options) =>
+    s.tracking.record(shipment, result, { connector: scope.name, followDeliveredDays: options.followDeliveredDays }),
   recordError: (shipmentId, message) => s.tracking.recordError(shipmentId, scope.name, message),
 });
 
@@ -82,8 +109,10 @@ export const httpPort: HttpPort = {
 };
 
 /** The ports of each connector instance, over these services. */
-export const connectorPorts = (services: PortServices): PortFactory => (scope) => ({
-  catalog: catalogPort(services, scope),
-  tracking: trackingPort(services, scope),
-  http: httpPort,
-});
+export const connectorPorts =
+  (services: PortServices): PortFactory =>
+  (scope) => ({
+    catalog: catalogPort(services, scope),
+    tracking: trackingPort(services, scope),
+    http: httpPort,
+  });

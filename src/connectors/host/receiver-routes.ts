@@ -11,11 +11,16 @@ export interface ReceiverRoute {
 }
 
 export const RECEIVER_ROUTES: readonly ReceiverRoute[] = [
-  { url: '/connectors/:name/webhook', receiver: 'webhook', summary: 'Push to a connector (catalog-webhook: products, signed per Standard Webhooks; 202 + feed Location)' },
+  {
+    url: '/connectors/:name/webhook',
+    receiver: 'webhook',
+    summary: 'Push to a connector (catalog-webhook: products, signed per Standard Webhooks; 202 + feed Location)',
+  },
   {
     url: '/webhooks/carriers/:name/',
     receiver: 'carrier-webhook',
-    summary: 'Carrier tracking webhook (tracking-aftership: aftership-hmac-sha256; tracking-easypost: X-Hmac-Signature; 401 when wrong; a repeated event is applied once)',
+    summary:
+      'Carrier tracking webhook (tracking-aftership: aftership-hmac-sha256; tracking-easypost: X-Hmac-Signature; 401 when wrong; a repeated event is applied once)',
     tags: ['tracking'],
   },
 ];

@@ -30,11 +30,15 @@ export const acceptPlugin = fp(async (app: FastifyInstance) => {
  */
 export function preferredType(accept: string | undefined, offered: readonly string[]): string | undefined {
   if (accept === undefined || accept.trim() === '') return offered[0];
-  const ranges = accept.split(',').map((part, index) => {
-    const [range = '', ...params] = part.split(';').map((s) => s.trim().toLowerCase());
-    const q = params.find((p) => p.startsWith('q='));
-    return { range, q: q === undefined ? 1 : Number(q.slice(2)), index };
-  }).filter((r) => r.q > 0).sort((a, b) => b.q - a.q || a.index - b.index);
+  const ranges = accept
+    .split(',')
+    .map((part, index) => {
+      const [range = '', ...params] = part.split(';').map((s) => s.trim().toLowerCase());
+      const q = params.find((p) => p.startsWith('q='));
+      return { range, q: q === undefined ? 1 : Number(q.slice(2)), index };
+    })
+    .filter((r) => r.q > 0)
+    .sort((a, b) => b.q - a.q || a.index - b.index);
   for (const { range } of ranges) {
     const match = offered.find((t) => range === t || range === '*/*' || (range.endsWith('/*') && t.startsWith(range.slice(0, -1))));
     if (match !== undefined) return match;

@@ -43,14 +43,17 @@ const sameSecret = (a: string, b: string): boolean =>
 export async function isAdmin(request: FastifyRequest, adminToken: string | undefined, sessions: AdminSessionService): Promise<boolean> {
   const given = tokenOf(request.headers.authorization, 'Bearer');
   const session = given === undefined ? sessionIdOf(request) : undefined;
-  return adminToken !== undefined
-    && (given !== undefined ? sameSecret(given, adminToken) : session !== undefined && await sessions.check(session));
+  return (
+    adminToken !== undefined &&
+    (given !== undefined ? sameSecret(given, adminToken) : session !== undefined && (await sessions.check(session)))
+  );
 }
 
 export const authPlugin = fp(async (app: FastifyInstance, { shops, adminToken, sessions, rateLimitPerMinute, throttle }: AuthOptions) => {
   app.decorateRequest('principal', null);
   // A minute's writes may come at once; then one every 60/N s.
-  const limit = rateLimitPerMinute > 0 ? rateLimiter({ capacity: rateLimitPerMinute, everyMs: 60_000 / rateLimitPerMinute, now: Date.now }) : null;
+  const limit =
+    rateLimitPerMinute > 0 ? rateLimiter({ capacity: rateLimitPerMinute, everyMs: 60_000 / rateLimitPerMinute, now: Date.now }) : null;
   app.addHook('onRequest', async (request, reply) => {
     const mode = request.routeOptions.config.auth;
     if (mode === 'shop') {
@@ -64,9 +67,16 @@ export const authPlugin = fp(async (app: FastifyInstance, { shops, adminToken, s
       const waitMs = limit !== null && WRITES.has(request.method) ? limit.tryTake(principal.keyPrefix) : 0;
       if (waitMs > 0) {
         const wait = Math.max(1, Math.ceil(waitMs / 1000));
-        return sendProblem(request, reply, 429, 'rate_limited', `This key may send ${rateLimitPerMinute} writes a minute; retry in ${wait} s.`, {
-          headers: { 'retry-after': String(wait) },
-        });
+        return sendProblem(
+          request,
+          reply,
+          429,
+          'rate_limited',
+          `This key may send ${rateLimitPerMinute} writes a minute; retry in ${wait} s.`,
+          {
+            headers: { 'retry-after': String(wait) },
+          },
+        );
       }
       const shop = (request.params as { shop?: string } | undefined)?.shop;
       if (shop !== undefined && shop !== String(principal.shopPk)) {
@@ -82,9 +92,16 @@ export const authPlugin = fp(async (app: FastifyInstance, { shops, adminToken, s
         const wait = throttle.waitSeconds(request.ip);
         if (wait > 0) {
           request.log.warn({ retryAfter: wait, via }, 'admin token throttled');
-          return sendProblem(request, reply, 429, 'too_many_attempts', `Too many wrong admin tokens from your address; retry in ${wait} s.`, {
-            headers: { 'retry-after': String(wait) },
-          });
+          return sendProblem(
+            request,
+            reply,
+            429,
+            'too_many_attempts',
+            `Too many wrong admin tokens from your address; retry in ${wait} s.`,
+            {
+              headers: { 'retry-after': String(wait) },
+            },
+          );
         }
       }
       const admin = await isAdmin(request, adminToken, sessions);
@@ -96,9 +113,16 @@ export const authPlugin = fp(async (app: FastifyInstance, { shops, adminToken, s
         if (request.routeOptions.config.html === true && (request.method === 'GET' || request.method === 'HEAD')) {
           return reply.redirect(loginRedirect(request.url), 303);
         }
-        return sendProblem(request, reply, 401, 'unauthorized', adminToken === undefined
-          ? 'The admin interface is off: set WAYBILL_ADMIN_TOKEN.'
-          : 'Send the admin token as "Authorization: Bearer <token>".', { headers: { 'www-authenticate': 'Bearer' } });
+        return sendProblem(
+          request,
+          reply,
+          401,
+          'unauthorized',
+          adminToken === undefined
+            ? 'The admin interface is off: set WAYBILL_ADMIN_TOKEN.'
+            : 'Send the admin token as "Authorization: Bearer <token>".',
+          { headers: { 'www-authenticate': 'Bearer' } },
+        );
       }
     }
   });

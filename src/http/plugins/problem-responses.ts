@@ -8,30 +8,42 @@ import { Type } from 'typebox';
 import { PROBLEM_TYPE } from '../problem.ts';
 
 /** RFC 9457 problem JSON as sendProblem writes it; extra members (e.g. `items` of a 409) allowed. */
-export const ProblemJson = Type.Object({
-  type: Type.String(),
-  title: Type.String(),
-  status: Type.Integer(),
-  detail: Type.String(),
-  code: Type.String(),
-  request_id: Type.String(),
-  errors: Type.Optional(Type.Array(Type.Object({
-    pointer: Type.String({ description: 'JSON pointer of the field' }),
+export const ProblemJson = Type.Object(
+  {
+    type: Type.String(),
+    title: Type.String(),
+    status: Type.Integer(),
+    detail: Type.String(),
     code: Type.String(),
-    message: Type.String(),
-  }, { additionalProperties: true }))),
-}, { additionalProperties: true });
+    request_id: Type.String(),
+    errors: Type.Optional(
+      Type.Array(
+        Type.Object(
+          {
+            pointer: Type.String({ description: 'JSON pointer of the field' }),
+            code: Type.String(),
+            message: Type.String(),
+          },
+          { additionalProperties: true },
+        ),
+      ),
+    ),
+  },
+  { additionalProperties: true },
+);
 
 /** A documented problem reply, for statuses a route answers that the rules below cannot know. */
-export const problemResponse = (description: string): { description: string; content: Record<string, { schema: typeof ProblemJson }> } =>
-  ({ description, content: { [PROBLEM_TYPE]: { schema: ProblemJson } } });
+export const problemResponse = (description: string): { description: string; content: Record<string, { schema: typeof ProblemJson }> } => ({
+  description,
+  content: { [PROBLEM_TYPE]: { schema: ProblemJson } },
+});
 
 const descriptions: Record<number, string> = {
   303: 'No admin session: See Other, the login page (Location)',
   400: 'A field, parameter or header is missing or invalid; `errors` lists each by JSON pointer',
   401: 'No valid key or token (WWW-Authenticate names the scheme)',
-  403: 'The dashboard\'s session cookie from another origin (cross-site request forgery); scripts send the Bearer token',
-  404: 'Not found (another shop\'s resources answer 404 too)',
+  403: "The dashboard's session cookie from another origin (cross-site request forgery); scripts send the Bearer token",
+  404: "Not found (another shop's resources answer 404 too)",
   406: 'The Accept header rules out JSON',
   409: 'Conflicts with the current state (or a request with the same Idempotency-Key is in flight)',
   413: 'The body is larger than WAYBILL_BODY_LIMIT',

@@ -55,7 +55,16 @@ export const sameOriginPlugin = fp(async (app: FastifyInstance, { publicUrl }: S
     // Saying nothing about its origin is fine for a request without a session (auth answers
     // 401 to it, or it is a script's login); with the session cookie, it is refused.
     if (site === 'unknown' && request.cookies[SESSION_COOKIE] === undefined) return;
-    request.log.warn({ origin: request.headers.origin, secFetchSite: request.headers['sec-fetch-site'] }, 'cross-origin admin request refused');
-    return sendProblem(request, reply, 403, 'cross_origin', 'Admin actions are accepted from the dashboard\'s own pages only (or with "Authorization: Bearer <token>").');
+    request.log.warn(
+      { origin: request.headers.origin, secFetchSite: request.headers['sec-fetch-site'] },
+      'cross-origin admin request refused',
+    );
+    return sendProblem(
+      request,
+      reply,
+      403,
+      'cross_origin',
+      'Admin actions are accepted from the dashboard\'s own pages only (or with "Authorization: Bearer <token>").',
+    );
   });
 });

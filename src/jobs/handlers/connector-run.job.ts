@@ -4,17 +4,23 @@
 import type { ConnectorService } from '../../connectors/host/connectors.service.ts';
 import type { JobHandler } from '../job-map.ts';
 
-export const connectorRun = (connectors: Pick<ConnectorService, 'execute'>): JobHandler<'connector.run'> => async (data, ctx) => {
-  const result = await connectors.execute({
-    name: data.name,
-    trigger: data.trigger,
-    scheduledFor: data.scheduledFor === null ? null : new Date(data.scheduledFor),
-    jobId: ctx.jobId,
-    attempt: ctx.retryCount + 1,
-    signal: ctx.signal,
-    log: ctx.log,
-  });
-  if (result.status === 'busy') ctx.log.info({ connector: data.name }, 'connector already running elsewhere: this run is skipped');
-  if (result.status === 'throttled') ctx.log.info({ connector: data.name, until: result.until.toISOString() }, 'connector throttled by the remote API: this run is skipped');
-  if (result.status === 'done' && result.error !== undefined) throw result.error;
-};
+export const connectorRun =
+  (connectors: Pick<ConnectorService, 'execute'>): JobHandler<'connector.run'> =>
+  async (data, ctx) => {
+    const result = await connectors.execute({
+      name: data.name,
+      trigger: data.trigger,
+      scheduledFor: data.scheduledFor === null ? null : new Date(data.scheduledFor),
+      jobId: ctx.jobId,
+      attempt: ctx.retryCount + 1,
+      signal: ctx.signal,
+      log: ctx.log,
+    });
+    if (result.status === 'busy') ctx.log.info({ connector: data.name }, 'connector already running elsewhere: this run is skipped');
+    if (result.status === 'throttled')
+      ctx.log.info(
+        { connector: data.name, until: result.until.toISOString() },
+        'connector throttled by the remote API: this run is skipped',
+      );
+    if (result.status === 'done' && result.error !== undefined) throw result.error;
+  };

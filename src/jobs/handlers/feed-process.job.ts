@@ -21,46 +21,52 @@ async function processOne(feeds: Feeds, feedPk: string, ctx: JobContext): Promis
     const exhausted = ctx.retryCount >= queueSettings['feed.process'].retryLimit;
     if (!isTransient(error) || exhausted) {
       // What the shop reads: an AppError's own words, never a database's internals.
-      const message = error instanceof AppError && error.status < 500
-        ? error.message
-        : `The feed could not be processed${exhausted ? ` after ${ctx.retryCount + 1} attempts` : ''}; the error is logged with job ${ctx.jobId}.`;
-      await feeds.fail(feedPk, { code: exhausted ? 'retries_exhausted' : 'processing_failed', message })
+      const message =
+        error instanceof AppError && error.status < 500
+          ? error.message
+          : `The feed could not be processed${exhausted ? ` after ${ctx.retryCount + 1} attempts` : ''}; the error is logged with job ${ctx.jobId}.`;
+      await feeds
+        .fail(feedPk, { code: exhausted ? 'retries_exhausted' : 'processing_failed', message })
         .catch((e: unknown) => ctx.log.error({ err: e, feedPk }, 'could not mark the feed failed'));
     }
     throw error;
   }
 }
 
-export const feedProcess = (feeds: Feeds): BatchJobHandler<'feed.process'> => async (jobs) => {
-  const first = jobs[0];
-  if (first === undefined) return [];
-  let together = new Set<string>();
-  try {
-    together = await feeds.applyBatch(jobs.map((j) => j.data.feedPk));
-  } catch (error) {
-    // Each feed is then applied alone, where its own retries and failure apply.
-    first.ctx.log.warn({ err: error }, 'a batch of small feeds failed; its feeds are applied one by one');
-  }
-  const out: PromiseSettledResult<void>[] = new Array(jobs.length);
-  const alone: number[] = [];
-  for (const [i, j] of jobs.entries()) {
-    if (!together.has(j.data.feedPk)) {
-      alone.push(i);
-      continue;
+export const feedProcess =
+  (feeds: Feeds): BatchJobHandler<'feed.process'> =>
+  async (jobs) => {
+    const first = jobs[0];
+    if (first === undefined) return [];
+    let together = new Set<string>();
+    try {
+      together = await feeds.applyBatch(jobs.map((j) => j.data.feedPk));
+    } catch (error) {
+      // Each feed is then applied alone, where its own retries and failure apply.
+      first.ctx.log.warn({ err: error }, 'a batch of small feeds failed; its feeds are applied one by one');
     }
-    j.ctx.log.info({ feedPk: j.data.feedPk }, 'feed processed');
-    out[i] = { status: 'fulfilled', value: undefined };
-  }
-  let next = 0;
-  await Promise.all(Array.from({ length: Math.min(FEEDS_ALONE_IN_FLIGHT, alone.length) }, async () => {
-    while (next < alone.length) {
-      const i = alone[next++]!;
-      const { data, ctx } = jobs[i]!;
-      out[i] = await processOne(feeds, data.feedPk, ctx).then(
-        () => ({ status: 'fulfilled' as const, value: undefined }),
-        (reason: unknown) => ({ status: 'rejected' as const, reason }),
-      );
+    const out: PromiseSettledResult<void>[] = new Array(jobs.length);
+    const alone: number[] = [];
+    for (const [i, j] of jobs.entries()) {
+      if (!together.has(j.data.feedPk)) {
+        alone.push(i);
+        continue;
+      }
+      j.ctx.log.info({ feedPk: j.data.feedPk }, 'feed processed');
+      out[i] = { status: 'fulfilled', value: undefined };
     }
-  }));
-  return out;
-};
+    let next = 0;
+    await Promise.all(
+      Array.from({ length: Math.min(FEEDS_ALONE_IN_FLIGHT, alone.length) }, async () => {
+        while (next < alone.length) {
+          const i = alone[next++]!;
+          const { data, ctx } = jobs[i]!;
+          out[i] = await processOne(feeds, data.feedPk, ctx).then(
+            () => ({ status: 'fulfilled' as const, value: undefined }),
+            (reason: unknown) => ({ status: 'rejected' as const, reason }),
+          );
+        }
+      }),
+    );
+    return out;
+  };

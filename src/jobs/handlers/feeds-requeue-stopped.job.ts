@@ -6,20 +6,28 @@ import type { Logger } from '../../logger.ts';
 import type { FeedService } from '../../feeds/feeds.service.ts';
 import type { JobHandler } from '../job-map.ts';
 
-export const requeueStoppedFeeds = (feeds: Pick<FeedService, 'recover'>): JobHandler<'feeds.requeue-stopped'> => async (_data, ctx) => {
-  const recovered = await feeds.recover();
-  if (recovered.length > 0) ctx.log.warn({ feeds: recovered }, 'feeds whose worker stopped were queued again');
-};
+export const requeueStoppedFeeds =
+  (feeds: Pick<FeedService, 'recover'>): JobHandler<'feeds.requeue-stopped'> =>
+  async (_data, ctx) => {
+    const recovered = await feeds.recover();
+    if (recovered.length > 0) ctx.log.warn({ feeds: recovered }, 'feeds whose worker stopped were queued again');
+  };
 
 /** How often a worker process looks for feeds whose worker died, ms. */
 export const RECOVER_INTERVAL_MS = 1_000;
 
 /** A worker process's watch for feeds whose worker died: at once, then every intervalMs. */
-export function watchStoppedFeeds(feeds: Pick<FeedService, 'recover'>, logger: Logger, intervalMs = RECOVER_INTERVAL_MS): { stop(): Promise<void> } {
+export function watchStoppedFeeds(
+  feeds: Pick<FeedService, 'recover'>,
+  logger: Logger,
+  intervalMs = RECOVER_INTERVAL_MS,
+): { stop(): Promise<void> } {
   let running: Promise<void> = Promise.resolve();
   const check = (): void => {
     running = feeds.recover().then(
-      (recovered) => { if (recovered.length > 0) logger.warn({ feeds: recovered }, 'feeds whose worker stopped were queued again'); },
+      (recovered) => {
+        if (recovered.length > 0) logger.warn({ feeds: recovered }, 'feeds whose worker stopped were queued again');
+      },
       (error: unknown) => logger.debug({ err: error }, 'looking for feeds whose worker stopped failed; next time'),
     );
   };

@@ -4,8 +4,11 @@
 import type { WebhookService } from '../../webhooks/webhooks.service.ts';
 import type { JobHandler } from '../job-map.ts';
 
-export const webhookDeliver = (webhooks: Pick<WebhookService, 'deliver'>): JobHandler<'webhook.deliver'> => async (data, ctx) => {
-  const result = await webhooks.deliver(data.shopPk, data.messageId, data.event, data.payload, ctx.signal);
-  if (result.recordError !== undefined) ctx.log.warn({ err: result.recordError, messageId: data.messageId }, 'webhook delivered, but its attempt could not be recorded');
-  ctx.log.info({ event: data.event, messageId: data.messageId, status: result.status }, 'webhook delivered');
-};
+export const webhookDeliver =
+  (webhooks: Pick<WebhookService, 'deliver'>): JobHandler<'webhook.deliver'> =>
+  async (data, ctx) => {
+    const result = await webhooks.deliver(data.shopPk, data.messageId, data.event, data.payload, ctx.signal);
+    if (result.recordError !== undefined)
+      ctx.log.warn({ err: result.recordError, messageId: data.messageId }, 'webhook delivered, but its attempt could not be recorded');
+    ctx.log.info({ event: data.event, messageId: data.messageId, status: result.status }, 'webhook delivered');
+  };

@@ -45,15 +45,60 @@ export interface JsonSchema {
 
 /** Strings that have broken parsers, SQL and templates elsewhere. Every one is valid JSON text. */
 export const HOSTILE_STRINGS = [
-  "'; drop table products; --", '" or 1=1 --', '\\', '\\\\\'', '$1', '$$', '%s%n', '{{7*7}}', '${jndi:x}', '<script>alert(1)</script>',
-  '../../etc/passwd', '..%2f..%2f', 'Ω≈ç√∫', '𝕏💥🏳️‍🌈', '\u202e\u200b\ufeff', 'a\nb\r\nc\t', ' ', '', 'null', 'NaN',
-  '9'.repeat(40), '-0', '1e400', '2026-02-30T00:00:00', '0000-00-00T00:00:00', '9999-12-31T23:59:59', 'x'.repeat(70_000),
+  "'; drop table products; --",
+  '" or 1=1 --',
+  '\\',
+  "\\\\'",
+  '$1',
+  '$$',
+  '%s%n',
+  '{{7*7}}',
+  '${jndi:x}',
+  '<script>alert(1)</script>',
+  '../../etc/passwd',
+  '..%2f..%2f',
+  'Ω≈ç√∫',
+  '𝕏💥🏳️‍🌈',
+  '\u202e\u200b\ufeff',
+  'a\nb\r\nc\t',
+  ' ',
+  '',
+  'null',
+  'NaN',
+  '9'.repeat(40),
+  '-0',
+  '1e400',
+  '2026-02-30T00:00:00',
+  '0000-00-00T00:00:00',
+  '9999-12-31T23:59:59',
+  'x'.repeat(70_000),
 ];
 
 /** Values of every JSON type, and edge numbers, to put where something else belongs. */
 export const GARBAGE: unknown[] = [
-  null, true, false, 0, -1, 1.5, -0.0001, 2 ** 31, 2 ** 53 + 2, 9.999e307, -9.999e307, 1e-320, 9223372036854775808,
-  '', 'x', '1', [], [null], [[[[[[[]]]]]]], {}, { pk: 1 }, { '': 1 }, JSON.parse('{"__proto__":{"x":1},"constructor":{"prototype":1}}'),
+  null,
+  true,
+  false,
+  0,
+  -1,
+  1.5,
+  -0.0001,
+  2 ** 31,
+  2 ** 53 + 2,
+  9.999e307,
+  -9.999e307,
+  1e-320,
+  9223372036854775808,
+  '',
+  'x',
+  '1',
+  [],
+  [null],
+  [[[[[[[]]]]]]],
+  {},
+  { pk: 1 },
+  { '': 1 },
+  JSON.parse('{"__proto__":{"x":1},"constructor":{"prototype":1}}'),
   ...HOSTILE_STRINGS,
 ];
 
@@ -73,7 +118,12 @@ function forPattern(r: Rng, pattern: string): string | undefined {
 
 /** Free text within the bounds, sometimes with hostile characters (valid strings all the same). */
 function text(r: Rng, min: number, max: number): string {
-  const base = chance(r, 0.3) ? pick(r, HOSTILE_STRINGS.filter((s) => s.length <= 200)) : `fz-${int(r, 0, 40)}`;
+  const base = chance(r, 0.3)
+    ? pick(
+        r,
+        HOSTILE_STRINGS.filter((s) => s.length <= 200),
+      )
+    : `fz-${int(r, 0, 40)}`;
   let s = base.length >= min ? base : base.padEnd(min, 'z');
   if (s.length > max) s = s.slice(0, max);
   if (s.length < min) s = 'z'.repeat(min);
@@ -89,10 +139,12 @@ export function validOf(schema: JsonSchema | undefined, r: Rng, depth = 0): unkn
   if (alts !== undefined) return validOf(pick(r, alts), r, depth);
   if (schema.allOf !== undefined) return Object.assign({}, ...schema.allOf.map((s) => validOf(s, r, depth) as object));
   const types = Array.isArray(schema.type) ? schema.type : schema.type === undefined ? ['object'] : [schema.type];
-  const type = types.length > 1 && chance(r, 0.15) ? pick(r, types) : types.find((t) => t !== 'null') ?? 'null';
+  const type = types.length > 1 && chance(r, 0.15) ? pick(r, types) : (types.find((t) => t !== 'null') ?? 'null');
   switch (type) {
-    case 'null': return null;
-    case 'boolean': return chance(r, 0.5);
+    case 'null':
+      return null;
+    case 'boolean':
+      return chance(r, 0.5);
     case 'integer': {
       const min = schema.minimum ?? (schema.exclusiveMinimum !== undefined ? schema.exclusiveMinimum + 1 : 0);
       const max = schema.maximum ?? min + 1000;
@@ -133,7 +185,10 @@ function members(value: unknown, at: (string | number)[] = [], out: (string | nu
 
 function setAt(root: unknown, path: (string | number)[], value: unknown, remove = false): unknown {
   if (path.length === 0) return value;
-  const parent = path.slice(0, -1).reduce<unknown>((o, k) => (o as Record<string | number, unknown>)[k], root) as Record<string | number, unknown>;
+  const parent = path.slice(0, -1).reduce<unknown>((o, k) => (o as Record<string | number, unknown>)[k], root) as Record<
+    string | number,
+    unknown
+  >;
   const last = path.at(-1)!;
   if (remove) {
     if (Array.isArray(parent)) parent.splice(last as number, 1);
@@ -150,17 +205,35 @@ export function mutate(valid: unknown, r: Rng): unknown {
   if (paths.length === 0 || how === 0) return chance(r, 0.5) ? pick(r, GARBAGE) : fcSample(r);
   const path = pick(r, paths);
   switch (how) {
-    case 1: return setAt(copy, path, pick(r, GARBAGE));
-    case 2: return setAt(copy, path, undefined, true);
-    case 3: return setAt(copy, path, fcSample(r));
-    case 4: return Array.isArray(copy) ? [] : [copy, pick(r, GARBAGE)];
+    case 1:
+      return setAt(copy, path, pick(r, GARBAGE));
+    case 2:
+      return setAt(copy, path, undefined, true);
+    case 3:
+      return setAt(copy, path, fcSample(r));
+    case 4:
+      return Array.isArray(copy) ? [] : [copy, pick(r, GARBAGE)];
     case 5: {
-      if (copy !== null && typeof copy === 'object' && !Array.isArray(copy)) (copy as Record<string, unknown>)[pick(r, ['unknown_field', 'template_html', 'pk', '__proto__'])] = pick(r, GARBAGE);
+      if (copy !== null && typeof copy === 'object' && !Array.isArray(copy))
+        (copy as Record<string, unknown>)[pick(r, ['unknown_field', 'template_html', 'pk', '__proto__'])] = pick(r, GARBAGE);
       return copy;
     }
-    default: return setAt(copy, path, pick(r, HOSTILE_STRINGS));
+    default:
+      return setAt(copy, path, pick(r, HOSTILE_STRINGS));
   }
 }
 
 /** Request bodies that are not JSON, or not the JSON asked for. */
-export const BROKEN_JSON = ['{', '[1,', 'nul', '{"a":1}{', '\u0000', '{"sku":"\\ud800"}', '['.repeat(5000), '"just a string"', '12', 'true', ' '];
+export const BROKEN_JSON = [
+  '{',
+  '[1,',
+  'nul',
+  '{"a":1}{',
+  '\u0000',
+  '{"sku":"\\ud800"}',
+  '['.repeat(5000),
+  '"just a string"',
+  '12',
+  'true',
+  ' ',
+];

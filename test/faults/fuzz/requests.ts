@@ -18,7 +18,18 @@ export interface Operation {
 type Security = Record<string, string[]>[];
 interface OpenApi {
   security?: Security;
-  paths: Record<string, Record<string, { parameters?: Operation['params']; requestBody?: { content: Record<string, { schema: JsonSchema }> }; responses?: Operation['responses']; security?: Security }>>;
+  paths: Record<
+    string,
+    Record<
+      string,
+      {
+        parameters?: Operation['params'];
+        requestBody?: { content: Record<string, { schema: JsonSchema }> };
+        responses?: Operation['responses'];
+        security?: Security;
+      }
+    >
+  >;
 }
 
 /** What the document says an operation needs: its own `security`, else the document's. */
@@ -33,8 +44,13 @@ export function operationsOf(doc: OpenApi): Operation[] {
     for (const [method, op] of Object.entries(ops)) {
       const auth = authOf(op.security ?? doc.security);
       out.push({
-        id: `${method.toUpperCase()} ${path}`, method: method.toUpperCase(), path, params: op.parameters ?? [],
-        body: op.requestBody?.content['application/json']?.schema, responses: op.responses ?? {}, auth,
+        id: `${method.toUpperCase()} ${path}`,
+        method: method.toUpperCase(),
+        path,
+        params: op.parameters ?? [],
+        body: op.requestBody?.content['application/json']?.schema,
+        responses: op.responses ?? {},
+        auth,
       });
     }
   }
@@ -55,7 +71,15 @@ export interface FuzzRequest {
   credentials?: 'missing' | 'wrong';
 }
 
-const WEIGHTS: [Kind, number][] = [['valid', 40], ['body', 20], ['json', 5], ['path', 10], ['query', 8], ['headers', 15], ['method', 2]];
+const WEIGHTS: [Kind, number][] = [
+  ['valid', 40],
+  ['body', 20],
+  ['json', 5],
+  ['path', 10],
+  ['query', 8],
+  ['headers', 15],
+  ['method', 2],
+];
 const kindOf = (r: Rng): Kind => {
   let x = r() * 100;
   for (const [k, w] of WEIGHTS) if ((x -= w) < 0) return k;
@@ -63,7 +87,24 @@ const kindOf = (r: Rng): Kind => {
 };
 
 // (No `%2e%2e`: fetch resolves it as `..` before sending, so it would name another path, such as /shops/{shop}/.)
-const BAD_IDS = ['0', '-1', 'abc', '1.5', '1e3', '99999999999999999999', '9223372036854775808', '%00', '..%2F..%2F', '%F0%9F%92%A5', '%EF%BC%91', '%20', "1'%3B--", '%24%7B1%7D', 'x'.repeat(300), '2147483648'];
+const BAD_IDS = [
+  '0',
+  '-1',
+  'abc',
+  '1.5',
+  '1e3',
+  '99999999999999999999',
+  '9223372036854775808',
+  '%00',
+  '..%2F..%2F',
+  '%F0%9F%92%A5',
+  '%EF%BC%91',
+  '%20',
+  "1'%3B--",
+  '%24%7B1%7D',
+  'x'.repeat(300),
+  '2147483648',
+];
 const ALLOWED_ELSEWHERE = ['PATCH', 'PUT', 'DELETE', 'GET', 'POST'];
 
 /** A valid value of a path parameter, from the world's real data. */
@@ -83,7 +124,15 @@ function paramValue(name: string, world: World, r: Rng, picked: Record<string, s
 export const destructive = (op: Operation): boolean => op.method !== 'GET' && /\/products\/\{product\}\//.test(op.path);
 const STABLE = 3;
 
-function pathParams(op: Operation, world: World, r: Rng, broken: boolean, valid: boolean, n: number, opCount: number): Record<string, string> {
+function pathParams(
+  op: Operation,
+  world: World,
+  r: Rng,
+  broken: boolean,
+  valid: boolean,
+  n: number,
+  opCount: number,
+): Record<string, string> {
   const picked: Record<string, string | number> = {};
   const own = world.ownProducts;
   const others = world.ids.product!.filter((p) => !own.includes(p as number));
@@ -97,8 +146,11 @@ function pathParams(op: Operation, world: World, r: Rng, broken: boolean, valid:
   }
   // Jobs: a retry aims at dead or finished jobs, a cancel at waiting or finished ones, so that
   // neither uses up the other's (a cancelled dead job can no longer be retried).
-  const jobs = op.path.endsWith('/retry') ? world.jobs.filter(([, id]) => !world.waitingJobs.includes(id))
-    : op.path.endsWith('/cancel') ? world.jobs.filter(([, id]) => !world.deadJobs.includes(id)) : world.jobs;
+  const jobs = op.path.endsWith('/retry')
+    ? world.jobs.filter(([, id]) => !world.waitingJobs.includes(id))
+    : op.path.endsWith('/cancel')
+      ? world.jobs.filter(([, id]) => !world.deadJobs.includes(id))
+      : world.jobs;
   const variations = world.variations.filter(([p]) => products.includes(p));
   world = { ...world, ids, variations };
   const names = op.params.filter((p) => p.in === 'path').map((p) => p.name);
@@ -127,7 +179,8 @@ function pathParams(op: Operation, world: World, r: Rng, broken: boolean, valid:
     picked.order = world.modules.order;
     picked.id = valid ? records[Math.floor(n / opCount) % (records.length - MODULE_RESERVE)]! : pick(r, records.slice(-MODULE_RESERVE));
   }
-  const pool = (name: string): string => (name !== 'name' ? name : op.path.endsWith('/disable') ? 'disable' : op.path.startsWith('/webhooks/carriers/') ? 'carrierHook' : name);
+  const pool = (name: string): string =>
+    name !== 'name' ? name : op.path.endsWith('/disable') ? 'disable' : op.path.startsWith('/webhooks/carriers/') ? 'carrierHook' : name;
   for (const name of names) picked[name] ??= paramValue(pool(name), world, r, picked);
   const out: Record<string, string> = {};
   for (const [k, v] of Object.entries(picked)) out[k] = encodeURIComponent(String(v));
@@ -142,8 +195,21 @@ function queryString(op: Operation, r: Rng, broken: boolean): string {
   const q: string[] = [];
   for (const p of op.params.filter((x) => x.in === 'query')) {
     // Values stay under 2 KB: a longer URL is refused by Node's HTTP parser (431) before any route.
-    if (broken && chance(r, 0.5)) q.push(`${p.name}=${encodeURIComponent(String(pick(r, [...GARBAGE, ...HOSTILE_STRINGS].filter((g) => typeof g !== 'object' && String(g).length < 2000))))}`);
-    else if (chance(r, 0.4)) q.push(`${p.name}=${encodeURIComponent(String(p.schema.format === undefined ? validOf(p.schema, r) : `2026-0${int(r, 1, 9)}-1${int(r, 0, 9)}T10:00:00Z`))}`);
+    if (broken && chance(r, 0.5))
+      q.push(
+        `${p.name}=${encodeURIComponent(
+          String(
+            pick(
+              r,
+              [...GARBAGE, ...HOSTILE_STRINGS].filter((g) => typeof g !== 'object' && String(g).length < 2000),
+            ),
+          ),
+        )}`,
+      );
+    else if (chance(r, 0.4))
+      q.push(
+        `${p.name}=${encodeURIComponent(String(p.schema.format === undefined ? validOf(p.schema, r) : `2026-0${int(r, 1, 9)}-1${int(r, 0, 9)}T10:00:00Z`))}`,
+      );
   }
   if (broken) q.push(pick(r, ['page=0', 'page_size=100000', 'limit=-5', 'page=abc', 'x=%00', '%zz=1', 'state=bogus', 'hours=999999']));
   return q.length === 0 ? '' : `?${q.join('&')}`;
@@ -154,16 +220,28 @@ function validBody(op: Operation, world: World, r: Rng, params: Record<string, s
   if (op.path.startsWith('/connectors/')) return validOf(products, r);
   if (op.path.startsWith('/webhooks/carriers/')) {
     // An AfterShip tracking update, shaped like its documented webhook, for a shipped order or not.
-    return { event_id: `evt-${int(r, 0, 2 ** 30)}`, event: pick(r, ['tracking_update', 'tracking_update', 'edd_revise']), msg: {
-      tracking_number: pick(r, ['JD0001', 'fz-1', '1Z9999W99999999999']), slug: pick(r, ['dhl', 'ups']), tag: pick(r, ['InTransit', 'Delivered', 'Exception', 'OutForDelivery']),
-      checkpoints: [{ tag: 'InTransit', checkpoint_time: '2026-11-21T10:00:00+01:00', message: 'Arrived at hub' }] } };
+    return {
+      event_id: `evt-${int(r, 0, 2 ** 30)}`,
+      event: pick(r, ['tracking_update', 'tracking_update', 'edd_revise']),
+      msg: {
+        tracking_number: pick(r, ['JD0001', 'fz-1', '1Z9999W99999999999']),
+        slug: pick(r, ['dhl', 'ups']),
+        tag: pick(r, ['InTransit', 'Delivered', 'Exception', 'OutForDelivery']),
+        checkpoints: [{ tag: 'InTransit', checkpoint_time: '2026-11-21T10:00:00+01:00', message: 'Arrived at hub' }],
+      },
+    };
   }
   const body = validOf(op.body, r) as Record<string, unknown>;
   // `pk` members name real variations, images or products most of the time.
   // (A bulk delete names only the products that destructive operations may take, always.)
   const bulkDelete = op.method === 'DELETE' && op.path === '/shops/{shop}/products/';
-  const pool = op.path.endsWith('/variations/') ? world.ids.variation : op.path.endsWith('/images/') ? world.ids.image
-    : bulkDelete ? world.ownProducts.slice(0, -STABLE) : world.ids.product;
+  const pool = op.path.endsWith('/variations/')
+    ? world.ids.variation
+    : op.path.endsWith('/images/')
+      ? world.ids.image
+      : bulkDelete
+        ? world.ownProducts.slice(0, -STABLE)
+        : world.ids.product;
   realPks(body, pool ?? [], r, bulkDelete ? 1 : 0.7);
   const order = [...world.orders, ...Object.values(world.actionOrders)].find((o) => String(o.order) === params.order);
   if (order !== undefined && body !== null && typeof body === 'object') {
@@ -187,18 +265,36 @@ function recipe(op: Operation, world: World, params: Record<string, string>, n: 
     case 'POST /shops/{shop}/products/':
     case 'POST /connectors/{name}/webhook':
       return [{ sku: `FZV-${tag}`, name: 'Valid fuzz product', price: 9.5, stock: 3 }];
-    case 'PUT /shops/{shop}/products/': return [{ sku: `FZ${world.shop.shopPk}-5`, stock: 4 }];
-    case 'DELETE /shops/{shop}/products/': return [{ sku: `FZV-${tag}` }];
-    case 'POST /shops/{shop}/products/{product}/variations/': return [{ sku: `FZV-${tag}-v` }];
-    case 'PUT /shops/{shop}/products/{product}/variations/': return variation === undefined ? undefined : [{ pk: variation, stock: 2 }];
-    case 'POST /shops/{shop}/products/{product}/images/': return [{ url: `https://img.example.com/fzv-${tag}.jpg` }];
-    case 'PUT /shops/{shop}/products/{product}/images/': return image === undefined ? undefined : [{ pk: image, position: 1 }];
-    case 'DELETE /shops/{shop}/products/{product}/images/': return image === undefined ? undefined : [{ pk: image }];
-    case 'POST /admin/api/keys': return { shop_pk: world.shop.shopPk };
+    case 'PUT /shops/{shop}/products/':
+      return [{ sku: `FZ${world.shop.shopPk}-5`, stock: 4 }];
+    case 'DELETE /shops/{shop}/products/':
+      return [{ sku: `FZV-${tag}` }];
+    case 'POST /shops/{shop}/products/{product}/variations/':
+      return [{ sku: `FZV-${tag}-v` }];
+    case 'PUT /shops/{shop}/products/{product}/variations/':
+      return variation === undefined ? undefined : [{ pk: variation, stock: 2 }];
+    case 'POST /shops/{shop}/products/{product}/images/':
+      return [{ url: `https://img.example.com/fzv-${tag}.jpg` }];
+    case 'PUT /shops/{shop}/products/{product}/images/':
+      return image === undefined ? undefined : [{ pk: image, position: 1 }];
+    case 'DELETE /shops/{shop}/products/{product}/images/':
+      return image === undefined ? undefined : [{ pk: image }];
+    case 'POST /admin/api/keys':
+      return { shop_pk: world.shop.shopPk };
     case 'POST /shops/{shop}/marketplace/{mp}/orders/':
-      return { order_pk: 3_100_000_000 + n, reference: `FZV-${tag}`, customer: { name: 'Valid fuzz customer' }, shipping_address: {}, shipping_cost: 1,
-        items: [{ item_pk: 1, sku: `FZ${world.shop.shopPk}-5`, quantity: 1, price: 10 }, { item_pk: 2, sku: `FZ${world.shop.shopPk}-4`, quantity: 2, price: 3 }] };
-    default: return undefined;
+      return {
+        order_pk: 3_100_000_000 + n,
+        reference: `FZV-${tag}`,
+        customer: { name: 'Valid fuzz customer' },
+        shipping_address: {},
+        shipping_cost: 1,
+        items: [
+          { item_pk: 1, sku: `FZ${world.shop.shopPk}-5`, quantity: 1, price: 10 },
+          { item_pk: 2, sku: `FZ${world.shop.shopPk}-4`, quantity: 2, price: 3 },
+        ],
+      };
+    default:
+      return undefined;
   }
 }
 
@@ -238,11 +334,16 @@ export function buildRequest(n: number, op: Operation, { world, seed, products, 
   const headers: Record<string, string> = { accept: label && kind !== 'method' ? `application/${format}` : 'application/json' };
   if (op.auth === 'shop') headers.authorization = `Token ${world.shop.key}`;
   if (op.auth === 'admin') headers.authorization = `Bearer ${ADMIN_TOKEN}`;
-  const hasBody = op.body !== undefined || op.path.startsWith('/connectors/') || op.path.startsWith('/webhooks/') || (op.method !== 'GET' && chance(r, 0.2));
+  const hasBody =
+    op.body !== undefined ||
+    op.path.startsWith('/connectors/') ||
+    op.path.startsWith('/webhooks/') ||
+    (op.method !== 'GET' && chance(r, 0.2));
   let body: string | undefined;
   if (hasBody) {
     headers['content-type'] = 'application/json';
-    const valid = (kind === 'valid' ? recipe(op, world, params, n, `${seed}-${n}`) : undefined) ?? validBody(op, world, r, params, products);
+    const valid =
+      (kind === 'valid' ? recipe(op, world, params, n, `${seed}-${n}`) : undefined) ?? validBody(op, world, r, params, products);
     body = JSON.stringify(kind === 'body' ? mutate(valid, r) : valid) ?? 'null';
     if (kind === 'json') body = pick(r, BROKEN_JSON);
   }
@@ -251,7 +352,15 @@ export function buildRequest(n: number, op: Operation, { world, seed, products, 
   const valid = kind === 'valid';
   if (op.path.startsWith('/connectors/') && body !== undefined) {
     const id = !valid && chance(r, 0.2) ? `msg_fuzz_${int(r, 0, 5)}` : `msg_fuzz_${seed}_${n}`;
-    Object.assign(headers, signedHeaders(valid || chance(r, 0.8) ? WEBHOOK_SECRET : 'whsec_d3Jvbmc=', id, body, valid || chance(r, 0.9) ? Date.now() : Date.now() - 3_600_000));
+    Object.assign(
+      headers,
+      signedHeaders(
+        valid || chance(r, 0.8) ? WEBHOOK_SECRET : 'whsec_d3Jvbmc=',
+        id,
+        body,
+        valid || chance(r, 0.9) ? Date.now() : Date.now() - 3_600_000,
+      ),
+    );
   }
   if (op.path.startsWith('/webhooks/carriers/') && body !== undefined) {
     headers['aftership-hmac-sha256'] = aftershipSignature(valid || chance(r, 0.85) ? AFTERSHIP_SECRET : 'wrong-secret', Buffer.from(body));
@@ -267,23 +376,53 @@ export function buildRequest(n: number, op: Operation, { world, seed, products, 
 function breakHeaders(headers: Record<string, string>, op: Operation, world: World, r: Rng): FuzzRequest['credentials'] {
   const right = headers.authorization;
   switch (int(r, 0, 9)) {
-    case 0: delete headers.authorization; return right === undefined ? undefined : 'missing';
+    case 0:
+      delete headers.authorization;
+      return right === undefined ? undefined : 'missing';
     case 1:
-      headers.authorization = pick(r, ['Token ', 'Token wrong', `Token ${world.shop.key}x`, `Bearer ${world.shop.key}`, 'Basic YTpi', 'Token a b', `Bearer ${ADMIN_TOKEN}`, `Token ${ADMIN_TOKEN}`]);
+      headers.authorization = pick(r, [
+        'Token ',
+        'Token wrong',
+        `Token ${world.shop.key}x`,
+        `Bearer ${world.shop.key}`,
+        'Basic YTpi',
+        'Token a b',
+        `Bearer ${ADMIN_TOKEN}`,
+        `Token ${ADMIN_TOKEN}`,
+      ]);
       return right === undefined || headers.authorization === right ? undefined : 'wrong';
     case 2:
       headers.authorization = `Token ${world.other.key}`;
       // Another shop's key is a key (its paths answer 404); to the admin API it is a wrong one.
       return op.auth === 'admin' ? 'wrong' : undefined;
-    case 3: headers.accept = pick(r, ['text/html', 'application/xml', 'application/json;q=0', 'image/*', '*/*;q=0, text/plain']); break;
-    case 4: if (headers['content-type'] !== undefined) headers['content-type'] = pick(r, ['text/plain', 'application/xml', 'multipart/form-data; boundary=x', 'application/x-www-form-urlencoded', 'application/json; charset=latin1', 'application/jsonx']); break;
-    case 5: headers['idempotency-key'] = pick(r, ['', 'k'.repeat(300), '\u00e9t\u00e9', ' ']); break;
-    case 6: headers['x-request-id'] = pick(r, ['../../x', 'a'.repeat(500), 'ok-id-1', '%00']); break;
-    case 7: delete headers['content-type']; break;
+    case 3:
+      headers.accept = pick(r, ['text/html', 'application/xml', 'application/json;q=0', 'image/*', '*/*;q=0, text/plain']);
+      break;
+    case 4:
+      if (headers['content-type'] !== undefined)
+        headers['content-type'] = pick(r, [
+          'text/plain',
+          'application/xml',
+          'multipart/form-data; boundary=x',
+          'application/x-www-form-urlencoded',
+          'application/json; charset=latin1',
+          'application/jsonx',
+        ]);
+      break;
+    case 5:
+      headers['idempotency-key'] = pick(r, ['', 'k'.repeat(300), '\u00e9t\u00e9', ' ']);
+      break;
+    case 6:
+      headers['x-request-id'] = pick(r, ['../../x', 'a'.repeat(500), 'ok-id-1', '%00']);
+      break;
+    case 7:
+      delete headers['content-type'];
+      break;
     case 8:
       headers.authorization = `Token ${world.shop.key.toUpperCase()}`;
       return right === undefined || headers.authorization === right ? undefined : 'wrong';
-    default: headers.accept = 'application/problem+json';
+    default:
+      headers.accept = 'application/problem+json';
   }
   return undefined;
 }

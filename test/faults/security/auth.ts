@@ -12,7 +12,12 @@ export interface CheckResult {
 }
 
 /** Strings that only the first shop's data contains (skus, names, references, customers). */
-const secretsOf = (world: World): string[] => [`FZ${world.shop.shopPk}-`, `Shop ${world.shop.shopPk} product`, `REF${world.shop.shopPk}-`, `Customer of shop ${world.shop.shopPk}`];
+const secretsOf = (world: World): string[] => [
+  `FZ${world.shop.shopPk}-`,
+  `Shop ${world.shop.shopPk} product`,
+  `REF${world.shop.shopPk}-`,
+  `Customer of shop ${world.shop.shopPk}`,
+];
 
 export async function checkAuth(world: World, ops: Operation[], ctx: BuildContext, revokedKey: string): Promise<CheckResult> {
   const problems: string[] = [];
@@ -21,8 +26,20 @@ export async function checkAuth(world: World, ops: Operation[], ctx: BuildContex
   const secrets = secretsOf(world);
   const shopOps = ops.filter((o) => o.auth === 'shop');
   // Requests on the first shop's paths that name only its own products and feeds.
-  const ownIds: BuildContext = { ...ctx, world: { ...world, ids: { ...world.ids, shop: [world.shop.shopPk], product: world.ownProducts, feed: world.ids.feed!.slice(0, 1) } } };
-  const send = async (label: string, op: Operation, authorization: string | undefined, expect: number[], rewrite = (u: string) => u, using = ownIds, owner?: number, from?: string): Promise<void> => {
+  const ownIds: BuildContext = {
+    ...ctx,
+    world: { ...world, ids: { ...world.ids, shop: [world.shop.shopPk], product: world.ownProducts, feed: world.ids.feed!.slice(0, 1) } },
+  };
+  const send = async (
+    label: string,
+    op: Operation,
+    authorization: string | undefined,
+    expect: number[],
+    rewrite = (u: string) => u,
+    using = ownIds,
+    owner?: number,
+    from?: string,
+  ): Promise<void> => {
     for (let n = 0; n < 3; n++) {
       const req = buildRequest(1000 * n + ops.indexOf(op), op, using, 'valid');
       const headers = { ...req.headers };
@@ -30,20 +47,32 @@ export async function checkAuth(world: World, ops: Operation[], ctx: BuildContex
       delete headers['idempotency-key'];
       if (authorization !== undefined) headers.authorization = authorization;
       const url = rewrite(req.url);
-      const res = from === undefined
-        ? await fetch(url, { method: req.method, headers, body: req.body, redirect: 'manual' })
-        : await fetchFrom(from, url, { method: req.method, headers: headers as Record<string, string>, body: req.body as string | undefined });
+      const res =
+        from === undefined
+          ? await fetch(url, { method: req.method, headers, body: req.body, redirect: 'manual' })
+          : await fetchFrom(from, url, {
+              method: req.method,
+              headers: headers as Record<string, string>,
+              body: req.body as string | undefined,
+            });
       const text = await res.text();
       requests++;
       const where = `${label}: ${req.method} ${url.replace(world.daemon.url, '')}`;
-      if (!expect.includes(res.status)) problems.push(`${where} answered ${res.status} (expected ${expect.join('/')}): ${text.slice(0, 200)}`);
-      if (res.status === 401 && op.auth === 'shop' && res.headers.get('www-authenticate') !== 'Token') problems.push(`${where}: 401 without WWW-Authenticate: Token`);
+      if (!expect.includes(res.status))
+        problems.push(`${where} answered ${res.status} (expected ${expect.join('/')}): ${text.slice(0, 200)}`);
+      if (res.status === 401 && op.auth === 'shop' && res.headers.get('www-authenticate') !== 'Token')
+        problems.push(`${where}: 401 without WWW-Authenticate: Token`);
       // A key-scoped list answers its key's shop's data: each shop, or each feed's shop, is `owner`.
       if (owner !== undefined && res.status === 200) {
         const list = JSON.parse(text) as unknown;
-        const shops = Array.isArray(list) ? list.map((x: { pk?: unknown; shop_pk?: unknown }) => (op.path === '/shops/' ? x.pk : x.shop_pk)).filter((pk) => pk !== undefined) : [];
+        const shops = Array.isArray(list)
+          ? list
+              .map((x: { pk?: unknown; shop_pk?: unknown }) => (op.path === '/shops/' ? x.pk : x.shop_pk))
+              .filter((pk) => pk !== undefined)
+          : [];
         if (shops.some((pk) => pk !== owner)) problems.push(`${where} answered shops ${[...new Set(shops)].join(',')}, not only ${owner}`);
-        if (op.path !== '/fields/' && shops.length === 0) problems.push(`${where} answered none of the key's own data: ${text.slice(0, 200)}`);
+        if (op.path !== '/fields/' && shops.length === 0)
+          problems.push(`${where} answered none of the key's own data: ${text.slice(0, 200)}`);
       }
       const leaked = secrets.filter((s) => text.includes(s));
       if (leaked.length > 0) {
@@ -75,12 +104,22 @@ export async function checkAuth(world: World, ops: Operation[], ctx: BuildContex
     await send('admin, no token', op, undefined, op.path.endsWith('.csv') ? [303] : [401]);
     // A download the dashboard links to sends a browser without a session to the login page.
     // From an address of its own: after 10 wrong tokens it is locked out (429), the others are not.
-    await send('admin, wrong token', op, 'Bearer not-the-admin-token-at-all', [op.path.endsWith('.csv') ? 303 : 401, 429], undefined, ownIds, undefined, '127.0.0.8');
+    await send(
+      'admin, wrong token',
+      op,
+      'Bearer not-the-admin-token-at-all',
+      [op.path.endsWith('.csv') ? 303 : 401, 429],
+      undefined,
+      ownIds,
+      undefined,
+      '127.0.0.8',
+    );
     await send('admin, shop key', op, `Token ${world.shop.key}`, op.path.endsWith('.csv') ? [303] : [401]);
   }
   // The dashboard itself: no session, no page.
   const page = await fetch(`${world.daemon.url}/admin/`, { redirect: 'manual' });
   requests++;
-  if (page.status !== 303 || !(page.headers.get('location') ?? '').includes('login')) problems.push(`/admin/ without a session answered ${page.status}`);
+  if (page.status !== 303 || !(page.headers.get('location') ?? '').includes('login'))
+    problems.push(`/admin/ without a session answered ${page.status}`);
   return { figures: { auth_requests: requests, shop_operations: shopOps.length, admin_operations: adminOps.length, leaks }, problems };
 }

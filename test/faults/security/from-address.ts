@@ -3,7 +3,11 @@
 // 127.0.0.1 are not refused for the rest of the run.
 import http from 'node:http';
 
-export async function fetchFrom(localAddress: string, url: string, init: { method?: string; headers?: Record<string, string>; body?: string } = {}): Promise<Response> {
+export async function fetchFrom(
+  localAddress: string,
+  url: string,
+  init: { method?: string; headers?: Record<string, string>; body?: string } = {},
+): Promise<Response> {
   return new Promise((resolve, reject) => {
     const req = http.request(url, { method: init.method ?? 'GET', headers: init.headers, localAddress }, (res) => {
       const chunks: Buffer[] = [];

@@ -14,9 +14,29 @@ import type { CheckResult } from './auth.ts';
 const CSV = 'sku,name,price,stock\nINBOX-1,From the inbox,1,1\n';
 
 export const HOSTILE_NAMES = [
-  '..%2fx.csv', '..%2F..%2Fescape.csv', '..x.csv', '..\\x.csv', 'a\nb.csv', 'a\rb.csv', 'tab\there.csv', 'bell\u0007.csv',
-  'evil\u202egsv.csv', 'zero\u200bwidth.csv', '-rf.csv', '~x.csv', '$HOME.csv', '`id`.csv',
-  "quote'.csv", 'CON.csv', 'nul.csv', 'é-nfd-e\u0301.csv', '漢字.csv', '😀.csv', ' leading.csv', 'x'.repeat(250) + '.csv', '...csv',
+  '..%2fx.csv',
+  '..%2F..%2Fescape.csv',
+  '..x.csv',
+  '..\\x.csv',
+  'a\nb.csv',
+  'a\rb.csv',
+  'tab\there.csv',
+  'bell\u0007.csv',
+  'evil\u202egsv.csv',
+  'zero\u200bwidth.csv',
+  '-rf.csv',
+  '~x.csv',
+  '$HOME.csv',
+  '`id`.csv',
+  "quote'.csv",
+  'CON.csv',
+  'nul.csv',
+  'é-nfd-e\u0301.csv',
+  '漢字.csv',
+  '😀.csv',
+  ' leading.csv',
+  'x'.repeat(250) + '.csv',
+  '...csv',
 ];
 
 /** Every path under `dir` with its size, skipping `skip` (the inbox). */
@@ -59,13 +79,25 @@ export async function checkInbox(world: World, target: Target): Promise<CheckRes
   // The daemon watches the inbox and runs the connector on its own; ask for a run too, in case
   // the last drop came after the watcher's run started, and wait until every file is filed.
   const list = (d: string): Promise<string[]> => fs.readdir(path.join(inbox, d)).catch(() => []);
-  const filedNow = async (): Promise<string[]> => [...(await list('.done')), ...(await list('.error'))].filter((n) => !n.endsWith('.report.json'));
+  const filedNow = async (): Promise<string[]> =>
+    [...(await list('.done')), ...(await list('.error'))].filter((n) => !n.endsWith('.report.json'));
   const expected = dropped.length + 2;
-  await until('every dropped file to be filed', async () => {
-    if ((await filedNow()).length >= expected) return true;
-    await fetch(`${world.daemon.url}/admin/api/connectors/erp-main/run`, { method: 'POST', headers: { authorization: `Bearer ${ADMIN_TOKEN}` } }).then((r) => r.text(), () => '');
-    return false;
-  }, 60_000, 500).catch(() => undefined);
+  await until(
+    'every dropped file to be filed',
+    async () => {
+      if ((await filedNow()).length >= expected) return true;
+      await fetch(`${world.daemon.url}/admin/api/connectors/erp-main/run`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
+      }).then(
+        (r) => r.text(),
+        () => '',
+      );
+      return false;
+    },
+    60_000,
+    500,
+  ).catch(() => undefined);
 
   const after = await snapshot(world.dir, inbox);
   for (const [p, size] of after) if (before.get(p) !== size) problems.push(`outside the inbox, ${p} was created or changed`);

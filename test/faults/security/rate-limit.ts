@@ -11,15 +11,18 @@ export async function checkRateLimit(world: World, target: Target): Promise<Chec
   const problems: string[] = [];
   const daemon = await spawnDaemon({ ...target.env, WAYBILL_RATE_LIMIT: String(LIMIT), LOG_LEVEL: 'warn' });
   try {
-    const second = (await runCli(['keys', 'create', '--shop', String(world.shop.shopPk), '--json'], target.env)).json<{ key: string }>().key;
+    const second = (await runCli(['keys', 'create', '--shop', String(world.shop.shopPk), '--json'], target.env)).json<{ key: string }>()
+      .key;
     const write = (key: ShopKey | string, i: number): Promise<Response> => {
       const [shopPk, token] = typeof key === 'string' ? [world.shop.shopPk, key] : [key.shopPk, key.key];
       return fetch(`${daemon.url}/shops/${shopPk}/products/`, {
-        method: 'POST', headers: { authorization: `Token ${token}`, 'content-type': 'application/json' },
+        method: 'POST',
+        headers: { authorization: `Token ${token}`, 'content-type': 'application/json' },
         body: JSON.stringify({ sku: `RL-${i}`, name: 'Rate limited', price: 1, stock: 1 }),
       });
     };
-    const feedsOfShop = async (): Promise<number> => (await target.query<{ n: number }>(`select count(*)::int n from feeds where shop_pk = $1`, [world.shop.shopPk]))[0]!.n;
+    const feedsOfShop = async (): Promise<number> =>
+      (await target.query<{ n: number }>(`select count(*)::int n from feeds where shop_pk = $1`, [world.shop.shopPk]))[0]!.n;
     const feedsBefore = await feedsOfShop();
     const statuses: number[] = [];
     let limited: Response | undefined;
@@ -30,7 +33,8 @@ export async function checkRateLimit(world: World, target: Target): Promise<Chec
       else await r.text();
     }
     const expected = [...Array(LIMIT).fill(201), 429, 429, 429];
-    if (JSON.stringify(statuses) !== JSON.stringify(expected)) problems.push(`writes answered ${statuses.join(',')} (expected ${expected.join(',')})`);
+    if (JSON.stringify(statuses) !== JSON.stringify(expected))
+      problems.push(`writes answered ${statuses.join(',')} (expected ${expected.join(',')})`);
     if (limited !== undefined) {
       const retry = Number(limited.headers.get('retry-after'));
       if (!Number.isInteger(retry) || retry < 1 || retry > 60) problems.push(`429 Retry-After is ${limited.headers.get('retry-after')}`);
@@ -49,7 +53,10 @@ export async function checkRateLimit(world: World, target: Target): Promise<Chec
     await otherShop.text();
     if (otherKey.status !== 201) problems.push(`another key of the same shop answered ${otherKey.status}`);
     if (otherShop.status !== 201) problems.push(`another shop's key answered ${otherShop.status}`);
-    return { figures: { rate_limit: LIMIT, writes_sent: statuses.length + 2, limited: statuses.filter((s) => s === 429).length }, problems };
+    return {
+      figures: { rate_limit: LIMIT, writes_sent: statuses.length + 2, limited: statuses.filter((s) => s === 429).length },
+      problems,
+    };
   } finally {
     daemon.child.kill('SIGTERM');
     await daemon.exited;

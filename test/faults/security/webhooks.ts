@@ -17,9 +17,17 @@ export async function checkWebhooks(world: World, target: Target): Promise<Check
   const now = Date.now();
   const good = signedHeaders(WEBHOOK_SECRET, 'msg_sec_1', body, now);
   const refused: [string, string, Record<string, string>][] = [
-    ['wrong secret', body, signedHeaders('whsec_d3Jvbmctc2VjcmV0LXdyb25nLXNlY3JldA==', 'msg_sec_w', body, now) as unknown as Record<string, string>],
+    [
+      'wrong secret',
+      body,
+      signedHeaders('whsec_d3Jvbmctc2VjcmV0LXdyb25nLXNlY3JldA==', 'msg_sec_w', body, now) as unknown as Record<string, string>,
+    ],
     ['expired (1 h old)', body, signedHeaders(WEBHOOK_SECRET, 'msg_sec_e', body, now - 3_600_000) as unknown as Record<string, string>],
-    ['from the future (+1 h)', body, signedHeaders(WEBHOOK_SECRET, 'msg_sec_f', body, now + 3_600_000) as unknown as Record<string, string>],
+    [
+      'from the future (+1 h)',
+      body,
+      signedHeaders(WEBHOOK_SECRET, 'msg_sec_f', body, now + 3_600_000) as unknown as Record<string, string>,
+    ],
     ['body changed after signing', body.replace('Signed once', 'Tampered'), { ...good, 'webhook-id': 'msg_sec_t' }],
     ['id changed after signing', body, { ...good, 'webhook-id': 'msg_sec_other' }],
     ['no signature', body, { 'webhook-id': 'msg_sec_n', 'webhook-timestamp': String(Math.floor(now / 1000)) }],
@@ -39,19 +47,29 @@ export async function checkWebhooks(world: World, target: Target): Promise<Check
   const first = await post(body, good as unknown as Record<string, string>);
   if (first.status !== 202) problems.push(`a well-signed webhook answered ${first.status}: ${await first.text()}`);
   const location = first.headers.get('location');
-  await until('the webhook feed to finish', async () =>
-    (await target.query<{ state: string }>(`select state from feeds where source = 'connector:pim' order by created_at desc limit 1`))[0]?.state === 'done');
+  await until(
+    'the webhook feed to finish',
+    async () =>
+      (await target.query<{ state: string }>(`select state from feeds where source = 'connector:pim' order by created_at desc limit 1`))[0]
+        ?.state === 'done',
+  );
   const afterFirst = await feedsOfPim();
   // The same delivery again (a retry or a replay by an attacker who captured it).
   const replay = await post(body, good as unknown as Record<string, string>);
-  if (replay.status !== 202 || replay.headers.get('location') !== location) problems.push(`replay answered ${replay.status}, Location ${replay.headers.get('location')} (first ${location})`);
+  if (replay.status !== 202 || replay.headers.get('location') !== location)
+    problems.push(`replay answered ${replay.status}, Location ${replay.headers.get('location')} (first ${location})`);
   // The same id with another body, correctly signed: still the first delivery's answer.
   const other = JSON.stringify([{ sku: 'HOOK-1', name: 'Replayed change', price: 999, stock: 9 }]);
   const replayOther = await post(other, signedHeaders(WEBHOOK_SECRET, 'msg_sec_1', other) as unknown as Record<string, string>);
-  if (replayOther.status !== 202 || replayOther.headers.get('location') !== location) problems.push(`replay with another body answered ${replayOther.status}`);
+  if (replayOther.status !== 202 || replayOther.headers.get('location') !== location)
+    problems.push(`replay with another body answered ${replayOther.status}`);
   const after = await feedsOfPim();
-  const stored = await target.query<{ name: string; price: number }>(`select name, price from products where sku = 'HOOK-1' and shop_pk = $1`, [world.shop.shopPk]);
+  const stored = await target.query<{ name: string; price: number }>(
+    `select name, price from products where sku = 'HOOK-1' and shop_pk = $1`,
+    [world.shop.shopPk],
+  );
   if (after !== afterFirst) problems.push(`replays created ${after - afterFirst} feeds`);
-  if (stored.length !== 1 || stored[0]!.name !== 'Signed once' || Number(stored[0]!.price) !== 5) problems.push(`after the replays the product is ${JSON.stringify(stored)}`);
+  if (stored.length !== 1 || stored[0]!.name !== 'Signed once' || Number(stored[0]!.price) !== 5)
+    problems.push(`after the replays the product is ${JSON.stringify(stored)}`);
   return { figures: { webhook_refused: refused.length, webhook_replays: 2, webhook_feeds: after - before }, problems };
 }
