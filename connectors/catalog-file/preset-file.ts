@@ -59,8 +59,16 @@ type RowReader = (file: InboxFile, batchSize: number, sink: RowSink, signal?: Ab
 /** Bytes read from the file at a time by the XLSX and document readers. */
 const READ_BYTES = 256 * 1024;
 
-/** The reader of the file's format (the extension's, unless `format` is given), over the file's open handle. */
-function readerFor(format: string, o: { item_path?: string; locale?: string; scope?: string }): RowReader {
+/**
+ * The reader of the file's format (the extension's, unless `format` is given), over the file's
+ * open handle. A document's item that cannot be read is `unreadable` (that row's refusal, with
+ * its line); the items around it are read.
+ */
+function readerFor(
+  format: string,
+  o: { item_path?: string; locale?: string; scope?: string },
+  unreadable: (e: { line: number; message: string }) => void,
+): RowReader {
   const f = format.toLowerCase();
   if (f === 'csv' || f === 'txt') return readCsvRows;
   if (f === 'xlsx') {
@@ -70,7 +78,15 @@ function readerFor(format: string, o: { item_path?: string; locale?: string; sco
   }
   if (f === 'xml' || f === 'json') {
     return async (file, batchSize, sink, signal) => {
-      const opts = { format: f, item_path: o.item_path ?? '', locale: o.locale, scope: o.scope, batch_size: batchSize, signal } as const;
+      const opts = {
+        format: f,
+        item_path: o.item_path ?? '',
+        locale: o.locale,
+        scope: o.scope,
+        batch_size: batchSize,
+        signal,
+        onItemError: unreadable,
+      } as const;
       for await (const rows of readDocumentRows(streamOf(file, READ_BYTES, signal), opts)) await sink(rows);
     };
   }
@@ -91,13 +107,13 @@ export async function readWithPreset(
 ): Promise<void> {
   const preset = effectivePreset(o.preset, o);
   const mapper = new RowMapper(preset, summary, { imageBaseUrl: o.image_base_url, currency: o.currency });
-  const read = readerFor(format, preset);
   const bytes = file.size;
   const orphans: ReportEntry[] = [];
   const refuse = (line: number, sku: string | null, message: string, code = 'refused'): void => {
     summary.skip('refused', `line ${line}: ${message}`);
     orphans.push({ line, sku, errors: [{ pointer: '', code, message }] });
   };
+  const read = readerFor(format, preset, (e) => refuse(e.line, null, `the item could not be read: ${e.message}`, 'unreadable'));
 
   await withStageDir(async (dir) => {
     const buckets = bucketsFor(bytes);

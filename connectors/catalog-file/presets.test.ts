@@ -202,6 +202,48 @@ describe('odoo', () => {
   });
 });
 
+describe('google-merchant', () => {
+  it('an RSS feed (g: namespace): items of one item_group_id are one product with variations; sale price, images, currency', async () => {
+    const { bySku, summary } = await read('google-merchant.xml', { preset: 'google-merchant' });
+    expect([...bySku.keys()].sort()).toEqual(['MUG-1', 'TSHIRT']);
+    expect(bySku.get('TSHIRT')).toMatchObject({
+      name: 'T-shirt red S',
+      brand: 'Acme',
+      price: 15,
+      variations: [
+        {
+          sku: 'TSHIRT-RED-S',
+          color: 'Red',
+          size: 'S',
+          discount: 20,
+          images: ['https://shop.example/i/red.jpg', 'https://shop.example/i/red2.jpg'],
+        },
+        { sku: 'TSHIRT-RED-M', availability: 'out_of_stock', color: 'Red', size: 'M', images: ['https://shop.example/i/redm.jpg'] },
+      ],
+    });
+    expect(bySku.get('MUG-1')).toMatchObject({ name: 'Mug', price: 8.5, images: ['https://shop.example/i/mug.jpg'] });
+    expect(summary).toMatchObject({ rows: 3, products: 2, variations: 2, images: 4 });
+  });
+
+  it('an item that cannot be read is refused with its line; the items around it are read', async () => {
+    const { bySku, refused } = await read('../google-merchant.xml', { preset: 'google-merchant' });
+    expect([...bySku.keys()].sort()).toEqual(['MUG-1', 'TSHIRT-RED-S']);
+    expect(refused).toEqual([expect.objectContaining({ line: 29, errors: [expect.objectContaining({ code: 'unreadable' })] })]);
+  });
+});
+
+describe('akeneo (REST API page as JSON)', () => {
+  it('values by locale and scope, prices as amount and currency, media by their download link', async () => {
+    const { bySku } = await read('../akeneo-products.json', { preset: 'akeneo' });
+    expect(bySku.get('jacket-brown-s')).toMatchObject({
+      name: 'Brown jacket',
+      price: 89.9,
+      size: 's',
+      images: ['https://pim.example.com/api/rest/v1/media-files/a/b/c/d/abcd_jacket.jpg/download'],
+    });
+  });
+});
+
 describe('preset files', () => {
   it.each(PRESET_NAMES)('%s is a valid preset, with a default stock for new products', (name) => {
     expect(loadPreset(name)).toMatchObject({ name, defaults: { stock: 0 } });
