@@ -115,8 +115,7 @@ export const ordersAdmin: FastifyPluginAsyncTypebox<{
           'Orders',
           'orders',
           nav,
-          html`<h1>Orders matching <code>${text}</code></h1>
-            ${ordersFragment({ count: orders.length, results: orders }, { page: 1 }, l)}`,
+          html`<h1>Orders matching <code>${text}</code></h1>${ordersFragment({ count: orders.length, results: orders }, { page: 1 }, l)}`,
         ),
       );
     },

@@ -70,10 +70,6 @@ export const shopName = (names: ShopNames, pk: number | null): Html =>
 
 /** The shop filter of a list: a picker of shops by name (pk beside it), "any" first. */
 export const shopPicker = (names: ShopNames, chosen: number | undefined): Html =>
-  html`<label
-    >Shop
-    <select name="shop">
-      <option value="">any</option>
-      ${[...names].map(([pk, name]) => html`<option value="${pk}" ${chosen === pk ? html` selected` : ''}>${name} #${pk}</option>`)}
-    </select></label
-  >`;
+  html`<label>Shop <select name="shop"><option value="">any</option>${[...names].map(
+    ([pk, name]) => html`<option value="${pk}"${chosen === pk ? html` selected` : ''}>${name} #${pk}</option>`,
+  )}</select></label>`;
