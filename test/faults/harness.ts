@@ -10,6 +10,15 @@ import { databaseUrl } from '../helpers/db-url.ts';
 import { runCli, spawnDaemon, type DaemonProcess } from '../helpers/cli.ts';
 import { until as waitUntil } from '../helpers/until.ts';
 
+/**
+ * The database env of a second daemon beside one already running on `target`: embedded, the
+ * shared server by its URL (a second full daemon on one data folder is refused), else the
+ * target's own env.
+ */
+export async function secondDaemonEnv(target: Target): Promise<Record<string, string>> {
+  return target.mode === 'embedded' ? { ...target.env, DATABASE_URL: await target.connectionString() } : target.env;
+}
+
 export interface Target {
   /** Env of a daemon or CLI command on this target. */
   env: Record<string, string>;

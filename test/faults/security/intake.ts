@@ -5,7 +5,7 @@
 // its assets, and a key sent as ?token= never written to the log.
 import { createHmac } from 'node:crypto';
 import { signedHeaders } from '../../../src/webhooks/signature.ts';
-import { spawnDaemon, type Target } from '../harness.ts';
+import { secondDaemonEnv, spawnDaemon, type Target } from '../harness.ts';
 import { ADMIN_TOKEN, AFTERSHIP_SECRET, WEBHOOK_SECRET, type World } from '../fuzz/world.ts';
 import type { CheckResult } from './auth.ts';
 
@@ -165,7 +165,7 @@ export async function checkIntake(world: World, target: Target): Promise<CheckRe
   }
 
   // A key in the query string: a daemon logging every request (info) never writes it.
-  const logging = await spawnDaemon({ ...world.cliEnv, LOG_LEVEL: 'info' }, ['--role', 'api']);
+  const logging = await spawnDaemon({ ...world.cliEnv, ...(await secondDaemonEnv(target)), LOG_LEVEL: 'info' }, ['--role', 'api']);
   try {
     for (const q of [`token=${shop.key}`, `api_key=${shop.key}&page=1`, `Token=${encodeURIComponent(`Token ${shop.key}`)}`]) {
       await fetch(`${logging.url}${products}?${q}`).then((r) => r.text());

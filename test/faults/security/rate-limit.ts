@@ -1,7 +1,7 @@
 // Rate limit per key (WAYBILL_RATE_LIMIT=N writes a minute): write N+1 answers 429 with
 // Retry-After and problem JSON, and changes nothing; reads go on; another key of the same
 // shop, and another shop's key, keep their own allowance.
-import { runCli, spawnDaemon, type ShopKey, type Target } from '../harness.ts';
+import { runCli, secondDaemonEnv, spawnDaemon, type ShopKey, type Target } from '../harness.ts';
 import type { World } from '../fuzz/world.ts';
 import type { CheckResult } from './auth.ts';
 
@@ -9,7 +9,7 @@ const LIMIT = 5;
 
 export async function checkRateLimit(world: World, target: Target): Promise<CheckResult> {
   const problems: string[] = [];
-  const daemon = await spawnDaemon({ ...target.env, WAYBILL_RATE_LIMIT: String(LIMIT), LOG_LEVEL: 'warn' });
+  const daemon = await spawnDaemon({ ...(await secondDaemonEnv(target)), WAYBILL_RATE_LIMIT: String(LIMIT), LOG_LEVEL: 'warn' });
   try {
     const second = (await runCli(['keys', 'create', '--shop', String(world.shop.shopPk), '--json'], target.env)).json<{ key: string }>()
       .key;
