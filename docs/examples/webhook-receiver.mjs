@@ -34,9 +34,7 @@ const server = http.createServer((req, res) => {
     res.writeHead(204).end();
     // Deliveries can repeat (retries): skip a webhook-id already handled. Then fetch the
     // resource from Location with the shop's API key.
-    console.log(
-      JSON.stringify({ id: req.headers['webhook-id'], event: event.event, type: event.type, location: req.headers.location, pk: event.pk }),
-    );
+    console.log(JSON.stringify({ id: req.headers['webhook-id'], event: event.event, type: event.type, location: req.headers.location, pk: event.pk }));
   });
 });
 server.listen(Number(process.env.PORT ?? 3000), () => console.log(`listening on ${server.address().port}`));
