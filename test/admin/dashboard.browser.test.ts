@@ -126,7 +126,9 @@ describe('dashboard in a browser', () => {
 
     await ensureWorker();
     // Generous bounds: other test files and processes share two cores.
-    await bar.and(page.locator('[data-state="processing"]')).waitFor({ timeout: 45_000 });
+    // Running (or, should the page have missed every running state, done: the checks below then
+    // say what it saw instead of a bare timeout).
+    await bar.and(page.locator('[data-state="processing"], [data-state="done"]')).waitFor({ timeout: 90_000 });
     await shot(page, 'feed-running');
     await bar.and(page.locator('[data-state="done"]')).waitFor({ timeout: 60_000 });
     expect(Number(await bar.getAttribute('aria-valuenow'))).toBe(ITEMS);
@@ -134,7 +136,7 @@ describe('dashboard in a browser', () => {
     const running = seen.filter((x) => x.startsWith('processing:')).map((x) => Number(x.split(':')[1]));
     expect(seen[0]).toBe('queued:0');
     expect(seen.at(-1)).toBe(`done:${ITEMS}`);
-    expect(running.length).toBeGreaterThan(0);
+    expect(running.length, `states seen: ${seen.join(' ')}`).toBeGreaterThan(0);
     expect(running.every((n, i) => n < ITEMS && (i === 0 || n >= running[i - 1]!))).toBe(true);
     await expect.poll(() => page.locator(`tr[data-feed="${feedPk}"] .badge`).textContent()).toBe('done');
     await shot(page, 'feed-done');
