@@ -11,7 +11,7 @@ import { readCsvRows } from './read-csv-rows.ts';
 import { readDocumentRows } from './read-document.ts';
 import { readXlsxRows } from './read-xlsx.ts';
 import type { Batch, ReportEntry } from './report.ts';
-import { RowMapper, type MappedRow } from './row-map.ts';
+import { blankRow, RowMapper, type MappedRow } from './row-map.ts';
 import type { RowSink } from './row.ts';
 import { bucketsFor, Stage, withStageDir } from './stage.ts';
 import type { SummaryBuilder } from './summary.ts';
@@ -34,23 +34,7 @@ export const PRODUCT_BATCH = 1_000;
 type Staged = MappedRow & { group?: string };
 
 /** A staged row as mapped (stage.ts leaves empty fields out). */
-const hydrate = (r: Partial<Staged>): Staged =>
-  ({
-    child: false,
-    needsParent: false,
-    continues: false,
-    sku: null,
-    fields: {},
-    productFields: {},
-    variationFields: {},
-    images: [],
-    productImages: [],
-    variationImages: [],
-    options: [],
-    optionNames: {},
-    aliases: [],
-    ...r,
-  }) as Staged;
+const hydrate = (r: Partial<Staged>): Staged => ({ ...blankRow(), ...r }) as Staged;
 // options: left out when empty (stage.ts).
 type Alias = { alias: string; to: string; options?: [string, string][] };
 

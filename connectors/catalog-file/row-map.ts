@@ -65,6 +65,25 @@ export interface MapOptions {
 }
 
 /** Maps the rows of one file; keeps the columns' plans and the row above (continuations). */
+/** A mapped row with nothing in it yet (fresh lists and maps: the mapper fills them in). */
+export const blankRow = (): MappedRow => ({
+  line: 0,
+  sku: null,
+  ref: '',
+  child: false,
+  needsParent: false,
+  continues: false,
+  fields: {},
+  productFields: {},
+  variationFields: {},
+  images: [],
+  productImages: [],
+  variationImages: [],
+  options: [],
+  optionNames: {},
+  aliases: [],
+});
+
 export class RowMapper {
   readonly #plans = new Map<string, Plan | null>();
   readonly #columns: Map<string, ColumnSpec>;
@@ -120,23 +139,7 @@ export class RowMapper {
 
   /** The row as a MappedRow; a skip reason; or a refusal (the row's errors). */
   map(row: SourceRow): { row: MappedRow } | { skip: string } | { refuse: string; sku: string | null } {
-    const r: MappedRow = {
-      line: row.line,
-      sku: null,
-      ref: '',
-      child: false,
-      needsParent: false,
-      continues: false,
-      fields: {},
-      productFields: {},
-      variationFields: {},
-      images: [],
-      productImages: [],
-      variationImages: [],
-      options: [],
-      optionNames: {},
-      aliases: [],
-    };
+    const r: MappedRow = { ...blankRow(), line: row.line };
     let parent = '';
     let key = '';
     let continues = false;
