@@ -43,7 +43,11 @@ function onTerminal(
   delete childEnv.WAYBILL_DATA_DIR;
   if (env.WAYBILL_DATA_DIR !== undefined) childEnv.WAYBILL_DATA_DIR = env.WAYBILL_DATA_DIR;
   const command = [process.execPath, path.join(repoRoot, 'bin/waybill.js'), 'start', ...args].map((a) => `'${a}'`).join(' ');
-  const child = spawn('script', ['-qfec', command, '/dev/null'], { cwd: repoRoot, env: childEnv, stdio: ['pipe', 'pipe', 'pipe'] });
+  // `script` runs the command with $SHELL -c. The daemon replaces that shell (exec): dash, CI's
+  // /bin/sh, would otherwise itself die of the terminal's SIGINT after the daemon exited 0, and
+  // `script` would report 130. SHELL is fixed so the run here is the run in CI.
+  childEnv.SHELL = '/bin/sh';
+  const child = spawn('script', ['-qfec', `exec ${command}`, '/dev/null'], { cwd: repoRoot, env: childEnv, stdio: ['pipe', 'pipe', 'pipe'] });
   const out = new OutputTail();
   child.stdout.on('data', (c: Buffer) => out.push(c.toString()));
   child.stderr.on('data', (c: Buffer) => out.push(c.toString()));
