@@ -104,18 +104,6 @@ async function openedInside(handle: FileHandle, inbox: string): Promise<boolean>
   return at.startsWith(`${await fs.realpath(inbox)}${path.sep}`);
 }
 
-/** The whole file, `size` bytes from its start (JSON, XML: one document each). */
-export async function readWhole(file: InboxFile): Promise<Buffer> {
-  const buffer = Buffer.alloc(file.size);
-  let at = 0;
-  while (at < file.size) {
-    const { bytesRead } = await file.handle.read(buffer, at, file.size - at, at);
-    if (bytesRead === 0) break;
-    at += bytesRead;
-  }
-  return buffer.subarray(0, at);
-}
-
 /** The file's bytes as a stream, from its start to the size it had when opened; the handle stays open. */
 export function streamOf(file: InboxFile, highWaterMark: number, signal?: AbortSignal): ReadStream {
   return file.handle.createReadStream({ start: 0, end: Math.max(0, file.size - 1), autoClose: false, highWaterMark, signal });

@@ -49,6 +49,24 @@ const messageOf = async (p: Promise<unknown>): Promise<string> => {
   return 'no error';
 };
 
+/** Every product of a JSON or XML file (its batches, joined). */
+const all =
+  (read: (file: InboxFile) => AsyncGenerator<FileProduct[]>) =>
+  async (file: InboxFile): Promise<FileProduct[]> => {
+    const out: FileProduct[] = [];
+    for await (const batch of read(file)) out.push(...batch);
+    return out;
+  };
+const json = all((f) => readJson(f, 1_000));
+const xml = (columns: Record<string, string> = {}) => all((f) => readXml(f, 1_000, columns));
+
+/** A file of `text` in a temporary folder; its path. */
+function temp(name: string, text: string): string {
+  const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'wb-doc-')), name);
+  fs.writeFileSync(file, text);
+  return file;
+}
+
 const drain = (file: string): Promise<void> => opened(file, (f) => readCsv(f, {}, 1_000, async () => undefined));
 
 describe('CSV', () => {
@@ -274,7 +292,7 @@ describe('submitting a batch', () => {
 
 describe('JSON', () => {
   it('reads the products POST body, element numbers from 1', async () => {
-    const products = await opened(fixture('products.json'), readJson);
+    const products = await opened(fixture('products.json'), json);
     expect(products.map((p) => [p.at, p.product.sku])).toEqual([
       [1, 'J-1'],
       [2, 'J-2'],
@@ -284,16 +302,41 @@ describe('JSON', () => {
     expect(v.valid[1]!.product).toMatchObject({ template_html: expect.any(String) });
   });
 
-  it('refuses what is not an array or object', async () => {
-    expect(await messageOf(opened(fixture('bad/not-array.json'), readJson))).toBe(
-      'The JSON is a number, not an array or object of products.',
+  it('hands the products over in batches, element numbers running on', async () => {
+    const file = temp('many.json', JSON.stringify(Array.from({ length: 2_500 }, (_, i) => ({ sku: `M-${i}`, price: 1, stock: 1 }))));
+    const sizes: number[] = [];
+    const last: number[] = [];
+    await opened(file, async (f) => {
+      for await (const batch of readJson(f, 1_000)) [sizes[sizes.length], last[last.length]] = [batch.length, batch.at(-1)!.at];
+    });
+    expect([sizes, last]).toEqual([
+      [1_000, 1_000, 500],
+      [1_000, 2_000, 2_500],
+    ]);
+  });
+
+  it('a file that stops being JSON after its first products sends none of them, naming the line', async () => {
+    const products = Array.from({ length: 3 }, (_, i) => JSON.stringify({ sku: `B-${i}`, price: 1, stock: 1 }));
+    const file = temp('broken.json', `[\n${products.join(',\n')},\n{"sku": "B-3", "price": }\n]`);
+    let batches = 0;
+    const message = await messageOf(
+      opened(file, async (f) => {
+        for await (const _ of readJson(f, 1)) batches++;
+      }),
     );
+    expect([batches, message]).toEqual([0, 'The JSON is not valid at line 5: unexpected "}".']);
+    expect(await messageOf(opened(temp('empty.json', '  \n'), json))).toBe('The file is empty.');
+    expect(await messageOf(opened(temp('none.json', '[]'), json))).toBe('The JSON array is empty: it holds no products.');
+  });
+
+  it('refuses what is not an array or object', async () => {
+    expect(await messageOf(opened(fixture('bad/not-array.json'), json))).toBe('The JSON is a number, not an array or object of products.');
   });
 });
 
 describe('XML', () => {
   it('reads products with images and variations; the five standard entities only', async () => {
-    const products = await opened(fixture('products.xml'), (f) => readXml(f));
+    const products = await opened(fixture('products.xml'), xml());
     expect(products[0]!.product).toEqual({
       sku: 'X-1',
       name: 'Kettle & lid',
@@ -317,14 +360,33 @@ describe('XML', () => {
       '<products><product><Artikelnummer>A-1</Artikelnummer><Bezeichnung>Lampe</Bezeichnung><Preis>9,50</Preis><Bestand>2</Bestand>' +
         '<variations><variation><Artikelnummer>A-1-R</Artikelnummer><Farbe>rot</Farbe></variation></variations></product></products>',
     );
-    const [p] = await opened(path.join(dir, 'de.xml'), (f) =>
-      readXml(f, { Artikelnummer: 'sku', Bezeichnung: 'name', Preis: 'price', Bestand: 'stock', farbe: 'color' }),
+    const [p] = await opened(
+      path.join(dir, 'de.xml'),
+      xml({ Artikelnummer: 'sku', Bezeichnung: 'name', Preis: 'price', Bestand: 'stock', farbe: 'color' }),
     );
     expect(p!.product).toEqual({ sku: 'A-1', name: 'Lampe', price: 9.5, stock: 2, variations: [{ sku: 'A-1-R', color: 'rot' }] });
   });
 
+  it('a file that stops being well-formed after its first products sends none of them, naming the line', async () => {
+    const products = Array.from({ length: 3 }, (_, i) => `<product><sku>B-${i}</sku><price>1</price><stock>1</stock></product>`);
+    const file = temp('broken.xml', `<products>\n${products.join('\n')}\n<product><sku>B-3</skux></product>\n</products>`);
+    let batches = 0;
+    const message = await messageOf(
+      opened(file, async (f) => {
+        for await (const _ of readXml(f, 1)) batches++;
+      }),
+    );
+    expect(batches).toBe(0);
+    expect(message).toMatch(/^The XML is not well-formed at line 5: /);
+    expect(await messageOf(opened(temp('rss.xml', '<rss><channel><item/></channel></rss>'), xml()))).toBe(
+      'The XML root element must be <products> (found "rss").',
+    );
+    expect(await messageOf(opened(temp('none.xml', '<products></products>'), xml()))).toBe('The XML has no <product> elements.');
+    expect(await messageOf(opened(temp('empty.xml', ' '), xml()))).toBe('The file is empty.');
+  });
+
   it('refuses a DOCTYPE (the billion laughs never expand)', async () => {
-    expect(await messageOf(opened(fixture('bad/xml-bomb.xml'), (f) => readXml(f)))).toBe(
+    expect(await messageOf(opened(fixture('bad/xml-bomb.xml'), xml()))).toBe(
       'The XML has a DOCTYPE or ENTITY declaration, which is refused (entity expansion is off: no XML bombs).',
     );
   });

@@ -68,9 +68,10 @@ async function previewOpen(
       await take(b);
     });
   else if (format === 'json' || format === 'xml') {
-    const all = format === 'json' ? await readJson(file) : await readXml(file, o.columns);
-    rows = all.length;
-    await take({ products: all, rows: all.length, orphans: [] });
+    for await (const batch of format === 'json' ? readJson(file, 1_000) : readXml(file, 1_000, o.columns)) {
+      rows += batch.length;
+      await take({ products: batch, rows: batch.length, orphans: [] });
+    }
   } else throw userError(`Files of format "${format}" are read with a preset only (option preset).`);
   return { products, summary: { rows, invalid_products: { count: invalid, examples: refused } } };
 }

@@ -85,14 +85,10 @@ async function readAndSubmit(ctx: Ctx, file: InboxFile, format: string, report: 
     } else if (format === 'csv') {
       await readCsv(file, columns, BATCH, emit, ctx.signal);
     } else {
-      // JSON and XML are one document each: read whole, then submitted in batches.
       if (format !== 'json' && format !== 'xml')
         throw userError(`Files of format "${format}" are read with a preset only (option preset); send CSV, JSON or XML.`);
-      const products = format === 'json' ? await readJson(file) : await readXml(file, columns);
-      for (let i = 0; i < products.length; i += BATCH) {
-        const slice = products.slice(i, i + BATCH);
-        await emit({ products: slice, rows: slice.length, orphans: [] });
-      }
+      const batches = format === 'json' ? readJson(file, BATCH, ctx.signal) : readXml(file, BATCH, columns, ctx.signal);
+      for await (const products of batches) await emit({ products, rows: products.length, orphans: [] });
     }
   } catch (error) {
     // Never move the file while one of its feeds is still being written.

@@ -54,8 +54,13 @@ class Lines {
 const OPENS = new Set([TokenType.LEFT_BRACE, TokenType.LEFT_BRACKET]);
 const CLOSES = new Set([TokenType.RIGHT_BRACE, TokenType.RIGHT_BRACKET]);
 
-export class JsonItems {
-  readonly rows: SourceRow[] = [];
+/**
+ * The items at `item_path`, as rows made by `row` (by default: flattened to fields). `root`
+ * says what the document is once its first token is read.
+ */
+export class JsonItems<T = SourceRow> {
+  readonly rows: T[] = [];
+  root: 'array' | 'value' | null = null;
   readonly errors: ItemError[] = [];
   private readonly tokenizer = new Tokenizer();
   private readonly lines = new Lines();
@@ -63,9 +68,11 @@ export class JsonItems {
   private item: Item | null = null;
 
   private readonly opts: JsonItemOptions;
+  private readonly row: (value: unknown, line: number) => T;
 
-  constructor(opts: JsonItemOptions) {
+  constructor(opts: JsonItemOptions, row?: (value: unknown, line: number) => T) {
     this.opts = opts;
+    this.row = row ?? ((value, line) => ({ line, fields: flattenItem(value, opts) }) as T);
     this.tokenizer.onToken = (t) => this.token(t);
   }
 
@@ -92,6 +99,7 @@ export class JsonItems {
   }
 
   private token(t: ParsedTokenInfo): void {
+    this.root ??= t.token === TokenType.LEFT_BRACKET ? 'array' : 'value';
     if (this.item !== null) return this.inItem(t);
     const top = this.stack.at(-1);
     switch (t.token) {
@@ -145,6 +153,6 @@ export class JsonItems {
     if (item.depth > 0) return;
     this.item = null;
     if (item.error !== undefined) this.errors.push({ line: item.line, message: item.error });
-    else this.rows.push({ line: item.line, fields: flattenItem(item.value, this.opts) });
+    else this.rows.push(this.row(item.value, item.line));
   }
 }

@@ -1,11 +1,14 @@
 // XML: <products><product><sku>..</sku>...<images><image>url</image></images>
-// <variations><variation>..</variation></variations></product></products>. Entity
-// processing is off and any DOCTYPE is refused (no entity expansion: no XML bomb, no XXE).
-import { XMLParser, XMLValidator } from 'fast-xml-parser';
+// <variations><variation>..</variation></variations></product></products>. Read as a stream
+// (saxes), twice, so that no step holds the event loop for the whole document: once to check
+// that all of it is well-formed (a file that is not is refused with nothing sent), then
+// product by product. Any DOCTYPE is refused (no entity expansion: no XML bomb, no XXE); only
+// the five standard entities and character references are read.
+import { SaxesParser, type SaxesTag } from 'saxes';
 import { userError } from '../sdk/index.ts';
-import { readWhole, type InboxFile } from './inbox.ts';
+import { streamOf, type InboxFile } from './inbox.ts';
 import { productKinds, recordToObject, renameHeader, variationKinds, type FileProduct } from './map.ts';
-import { clip, decodeUtf8, excerpt } from './utf8.ts';
+import { checkUtf8, clip, excerpt } from './utf8.ts';
 
 const LISTS = new Set([
   'products.product',
@@ -13,41 +16,6 @@ const LISTS = new Set([
   'products.product.variations.variation',
   'products.product.variations.variation.images.image',
 ]);
-
-/**
- * Element names the parser refuses or renames (they are Object.prototype's): kept under a
- * "#" name no XML element can have while parsing, and given back their own name as a field.
- */
-const RESERVED = new Set([
-  '__proto__',
-  'constructor',
-  'prototype',
-  'hasOwnProperty',
-  'toString',
-  'valueOf',
-  '__defineGetter__',
-  '__defineSetter__',
-  '__lookupGetter__',
-  '__lookupSetter__',
-  'isPrototypeOf',
-  'propertyIsEnumerable',
-  'toLocaleString',
-]);
-const RESERVED_MARK = '#name:';
-const hideReserved = (name: string): string => (RESERVED.has(name) ? `${RESERVED_MARK}${name}` : name);
-const ownName = (key: string): string => (key.startsWith(RESERVED_MARK) ? key.slice(RESERVED_MARK.length) : key);
-
-const parser = new XMLParser({
-  transformTagName: hideReserved,
-  processEntities: false,
-  htmlEntities: false,
-  ignoreAttributes: true,
-  ignoreDeclaration: true,
-  ignorePiTags: true,
-  parseTagValue: false,
-  trimValues: true,
-  isArray: (_name, jpath) => LISTS.has(String(jpath)),
-});
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
@@ -62,7 +30,7 @@ function images(value: unknown): unknown {
 /** Element names renamed by the connector's `columns` (exact, then ignoring case). */
 function renamed(value: Record<string, unknown>, columns: Record<string, string>): Record<string, unknown> {
   const keys = Object.keys(value);
-  const fields = renameHeader(keys.map(ownName), columns);
+  const fields = renameHeader(keys, columns);
   // fromEntries defines own properties: `__proto__` stays a field (validation drops it, with a warning).
   return Object.fromEntries(keys.map((k, i) => [fields[i]!, value[k]]));
 }
@@ -85,28 +53,91 @@ function element(
   return out;
 }
 
-/** The standard's five entities, the only ones a file may use (entity processing stays off). */
-const unescape = (v: unknown): unknown => {
-  if (typeof v === 'string')
-    return v.replace(/&(lt|gt|quot|apos|amp);/g, (_m, e: string) => ({ lt: '<', gt: '>', quot: '"', apos: "'", amp: '&' })[e]!);
-  if (Array.isArray(v)) return v.map(unescape);
-  if (isObject(v)) return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, unescape(x)]));
-  return v;
-};
+const READ_BYTES = 256 * 1024;
+const DOCTYPE = 'The XML has a DOCTYPE or ENTITY declaration, which is refused (entity expansion is off: no XML bombs).';
 
-export async function readXml(file: InboxFile, columns: Record<string, string> = {}): Promise<FileProduct[]> {
-  const text = decodeUtf8(await readWhole(file));
-  if (text.trim() === '') throw userError('The file is empty.');
-  if (/<!DOCTYPE/i.test(text) || /<!ENTITY/i.test(text)) {
-    throw userError('The XML has a DOCTYPE or ENTITY declaration, which is refused (entity expansion is off: no XML bombs).');
+/** An element being read: its children by name (null prototype: any name is a plain key), or its text. */
+interface Open {
+  name: string;
+  path: string;
+  children: Record<string, unknown> | null;
+  text: string;
+}
+
+/**
+ * Streams the file through saxes, building each <product> below <products> as an object
+ * (an element with children: an object of them, a name met twice or a LISTS path: an array;
+ * else its trimmed text; attributes are not read). Hands over the products made so far after
+ * every chunk (the caller takes them), and once more at the end.
+ */
+async function* pass(file: InboxFile, signal?: AbortSignal): AsyncGenerator<Record<string, unknown>[]> {
+  const products: Record<string, unknown>[] = [];
+  const stack: Open[] = [];
+  const parser = new SaxesParser({ position: true });
+  let root: string | null = null;
+  let failure: Error | null = null;
+  const fail = (error: Error): void => void (failure ??= error);
+  parser.on('doctype', () => fail(userError(DOCTYPE)));
+  parser.on('error', (e) =>
+    fail(userError(`The XML is not well-formed at line ${parser.line}: ${clip(e.message.replace(/^\d+:\d+: /, ''), 160)}`)),
+  );
+  parser.on('opentag', (tag: SaxesTag) => {
+    if (root === null) {
+      root = tag.name;
+      if (root !== 'products') fail(userError(`The XML root element must be <products> (found ${excerpt(root)}).`));
+    }
+    const parent = stack.at(-1);
+    if (parent !== undefined && parent.children === null) parent.children = Object.create(null) as Record<string, unknown>;
+    stack.push({ name: tag.name, path: parent === undefined ? tag.name : `${parent.path}.${tag.name}`, children: null, text: '' });
+  });
+  const text = (t: string): void => {
+    const top = stack.at(-1);
+    if (top !== undefined && top.children === null && stack.length > 2) top.text += t;
+  };
+  parser.on('text', text);
+  parser.on('cdata', text);
+  parser.on('closetag', () => {
+    const done = stack.pop()!;
+    const parent = stack.at(-1);
+    if (parent === undefined) return;
+    const value = done.children ?? done.text.trim();
+    if (done.path === 'products.product') return void products.push(isObject(value) ? value : {});
+    if (stack.length < 2) return;
+    // Values are text or objects: an array here is a list, made by a LISTS path or a repeat.
+    const siblings = parent.children!;
+    const had = siblings[done.name];
+    if (had === undefined) siblings[done.name] = LISTS.has(done.path) ? [value] : value;
+    else if (Array.isArray(had)) had.push(value);
+    else siblings[done.name] = [had, value];
+  });
+  const decoder = new TextDecoder('utf-8', { ignoreBOM: false });
+  for await (const chunk of checkUtf8(streamOf(file, READ_BYTES, signal))) {
+    parser.write(decoder.decode(chunk, { stream: true }));
+    if (failure !== null) throw failure;
+    yield products;
   }
-  const valid = XMLValidator.validate(text);
-  if (valid !== true) throw userError(`The XML is not well-formed at line ${valid.err.line}: ${clip(valid.err.msg, 160)}`);
-  const doc = parser.parse(text) as Record<string, unknown>;
-  if (!Object.hasOwn(doc, 'products'))
-    throw userError(`The XML root element must be <products> (found ${excerpt(ownName(Object.keys(doc)[0] ?? 'nothing'))}).`);
-  const root = doc.products;
-  const list = isObject(root) && Array.isArray(root.product) ? root.product : [];
-  if (list.length === 0) throw userError('The XML has no <product> elements.');
-  return list.map((p, i) => ({ product: element(unescape(p), productKinds, true, columns), at: i + 1, variationsAt: [] }));
+  parser.write(decoder.decode());
+  if (root === null && failure === null) throw userError('The file is empty.');
+  parser.close();
+  if (failure !== null) throw failure;
+  yield products;
+}
+
+/** The products of an XML file, in batches of `size`; a file that is not well-formed, or has no <product>, is refused before any batch. */
+export async function* readXml(
+  file: InboxFile,
+  size: number,
+  columns: Record<string, string> = {},
+  signal?: AbortSignal,
+): AsyncGenerator<FileProduct[]> {
+  let count = 0;
+  for await (const products of pass(file, signal)) count += products.splice(0).length;
+  if (count === 0) throw userError('The XML has no <product> elements.');
+  let at = 0;
+  const rows: FileProduct[] = [];
+  for await (const products of pass(file, signal)) {
+    for (const p of products.splice(0)) rows.push({ product: element(p, productKinds, true, columns), at: ++at, variationsAt: [] });
+    while (rows.length >= size) yield rows.splice(0, size);
+  }
+  if (rows.length > 0) yield rows.splice(0);
 }

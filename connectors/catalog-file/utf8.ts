@@ -24,25 +24,6 @@ export async function* checkUtf8(source: AsyncIterable<Buffer>): AsyncGenerator<
   }
 }
 
-/** A whole file as text (JSON, XML), BOM removed. */
-export function decodeUtf8(buffer: Buffer): string {
-  try {
-    return new TextDecoder('utf-8', { fatal: true }).decode(buffer);
-  } catch {
-    // Where: the end of the longest prefix that decodes, in steps of 4 KiB.
-    let offset = 0;
-    for (let i = 0; i < buffer.length; i += 4096) {
-      try {
-        new TextDecoder('utf-8', { fatal: true }).decode(buffer.subarray(0, Math.min(buffer.length, i + 4100)));
-        offset = i;
-      } catch {
-        break;
-      }
-    }
-    throw invalid(offset);
-  }
-}
-
 /** Characters that could hide or reorder text in a report or a log (controls, format characters such as zero-width and bidi ones, line separators). */
 const HIDDEN = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/gu;
 
