@@ -3,11 +3,11 @@
 // queued again and resumes after its last committed chunk. Died: its process is provably gone
 // (same host, pid no longer running) and it missed a heartbeat, or its lease ran out.
 import type { Logger } from '../../logger.ts';
-import type { FeedService } from '../../feeds/feeds.service.ts';
+import type { FeedRecoveryService } from '../../feeds/feed-recovery.service.ts';
 import type { JobHandler } from '../job-map.ts';
 
 export const requeueStoppedFeeds =
-  (feeds: Pick<FeedService, 'recover'>): JobHandler<'feeds.requeue-stopped'> =>
+  (feeds: Pick<FeedRecoveryService, 'recover'>): JobHandler<'feeds.requeue-stopped'> =>
   async (_data, ctx) => {
     const recovered = await feeds.recover();
     if (recovered.length > 0) ctx.log.warn({ feeds: recovered }, 'feeds whose worker stopped were queued again');
@@ -18,7 +18,7 @@ export const RECOVER_INTERVAL_MS = 1_000;
 
 /** A worker process's watch for feeds whose worker died: at once, then every intervalMs. */
 export function watchStoppedFeeds(
-  feeds: Pick<FeedService, 'recover'>,
+  feeds: Pick<FeedRecoveryService, 'recover'>,
   logger: Logger,
   intervalMs = RECOVER_INTERVAL_MS,
 ): { stop(): Promise<void> } {
