@@ -4,7 +4,6 @@
 import type { Config } from './config.ts';
 import { connect, type Connection } from './db/connect.ts';
 import { buildHandlers } from './jobs/handlers/index.ts';
-import { watchStoppedFeeds } from './jobs/handlers/feeds-requeue-stopped.job.ts';
 import type { JobSender } from './jobs/job-map.ts';
 import { JobQueue } from './jobs/job-queue.ts';
 import type { QueueInspector } from './jobs/pg-boss-inspector.ts';
@@ -228,7 +227,6 @@ export async function startDaemon({ config, logger, role, logs }: DaemonOptions)
           catalog: services.catalog,
           feedProcess: services.feedProcess,
           feedPrune: services.feedPrune,
-          feedRecovery: services.feedRecovery,
           connectors: services.connectors,
           webhooks: services.webhooks,
           idempotency: services.idempotency,
@@ -236,7 +234,7 @@ export async function startDaemon({ config, logger, role, logs }: DaemonOptions)
         { 'feed.process': config.workerConcurrency },
       );
       // Feeds left mid-way by a worker that died (kill -9, crash) resume now, not when their lease runs out.
-      stoppedFeeds = watchStoppedFeeds(services.feedRecovery, logger);
+      stoppedFeeds = services.feedRecovery.watch(logger);
     }
     let url: string | null = null;
     if (has(role, 'api')) {

@@ -87,6 +87,23 @@ describe('before any worker runs', () => {
     (globalThis as { heldFeeds?: string[] }).heldFeeds = [gone.pk, alive.pk, elsewhere.pk, fresh.pk];
   });
 
+  it("a worker process takes a dead worker's feed back by itself as it starts, long before the queue would retry its job", async () => {
+    const dead = (await post([product('WATCH-1')])).json() as Feed;
+    // Its job active (the queue fails it only after 30 s without a heartbeat), the feed held by a
+    // process of this host that is gone, its last heartbeat 5 s ago.
+    await sql.query(`update pgboss.job set state = 'active', started_on = now() where data->>'feedPk' = $1`, [dead.pk]);
+    await sql.query(
+      `update feeds set state = 'processing', started_at = now(), leased_until = now() + interval '10 seconds', owner = $2 where pk = $1`,
+      [dead.pk, `${os.hostname()}/${4_194_305}/1`],
+    );
+    const worker = await startWorker();
+    try {
+      expect(await waitFeed(app, auth, `/feeds/${dead.pk}/`, 10_000)).toMatchObject({ state: 'done', counts: { succeeded: 1 } });
+    } finally {
+      await worker.stop();
+    }
+  });
+
   it('a job that fails once (feed locked elsewhere: transient) succeeds on retry', async () => {
     const feed = (await post([product('RETRY-1')])).json() as Feed;
     const holder = await sql.connect();

@@ -4,13 +4,11 @@ import type { CatalogService } from '../../catalog/catalog.service.ts';
 import type { ConnectorService } from '../../connectors/host/connectors.service.ts';
 import type { FeedProcessService } from '../../feeds/feed-process.service.ts';
 import type { FeedPruneService } from '../../feeds/feed-prune.service.ts';
-import type { FeedRecoveryService } from '../../feeds/feed-recovery.service.ts';
 import type { IdempotencyService } from '../../idempotency/idempotency.service.ts';
 import type { WebhookService } from '../../webhooks/webhooks.service.ts';
 import type { JobHandlers } from '../job-map.ts';
 import { connectorRun } from './connector-run.job.ts';
 import { feedProcess as processFeeds } from './feed-process.job.ts';
-import { requeueStoppedFeeds } from './feeds-requeue-stopped.job.ts';
 import { pruneFeeds, pruneIdempotencyKeys, pruneReceipts, pruneWebhookDeliveries } from './prune.job.ts';
 import { webhookDeliver } from './webhook-deliver.job.ts';
 
@@ -19,21 +17,12 @@ export interface HandlerServices {
   catalog: CatalogService;
   feedProcess: FeedProcessService;
   feedPrune: FeedPruneService;
-  feedRecovery: FeedRecoveryService;
   connectors: ConnectorService;
   webhooks: WebhookService;
   idempotency: IdempotencyService;
 }
 
-export const buildHandlers = ({
-  catalog,
-  feedProcess,
-  feedPrune,
-  feedRecovery,
-  connectors,
-  webhooks,
-  idempotency,
-}: HandlerServices): JobHandlers => ({
+export const buildHandlers = ({ catalog, feedProcess, feedPrune, connectors, webhooks, idempotency }: HandlerServices): JobHandlers => ({
   'catalog.tidy': async (_data, ctx) => {
     const t0 = Date.now();
     await catalog.tidy();
@@ -46,5 +35,4 @@ export const buildHandlers = ({
   'prune.idempotency-keys': pruneIdempotencyKeys(idempotency),
   'prune.webhook-deliveries': pruneWebhookDeliveries(webhooks),
   'prune.receipts': pruneReceipts(connectors),
-  'feeds.requeue-stopped': requeueStoppedFeeds(feedRecovery),
 });
