@@ -49,7 +49,7 @@ try {
   for (let i = 0; i < FEEDS; i += 50) {
     await Promise.all(
       Array.from({ length: 50 }, (_, j) =>
-        daemon.services.feeds.submit({
+        daemon.services.feedSubmit.submit({
           shopPk: shop.pk,
           type: 'product_create',
           source: 'connector:bench',

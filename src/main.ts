@@ -4,7 +4,6 @@
 import type { Config } from './config.ts';
 import { connect, type Connection } from './db/connect.ts';
 import { buildHandlers } from './jobs/handlers/index.ts';
-import { watchStoppedFeeds } from './jobs/handlers/feeds-requeue-stopped.job.ts';
 import type { JobSender } from './jobs/job-map.ts';
 import { JobQueue } from './jobs/job-queue.ts';
 import type { QueueInspector } from './jobs/pg-boss-inspector.ts';
@@ -22,6 +21,10 @@ import { LogLineService } from './logs/log-lines.service.ts';
 import { AdminService } from './admin/admin.service.ts';
 import { CatalogService } from './catalog/catalog.service.ts';
 import { FeedService } from './feeds/feeds.service.ts';
+import { FeedProcessService } from './feeds/feed-process.service.ts';
+import { FeedPruneService } from './feeds/feed-prune.service.ts';
+import { FeedRecoveryService } from './feeds/feed-recovery.service.ts';
+import { FeedSubmitService } from './feeds/feed-submit.service.ts';
 import { MarketplaceService } from './marketplaces/marketplaces.service.ts';
 import { metrics } from './metrics/metrics.ts';
 import { LabelService } from './orders/label.service.ts';
@@ -42,6 +45,8 @@ import { connectorTypes } from '../connectors/index.ts';
 /** The services a process built (a daemon's, or a CLI command's): the HTTP layer's, and tracking. */
 export interface Services extends AppServices {
   tracking: TrackingService;
+  feedProcess: FeedProcessService;
+  feedPrune: FeedPruneService;
 }
 
 export interface ServiceDeps {
@@ -69,14 +74,15 @@ export function buildServices({ db, jobs, config, logger, queues, logs }: Servic
   const orders = new OrderService(db, marketplaces, webhooks, { baseUrl });
   // Carrier tracking applies its actions through the same order service as the API.
   const tracking = new TrackingService(db, orders);
-  const feeds = new FeedService({ db, jobs, catalog, shops, webhooks, appliedHashes: connectorHashes, config });
+  const feedSubmit = new FeedSubmitService({ db, jobs, catalog, config });
+  const feedRecovery = new FeedRecoveryService({ db, jobs });
   const connectors = new ConnectorService({
     db,
     jobs,
     config,
     logger,
     types: connectorTypes,
-    ports: connectorPorts({ feeds, shops, tracking }),
+    ports: connectorPorts({ feeds: feedSubmit, shops, tracking }),
     baseUrl,
   });
   return {
@@ -96,12 +102,17 @@ export function buildServices({ db, jobs, config, logger, queues, logs }: Servic
       logs: new LogLineService(db, logs),
       connectors,
       deliveries: webhooks,
-      feeds,
+      feeds: feedRecovery,
     }),
     adminSessions: new AdminSessionService(db),
     connectors,
     catalog,
-    feeds,
+    feeds: new FeedService(db),
+    feedSubmit,
+    // The feed worker records connectors' content hashes through the host's port.
+    feedProcess: new FeedProcessService({ db, jobs, shops, webhooks, appliedHashes: connectorHashes }),
+    feedRecovery,
+    feedPrune: new FeedPruneService(db),
     tracking,
   };
 }
@@ -214,7 +225,8 @@ export async function startDaemon({ config, logger, role, logs }: DaemonOptions)
       await jobs.work(
         buildHandlers({
           catalog: services.catalog,
-          feeds: services.feeds,
+          feedProcess: services.feedProcess,
+          feedPrune: services.feedPrune,
           connectors: services.connectors,
           webhooks: services.webhooks,
           idempotency: services.idempotency,
@@ -222,7 +234,7 @@ export async function startDaemon({ config, logger, role, logs }: DaemonOptions)
         { 'feed.process': config.workerConcurrency },
       );
       // Feeds left mid-way by a worker that died (kill -9, crash) resume now, not when their lease runs out.
-      stoppedFeeds = watchStoppedFeeds(services.feeds, logger);
+      stoppedFeeds = services.feedRecovery.watch(logger);
     }
     let url: string | null = null;
     if (has(role, 'api')) {

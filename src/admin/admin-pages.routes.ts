@@ -16,6 +16,7 @@ import type { AdminService } from './admin.service.ts';
 import type { AdminSessionService } from '../admin-sessions/admin-sessions.service.ts';
 import type { ConnectorService } from '../connectors/host/connectors.service.ts';
 import type { FeedService } from '../feeds/feeds.service.ts';
+import type { FeedRecoveryService } from '../feeds/feed-recovery.service.ts';
 import type { MarketplaceService } from '../marketplaces/marketplaces.service.ts';
 import { JobParams, JobStateT, LogQueryT } from './admin.schemas.ts';
 import { clearSessionCookie, LOGIN_PATH, loginRedirect, safeNext, sessionIdOf, setSessionCookie } from './admin-session.ts';
@@ -46,6 +47,7 @@ export const adminPageRoutes: FastifyPluginAsyncTypebox<{
     adminSessions: AdminSessionService;
     connectors: ConnectorService;
     feeds: FeedService;
+    feedRecovery: FeedRecoveryService;
   };
   adminToken: string | undefined;
   publicUrl?: string;

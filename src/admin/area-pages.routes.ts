@@ -4,6 +4,7 @@ import type { WebhookService } from '../webhooks/webhooks.service.ts';
 import type { OrderService } from '../orders/orders.service.ts';
 import type { ConnectorService } from '../connectors/host/connectors.service.ts';
 import type { FeedService } from '../feeds/feeds.service.ts';
+import type { FeedRecoveryService } from '../feeds/feed-recovery.service.ts';
 import type { MarketplaceService } from '../marketplaces/marketplaces.service.ts';
 import type { ShopService } from '../shops/shops.service.ts';
 import { connectorsAdmin } from './connectors-admin.routes.ts';
@@ -20,6 +21,7 @@ export const areaPages: FastifyPluginAsyncTypebox<{
     marketplaces: MarketplaceService;
     connectors: ConnectorService;
     feeds: FeedService;
+    feedRecovery: FeedRecoveryService;
   };
   nav: Nav;
   publicUrl?: string;

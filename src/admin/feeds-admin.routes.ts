@@ -6,6 +6,7 @@ import { present } from '../feeds/feeds.presenter.ts';
 import { FeedJson, FeedState, FeedSummaryJson, FeedType, type FeedFilter } from '../feeds/feeds.schemas.ts';
 import { baseUrl } from '../system/base-url.ts';
 import type { FeedService } from '../feeds/feeds.service.ts';
+import type { FeedRecoveryService } from '../feeds/feed-recovery.service.ts';
 import type { ShopService } from '../shops/shops.service.ts';
 import { apiConfig, pageConfig, security, sendHtml, shopNames, tags } from './admin-http.ts';
 import { FeedOutcome, feedOutcome } from './admin.schemas.ts';
@@ -61,7 +62,7 @@ const PageQuery = Type.Object({
 });
 
 export const feedsAdmin: FastifyPluginAsyncTypebox<{
-  services: { feeds: FeedService; shops: ShopService };
+  services: { feeds: FeedService; feedRecovery: Pick<FeedRecoveryService, 'retry'>; shops: ShopService };
   nav: Nav;
   publicUrl?: string;
 }> = async (app, { services, nav, publicUrl }) => {
@@ -149,7 +150,7 @@ export const feedsAdmin: FastifyPluginAsyncTypebox<{
       },
     },
     async (request, reply) => {
-      const feed = await feeds.retry(request.params.feed);
+      const feed = await services.feedRecovery.retry(request.params.feed);
       request.log.info({ feedPk: feed.pk }, 'admin retried a feed');
       return reply
         .code(202)

@@ -9,7 +9,7 @@ import { allowOnly } from '../http/plugins/methods.ts';
 import { PageOf, PageQuery, streamPage } from '../http/list-reply.ts';
 import { FeedJson } from '../feeds/feeds.schemas.ts';
 import type { CatalogService } from './catalog.service.ts';
-import type { FeedService } from '../feeds/feeds.service.ts';
+import type { FeedSubmitService } from '../feeds/feed-submit.service.ts';
 import { bodyCheckedByFeeds, feedCreated, itemsOf, ProductParams, ShopParams } from './catalog-http.ts';
 import { baseUrl } from '../system/base-url.ts';
 import { sourceOf } from '../http/plugins/auth.ts';
@@ -17,7 +17,7 @@ import { oneOrMany, Product, ProductRef, ProductUpdate, StoredProduct } from './
 import type { FeedType } from '../feeds/feeds.schemas.ts';
 
 export interface CatalogRoutesOptions {
-  services: { catalog: CatalogService; feeds: FeedService };
+  services: { catalog: CatalogService; feedSubmit: Pick<FeedSubmitService, 'submit'> };
   publicUrl: string | undefined;
 }
 
@@ -49,7 +49,7 @@ export const catalogRoutes: FastifyPluginAsyncTypebox<CatalogRoutesOptions> = as
   const submit = (type: FeedType) => async (request: FastifyRequest, reply: FastifyReply) => {
     const base = baseUrl(request, publicUrl);
     const { items, single } = itemsOf(request.body);
-    const feed = await services.feeds.submit({
+    const feed = await services.feedSubmit.submit({
       shopPk: (request.params as { shop: number }).shop,
       type,
       items,

@@ -31,7 +31,7 @@ export const imageRoutes: FastifyPluginAsyncTypebox<CatalogRoutesOptions> = asyn
     // An address alone is one image to add.
     const { items, single } =
       typeof request.body === 'string' && type === 'product_image_add' ? { items: [request.body], single: true } : itemsOf(request.body);
-    const feed = await services.feeds.submit({
+    const feed = await services.feedSubmit.submit({
       shopPk: shop,
       type,
       items,

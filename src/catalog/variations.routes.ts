@@ -51,7 +51,7 @@ export const variationRoutes: FastifyPluginAsyncTypebox<CatalogRoutesOptions> = 
         if ((body as unknown[]).length === 0) body = undefined;
       }
       const { items, single } = body === undefined ? { items: [], single: false } : itemsOf(body);
-      const feed = await services.feeds.submit({
+      const feed = await services.feedSubmit.submit({
         shopPk: shop,
         type,
         items,

@@ -14,6 +14,8 @@ import type { AdminService } from '../admin/admin.service.ts';
 import type { CatalogService } from '../catalog/catalog.service.ts';
 import type { ConnectorService } from '../connectors/host/connectors.service.ts';
 import type { FeedService } from '../feeds/feeds.service.ts';
+import type { FeedRecoveryService } from '../feeds/feed-recovery.service.ts';
+import type { FeedSubmitService } from '../feeds/feed-submit.service.ts';
 import type { MarketplaceService } from '../marketplaces/marketplaces.service.ts';
 import type { LabelService } from '../orders/label.service.ts';
 import type { ModuleIntegrationService } from '../orders/module-integrations.service.ts';
@@ -67,6 +69,8 @@ export interface AppServices {
   connectors: ConnectorService;
   catalog: CatalogService;
   feeds: FeedService;
+  feedSubmit: FeedSubmitService;
+  feedRecovery: FeedRecoveryService;
 }
 
 export interface AppDeps {
@@ -241,6 +245,8 @@ export async function buildApp({ config, services, logger }: AppDeps): Promise<A
     connectors,
     catalog,
     feeds,
+    feedSubmit,
+    feedRecovery,
   } = services;
   const { publicUrl } = config;
   // One throttle of wrong admin tokens, however they are presented (login form, Bearer, cookie).
@@ -260,15 +266,15 @@ export async function buildApp({ config, services, logger }: AppDeps): Promise<A
   await app.register(metricsRoutes);
   await app.register(adminApiRoutes, { services: { shops, admin } });
   await app.register(adminPageRoutes, {
-    services: { shops, webhooks, orders, marketplaces, admin, adminSessions, connectors, feeds },
+    services: { shops, webhooks, orders, marketplaces, admin, adminSessions, connectors, feeds, feedRecovery },
     adminToken: config.adminToken,
     publicUrl,
     throttle,
   });
   await app.register(orderRoutes, { services: { orders, moduleIntegrations, labels }, publicUrl });
-  await app.register(catalogRoutes, { services: { catalog, feeds }, publicUrl });
-  await app.register(variationRoutes, { services: { catalog, feeds }, publicUrl });
-  await app.register(imageRoutes, { services: { catalog, feeds }, publicUrl });
+  await app.register(catalogRoutes, { services: { catalog, feedSubmit }, publicUrl });
+  await app.register(variationRoutes, { services: { catalog, feedSubmit }, publicUrl });
+  await app.register(imageRoutes, { services: { catalog, feedSubmit }, publicUrl });
   await app.register(fieldRoutes);
   await app.register(feedRoutes, { services: { feeds }, publicUrl });
   await app.register(shopRoutes, { services: { shops, marketplaces }, publicUrl });

@@ -27,8 +27,6 @@ export interface JobMap {
    * right after a big import (CatalogService.tidy). One queued and one running at most.
    */
   'catalog.tidy': Record<string, never>;
-  /** Queue again the feeds whose worker stopped mid-way (kill -9, lost host). */
-  'feeds.requeue-stopped': Record<string, never>;
 }
 export type JobName = keyof JobMap;
 
@@ -38,11 +36,14 @@ export const maintenanceSchedules = {
   'prune.idempotency-keys': '17 3 * * *',
   'prune.webhook-deliveries': '17 3 * * *',
   'prune.receipts': '17 3 * * *',
-  'feeds.requeue-stopped': '* * * * *',
 } as const satisfies Partial<Record<JobName, string>>;
 
-/** Jobs of earlier versions, scheduled by pg-boss: unscheduled and their queues removed at start. */
-export const retiredJobs = ['feed.prune', 'feed.recover'] as const;
+/**
+ * Jobs of earlier versions: unscheduled (feed.prune and feed.recover were pg-boss's cron) and
+ * their queues removed at start. Stopped feeds are recovered by each worker's watch
+ * (src/feeds/feed-recovery.service.ts), no longer by a feeds.requeue-stopped job.
+ */
+export const retiredJobs = ['feed.prune', 'feed.recover', 'feeds.requeue-stopped'] as const;
 
 export interface QueueSettings {
   /** Attempts after the first, for transient errors only. */
@@ -124,7 +125,8 @@ export const queueSettings: { [K in JobName]: QueueSettings } = {
     policy: 'exclusive',
   },
   // Transient failures (database away, a feed locked by another worker) retry from 1 s, doubling.
-  // expireInSeconds bounds one run (a dead worker's feed is re-queued by feeds.requeue-stopped). No
+  // expireInSeconds bounds one run (a dead worker's feed is queued again by the workers' watch,
+  // src/feeds/feed-recovery.service.ts). No
   // NOTIFY: its lock at commit serialized every feed-creating transaction (measured: commits
   // waiting on Lock:object); the accepting process wakes its own workers (JobQueue.wake), other
   // replicas poll every 2 s. Batches of FEED_BATCH feeds (their small feeds applied in one
@@ -154,16 +156,6 @@ export const queueSettings: { [K in JobName]: QueueSettings } = {
     concurrency: 1,
     notify: false,
     policy: 'stately',
-  },
-  // The next tick (a minute later) is its retry.
-  'feeds.requeue-stopped': {
-    retryLimit: 0,
-    retryDelay: 0,
-    retryBackoff: false,
-    expireInSeconds: 60,
-    concurrency: 1,
-    notify: false,
-    policy: 'standard',
   },
 };
 

@@ -72,7 +72,7 @@ const service = new ConnectorService({
   logger,
   types: [probe],
   instances,
-  ports: connectorPorts(daemon.services),
+  ports: connectorPorts({ ...daemon.services, feeds: daemon.services.feedSubmit }),
   baseUrl: configuredBaseUrl(daemon.config),
 });
 

@@ -60,7 +60,8 @@ describe('catalog-file', () => {
     // Not applied yet: the same products again (other bytes) are sent again.
     const second = await dropAndRun('never-2.csv', ['NR-2,Two,2,2', 'NR-1,One,1,1']);
     expect(second.report.counts).toMatchObject({ unchanged: 0, sent: 2 });
-    for (const pk of [...first.feeds, ...second.feeds]) await api.services.feeds.fail(pk, { code: 'test', message: 'failed as a whole' });
+    for (const pk of [...first.feeds, ...second.feeds])
+      await api.services.feedProcess.fail(pk, { code: 'test', message: 'failed as a whole' });
     // The first file's very bytes again: its feed failed, so it is read and sent again, not
     // skipped as byte-identical.
     const third = await dropAndRun('never-3.csv', ['NR-1,One,1,1', 'NR-2,Two,2,2']);

@@ -34,7 +34,7 @@ describe('scheduled ticks with two scheduler processes', () => {
     expect(tickLines).toHaveLength(2);
     expect(tickLines[0]).toMatchObject({
       connectors: ['ticker'],
-      maintenance: ['prune.feeds', 'prune.idempotency-keys', 'prune.webhook-deliveries', 'prune.receipts', 'feeds.requeue-stopped'],
+      maintenance: ['prune.feeds', 'prune.idempotency-keys', 'prune.webhook-deliveries', 'prune.receipts'],
     });
   });
 
@@ -77,11 +77,13 @@ describe('maintenance ticks', () => {
     // What an earlier version left in the database.
     await a.jobs.boss.createQueue('feed.prune');
     await a.jobs.boss.schedule('feed.prune', '17 3 * * *', {});
+    await a.jobs.boss.createQueue('feeds.requeue-stopped');
     expect((await a.jobs.boss.getSchedules()).map((x) => x.name)).toEqual(['feed.prune']);
     const upgraded = await startTestDaemon({ database: a.database, env: { WAYBILL_CONNECTORS: file } });
     try {
       expect(await upgraded.jobs.boss.getSchedules()).toEqual([]);
       expect(await upgraded.jobs.boss.getQueue('feed.prune')).toBeNull();
+      expect(await upgraded.jobs.boss.getQueue('feeds.requeue-stopped')).toBeNull();
     } finally {
       await upgraded.stop();
     }

@@ -47,8 +47,8 @@ describe('before any worker runs', () => {
     await sql.query(`update feeds set state = 'processing', started_at = now(), leased_until = now() - interval '1 second' where pk = $1`, [
       dead.pk,
     ]);
-    expect(await api.services.feeds.recover()).toEqual([dead.pk]);
-    expect(await api.services.feeds.recover()).toEqual([]); // the lease is renewed for the new job
+    expect(await api.services.feedRecovery.recover()).toEqual([dead.pk]);
+    expect(await api.services.feedRecovery.recover()).toEqual([]); // the lease is renewed for the new job
     expect((await jobsOf(dead.pk)).map((j) => j.state)).toEqual(['active', 'created']);
     // A worker then comes: the recovered feed is done, both items applied once.
     const worker = await startWorker();
@@ -75,16 +75,33 @@ describe('before any worker runs', () => {
     await hold(gone.pk, goneOwner);
     await hold(alive.pk, thisOwner()); // this process: running
     await hold(elsewhere.pk, `another-host-${host}/1/1`); // cannot be told: waits for its lease
-    expect(await api.services.feeds.recover()).toEqual([gone.pk]);
-    expect(await api.services.feeds.recover()).toEqual([]);
+    expect(await api.services.feedRecovery.recover()).toEqual([gone.pk]);
+    expect(await api.services.feedRecovery.recover()).toEqual([]);
     // A heartbeat just now (the owner's pid gone or not): not taken yet.
     const fresh = (await post([product('FRESH-1')])).json() as Feed;
     await sql.query(
       `update feeds set state = 'processing', leased_until = now() + make_interval(secs => ${LEASE_SECONDS}), owner = $2 where pk = $1`,
       [fresh.pk, goneOwner],
     );
-    expect(await api.services.feeds.recover()).toEqual([]);
+    expect(await api.services.feedRecovery.recover()).toEqual([]);
     (globalThis as { heldFeeds?: string[] }).heldFeeds = [gone.pk, alive.pk, elsewhere.pk, fresh.pk];
+  });
+
+  it("a worker process takes a dead worker's feed back by itself as it starts, long before the queue would retry its job", async () => {
+    const dead = (await post([product('WATCH-1')])).json() as Feed;
+    // Its job active (the queue fails it only after 30 s without a heartbeat), the feed held by a
+    // process of this host that is gone, its last heartbeat 5 s ago.
+    await sql.query(`update pgboss.job set state = 'active', started_on = now() where data->>'feedPk' = $1`, [dead.pk]);
+    await sql.query(
+      `update feeds set state = 'processing', started_at = now(), leased_until = now() + interval '10 seconds', owner = $2 where pk = $1`,
+      [dead.pk, `${os.hostname()}/${4_194_305}/1`],
+    );
+    const worker = await startWorker();
+    try {
+      expect(await waitFeed(app, auth, `/feeds/${dead.pk}/`, 10_000)).toMatchObject({ state: 'done', counts: { succeeded: 1 } });
+    } finally {
+      await worker.stop();
+    }
   });
 
   it('a job that fails once (feed locked elsewhere: transient) succeeds on retry', async () => {
@@ -158,13 +175,13 @@ describe('with a worker', () => {
 
   it('a job run twice (even at once) gives one result', async () => {
     const items = Array.from({ length: 1_500 }, (_, i) => product(`TWICE-${i}`, { variations: [{ sku: `TWICE-${i}-a` }] }));
-    const feed = await api.services.feeds.submit({ shopPk, type: 'product_create', items, source: 'connector:test' });
+    const feed = await api.services.feedSubmit.submit({ shopPk, type: 'product_create', items, source: 'connector:test' });
     // The worker and two more runs of the same feed, concurrently: chunks are taken under a
     // row lock, so each is applied once; a run that finds the feed busy fails as transient.
-    const runs = await Promise.allSettled([api.services.feeds.process(feed.pk), api.services.feeds.process(feed.pk)]);
+    const runs = await Promise.allSettled([api.services.feedProcess.process(feed.pk), api.services.feedProcess.process(feed.pk)]);
     for (const r of runs) if (r.status === 'rejected') expect((r.reason as { code?: string }).code).toBe('55P03');
     const done = await waitFeed(app, auth, `/feeds/${feed.pk}/`, 20_000);
-    const again = await api.services.feeds.process(feed.pk);
+    const again = await api.services.feedProcess.process(feed.pk);
     await api.jobs.send(api.connection.db, 'feed.process', { feedPk: feed.pk });
     await until('the second job', async () => (await jobsOf(feed.pk)).filter((j) => j.state === 'completed').length === 2);
     const after = await waitFeed(app, auth, `/feeds/${feed.pk}/`);
@@ -227,13 +244,13 @@ describe('with a worker', () => {
   });
 
   it('connectors submit feeds too, under their own source and the default base URL', async () => {
-    const feed = await api.services.feeds.submit({
+    const feed = await api.services.feedSubmit.submit({
       shopPk,
       type: 'product_create',
       items: [product('CONN-1', { images: [{ url: 'https://cdn.example/c.jpg', x: 1 }] })],
       source: 'connector:erp-main',
     });
-    const json = present(feed, api.services.feeds.defaultBaseUrl);
+    const json = present(feed, api.services.feedSubmit.defaultBaseUrl);
     expect(json).toMatchObject({ source: 'connector:erp-main', url: `http://127.0.0.1:0/feeds/${feed.pk}/`, status: 'Wait' });
     const done = await waitFeed(app, auth, `/feeds/${feed.pk}/`);
     expect(done.result.success[0]!.warning).toEqual(['/0/images/0/x: unknown field, ignored']);
@@ -241,13 +258,13 @@ describe('with a worker', () => {
       { pointer: '/0/images/0/x', code: 'unknown_field', message: 'unknown field, ignored' },
     ]);
     await expect(
-      api.services.feeds.submit({ shopPk, type: 'product_create', items: [{ sku: 'NO-NAME' }], source: 'connector:erp-main' }),
+      api.services.feedSubmit.submit({ shopPk, type: 'product_create', items: [{ sku: 'NO-NAME' }], source: 'connector:erp-main' }),
     ).rejects.toMatchObject({ status: 400, errors: [{ pointer: '/0/name' }, { pointer: '/0/price' }, { pointer: '/0/stock' }] });
   });
 
   it('items a trusted caller already validated (submitValidated, as JSON text) are recorded and applied like submitted ones', async () => {
     const items = [product('PRE-1', { variations: [{ sku: 'PRE-1-a', stock: 2 }] }), product('PRE-2')];
-    const feed = await api.services.feeds.submitValidated({
+    const feed = await api.services.feedSubmit.submitValidated({
       shopPk,
       type: 'product_create',
       items: items.map((p) => ({ sku: p.sku, json: JSON.stringify(p) })),
@@ -264,7 +281,7 @@ describe('with a worker', () => {
     const stored = pageOf(await app.inject({ url: `${PRODUCTS}?sku=PRE-1`, headers: auth }));
     expect(stored.items[0]).toMatchObject({ name: 'Product PRE-1', variations: [{ sku: 'PRE-1-a', stock: 2 }] });
     await expect(
-      api.services.feeds.submitValidated({ shopPk, type: 'product_create', items: [], source: 'connector:erp-main' }),
+      api.services.feedSubmit.submitValidated({ shopPk, type: 'product_create', items: [], source: 'connector:erp-main' }),
     ).rejects.toMatchObject({ status: 400, errors: [{ pointer: '', code: 'too_few' }] });
   });
 
@@ -315,7 +332,7 @@ describe('with a worker', () => {
     const feed = (await post([product('OLD-1')])).json() as Feed;
     await waitFeed(app, auth, feed.url);
     await sql.query(`update feeds set created_at = now() - interval '31 days' where pk = $1`, [feed.pk]);
-    expect(await api.services.feeds.prune()).toBe(1);
+    expect(await api.services.feedPrune.prune()).toBe(1);
     expectProblem(await app.inject({ url: `/feeds/${feed.pk}/`, headers: auth }), 404, 'not_found');
     expect(
       (

@@ -43,7 +43,7 @@ const small = await accept([product('GOOD-1'), product('POISON-1'), product('GOO
 const big = await accept(Array.from({ length: 250 }, (_, i) => product(i === 137 ? 'POISON-BIG' : `BIG-${i}`)));
 const neighbours = await Promise.all(Array.from({ length: 12 }, (_, i) => accept([product(i === 5 ? 'POISON-N' : `N-${i}`)])));
 // Past validation, as the file connector hands items over: a stock beyond the int4 column.
-const raw = await api.services.feeds.submitValidated({
+const raw = await api.services.feedSubmit.submitValidated({
   shopPk,
   type: 'product_create',
   source: 'connector:test',

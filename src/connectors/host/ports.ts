@@ -3,7 +3,7 @@
 import { bodyItems } from '../../catalog/product-validation.ts';
 import { badRequest } from '../../errors.ts';
 import { feedUrl, presentApi } from '../../feeds/feeds.presenter.ts';
-import type { FeedService } from '../../feeds/feeds.service.ts';
+import type { FeedSubmitService } from '../../feeds/feed-submit.service.ts';
 import type { Feed } from '../../feeds/feeds.schemas.ts';
 import { metrics } from '../../metrics/metrics.ts';
 import { outboundRequest } from '../../outbound/outbound-http.ts';
@@ -20,7 +20,7 @@ import {
 
 /** The services the ports use. */
 export interface PortServices {
-  feeds: Pick<FeedService, 'submit' | 'submitValidated'>;
+  feeds: Pick<FeedSubmitService, 'submit' | 'submitValidated'>;
   shops: Pick<ShopService, 'exists'>;
   tracking: Pick<TrackingService, 'due' | 'byTrackingCode' | 'record' | 'recordError'>;
 }

@@ -1,17 +1,17 @@
 // feed.process: apply feeds, a batch of jobs at a time. The batch's small feeds are applied
-// together in one transaction (FeedService.applyBatch); every other feed of the batch (a large
+// together in one transaction (FeedProcessService.applyBatch); every other feed of the batch (a large
 // one, or one the shared transaction left out) is applied on its own, FEEDS_ALONE_IN_FLIGHT at
 // once. Transient errors are retried by the queue with backoff (processing resumes after the
 // last committed chunk); after the last retry, or on a permanent error, the feed is marked
 // failed with a critical saying why.
 import { AppError, isTransient } from '../../errors.ts';
-import type { FeedService } from '../../feeds/feeds.service.ts';
+import type { FeedProcessService } from '../../feeds/feed-process.service.ts';
 import { queueSettings, type BatchJobHandler, type JobContext } from '../job-map.ts';
 
 /** Feeds of one batch applied on their own at once (each a chunk transaction at a time). */
 export const FEEDS_ALONE_IN_FLIGHT = 2;
 
-type Feeds = Pick<FeedService, 'applyBatch' | 'process' | 'fail'>;
+type Feeds = Pick<FeedProcessService, 'applyBatch' | 'process' | 'fail'>;
 
 async function processOne(feeds: Feeds, feedPk: string, ctx: JobContext): Promise<void> {
   try {

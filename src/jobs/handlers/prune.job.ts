@@ -1,13 +1,13 @@
 // prune.*: each drops one kind of record past the retention its service keeps (scheduled daily
 // by the scheduler role, src/scheduler/scheduler.ts).
 import type { ConnectorService } from '../../connectors/host/connectors.service.ts';
-import type { FeedService } from '../../feeds/feeds.service.ts';
+import type { FeedPruneService } from '../../feeds/feed-prune.service.ts';
 import type { IdempotencyService } from '../../idempotency/idempotency.service.ts';
 import type { WebhookService } from '../../webhooks/webhooks.service.ts';
 import type { JobHandler } from '../job-map.ts';
 
 export const pruneFeeds =
-  (feeds: Pick<FeedService, 'prune'>): JobHandler<'prune.feeds'> =>
+  (feeds: Pick<FeedPruneService, 'prune'>): JobHandler<'prune.feeds'> =>
   async (_data, ctx) => {
     ctx.log.info({ deleted: await feeds.prune() }, 'old feeds pruned');
   };
