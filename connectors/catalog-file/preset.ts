@@ -17,6 +17,7 @@ import { validate } from '../sdk/index.ts';
  * `$skip` a non-empty value skips the row (with `reason`: Magento store-view rows);
  * `$continues` an empty value makes the row a continuation of the row above (Odoo);
  * `$image` image addresses; `$sale_price`, `$sale_from`, `$sale_to`, `$compare_at_price`;
+ * `$sale_dates` both sale dates as an ISO 8601 interval `start/end` (Google Merchant);
  * `$option_name:N` / `$option_value:N` variation options; `$pairs` `k=v,k=v` attributes;
  * `$drop` read and dropped.
  */

@@ -215,7 +215,10 @@ describe('google-merchant', () => {
           sku: 'TSHIRT-RED-S',
           color: 'Red',
           size: 'S',
+          // g:sale_price_effective_date "2024-05-01T08:00-0500/2024-05-31": a date alone ends at the end of that day.
           discount: 20,
+          discount_from: '2024-05-01T08:00:00-0500',
+          discount_to: '2024-05-31T23:59:59',
           images: ['https://shop.example/i/red.jpg', 'https://shop.example/i/red2.jpg'],
         },
         { sku: 'TSHIRT-RED-M', availability: 'out_of_stock', color: 'Red', size: 'M', images: ['https://shop.example/i/redm.jpg'] },

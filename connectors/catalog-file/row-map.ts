@@ -181,6 +181,14 @@ export class RowMapper {
         case '$sale_to':
           sale.to = v;
           continue;
+        case '$sale_dates': {
+          // An ISO 8601 interval "start/end" (Google's sale_price_effective_date); a date
+          // without a time ends the sale at the end of that day.
+          const [from = '', to = ''] = v.split('/').map((d) => d.trim());
+          if (from !== '') sale.from = from;
+          if (to !== '') sale.to = /^\d{4}-\d{2}-\d{2}$/.test(to) ? `${to}T23:59:59` : to;
+          continue;
+        }
         case '$compare_at_price':
           sale.compareAt = v;
           continue;
