@@ -34,6 +34,14 @@ export const ColumnSpec = Type.Union([
       set: Type.Optional(Type.Record(Type.String(), Type.String())),
       /** Source values -> field values, case-insensitive (`{"instock": "in_stock"}`); others are left as they are. */
       map: Type.Optional(Type.Record(Type.String(), Type.String())),
+      /**
+       * The column is one of the source's prices per currency (Akeneo): a code (`"EUR"`) says
+       * the values' currency, `"*"` that each value names its own (`89.90 EUR`, several per
+       * row); a column named with `{currency}` (`price-{currency}`) has the name's. The
+       * `currency` option picks the price in that currency (none: a warning, the field left
+       * out); without it the first wins.
+       */
+      currency: Type.Optional(Type.String({ minLength: 1 })),
       /** `$alias`: put before the value. `$skip`: why such rows are skipped. */
       prefix: Type.Optional(Type.String()),
       reason: Type.Optional(Type.String()),
@@ -48,7 +56,7 @@ export const Preset = Type.Object(
     name: Type.String(),
     /** The documentation this mapping follows. */
     source: Type.Optional(Type.String()),
-    /** Source column (any case) -> what it becomes. */
+    /** Source column (any case; `{currency}` in a name matches any currency code) -> what it becomes. */
     columns: Type.Record(Type.String(), ColumnSpec),
     /** Columns the map does not name: dropped (listed once in the report) or kept as attributes. */
     unmapped: Type.Union([Type.Literal('drop'), Type.Literal('attribute')], { default: 'drop' }),

@@ -237,12 +237,58 @@ describe('google-merchant', () => {
 
 describe('akeneo (REST API page as JSON)', () => {
   it('values by locale and scope, prices as amount and currency, media by their download link', async () => {
-    const { bySku } = await read('../akeneo-products.json', { preset: 'akeneo' });
+    const { bySku, summary } = await read('../akeneo-products.json', { preset: 'akeneo' });
     expect(bySku.get('jacket-brown-s')).toMatchObject({
       name: 'Brown jacket',
+      // Without the currency option: the first of [EUR 89.90, USD 99.00]; the other is no conflict.
       price: 89.9,
       size: 's',
       images: ['https://pim.example.com/api/rest/v1/media-files/a/b/c/d/abcd_jacket.jpg/download'],
+    });
+    expect(summary.warnings.column_not_used).toBeUndefined();
+  });
+
+  it('the currency option picks the price in its currency from the collection', async () => {
+    const { bySku, refused } = await read('../akeneo-products.json', { preset: 'akeneo', currency: 'usd' });
+    expect(refused.filter((r) => r.errors[0]!.code !== 'unreadable')).toEqual([]);
+    expect(bySku.get('jacket-brown-s')).toMatchObject({ name: 'Brown jacket', price: 99 });
+  });
+
+  it('no price in the currency option: the product comes without a price, with a warning', async () => {
+    const { bySku, summary, refused } = await read('../akeneo-products.json', { preset: 'akeneo', currency: 'GBP' });
+    expect(refused.filter((r) => r.errors[0]!.code !== 'unreadable')).toEqual([]);
+    const jacket = bySku.get('jacket-brown-s')!;
+    expect(jacket).toMatchObject({ name: 'Brown jacket', size: 's' });
+    expect(jacket.price).toBeUndefined();
+    expect(summary.warnings.price_currency_missing).toEqual({
+      count: 1,
+      examples: ['line 9: values.price in EUR, USD, none in GBP (option currency): price left out'],
+    });
+  });
+});
+
+describe('akeneo (CSV export)', () => {
+  it("price-<currency> columns: the first without the currency option, the option's with it", async () => {
+    const plain = await read('akeneo.csv', { preset: 'akeneo' });
+    expect(plain.bySku.get('ak-tee')!.variations).toEqual([
+      expect.objectContaining({ sku: 'AK-TEE-BLUE-M', price: 19.9 }),
+      expect.objectContaining({ sku: 'AK-TEE-RED-M', price: 21 }),
+    ]);
+    expect(plain.bySku.get('AK-MUG')).toMatchObject({ price: 8 });
+
+    const usd = await read('akeneo.csv', { preset: 'akeneo', currency: 'USD' });
+    expect(usd.refused).toEqual([]);
+    expect(usd.bySku.get('ak-tee')).toMatchObject({ price: 21.5 });
+    expect(usd.bySku.get('ak-tee')!.variations).toEqual([
+      expect.objectContaining({ sku: 'AK-TEE-BLUE-M', price: 21.5 }),
+      expect.objectContaining({ sku: 'AK-TEE-RED-M', price: 23 }),
+    ]);
+    // The mug has no USD price: it is sent without one (an existing product keeps its price).
+    expect(usd.bySku.get('AK-MUG')).toMatchObject({ name: 'Akeneo Mug' });
+    expect(usd.bySku.get('AK-MUG')!.price).toBeUndefined();
+    expect(usd.summary.warnings.price_currency_missing).toEqual({
+      count: 1,
+      examples: ['line 4: price-EUR in EUR, none in USD (option currency): price left out'],
     });
   });
 });

@@ -2,7 +2,7 @@
 // columns, then built-in field names, all ignoring case), values converted, and the row's
 // part in grouping (its key, parent, aliases) taken apart. The result is plain JSON: it is
 // staged on disk (stage.ts) before rows are grouped into products (group.ts).
-import { convertValue, decimal, imageAddress, timestamp, type ConvertContext } from './convert.ts';
+import { convertValue, decimal, imageAddress, moneyParts, timestamp, type ConvertContext } from './convert.ts';
 import { productKinds, variationKinds } from './map.ts';
 import type { ColumnSpec, Preset } from './preset.ts';
 import type { SourceRow } from './row.ts';
@@ -44,7 +44,15 @@ interface Plan {
   column: string;
 }
 
+/** A price of a column that gives the price per currency (ColumnSpec `currency`). */
+interface Offer {
+  plan: Plan;
+  amount: string;
+  currency: string;
+}
+
 const ROLE_OPTION = /^\$option_(name|value):(\d+)$/;
+const escapeRegExp = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 /** Fields a source column may name by itself (any case); stamps the server keeps itself are not read. */
 const KNOWN = new Set(
   [...productKinds.keys(), ...variationKinds.keys()].filter(
@@ -87,6 +95,8 @@ export const blankRow = (): MappedRow => ({
 export class RowMapper {
   readonly #plans = new Map<string, Plan | null>();
   readonly #columns: Map<string, ColumnSpec>;
+  /** Columns named with `{currency}` (Akeneo's `price-{currency}`): the name's pattern, the code captured. */
+  readonly #perCurrency: { name: RegExp; spec: ColumnSpec }[];
   readonly #options: Map<string, string>;
   readonly #noOption: Set<string>;
   readonly #c: ConvertContext;
@@ -101,6 +111,9 @@ export class RowMapper {
     this.summary = summary;
     this.o = o;
     this.#columns = new Map(Object.entries(preset.columns).map(([k, v]) => [k.trim().toLowerCase(), v]));
+    this.#perCurrency = [...this.#columns]
+      .filter(([k]) => k.includes('{currency}'))
+      .map(([k, spec]) => ({ name: new RegExp(`^${k.split('{currency}').map(escapeRegExp).join('([a-z]{3})')}$`), spec }));
     this.#options = new Map(Object.entries(preset.options).map(([k, v]) => [k.toLowerCase(), v]));
     this.#noOption = new Set(preset.no_option_values.map((v) => v.toLowerCase()));
     this.#c = { summary, currency: o.currency };
@@ -110,7 +123,7 @@ export class RowMapper {
     let p = this.#plans.get(name);
     if (p !== undefined) return p;
     const key = name.replace(/^\uFEFF/, '').trim();
-    const raw = this.#columns.get(key.toLowerCase());
+    const raw = this.#columns.get(key.toLowerCase()) ?? this.#currencyColumn(key.toLowerCase());
     if (raw !== undefined) {
       const spec = typeof raw === 'string' ? null : raw;
       const target = typeof raw === 'string' ? raw : raw.to;
@@ -126,6 +139,15 @@ export class RowMapper {
     }
     this.#plans.set(name, p);
     return p;
+  }
+
+  /** A column of a `{currency}` name: its spec, with the currency the name gives. */
+  #currencyColumn(name: string): ColumnSpec | undefined {
+    for (const c of this.#perCurrency) {
+      const code = c.name.exec(name)?.[1];
+      if (code !== undefined) return { ...(typeof c.spec === 'string' ? { to: c.spec } : c.spec), currency: code.toUpperCase() };
+    }
+    return undefined;
   }
 
   /** The option name as a field (color, size...) or an attribute name. */
@@ -148,6 +170,7 @@ export class RowMapper {
     const sale: { price?: string; from?: string; to?: string; compareAt?: string } = {};
     const aliases: string[] = [];
     let children = '';
+    const offers: Offer[] = [];
     for (const [name, text] of row.fields) {
       const p = this.#plan(name);
       if (p === null) continue;
@@ -210,6 +233,12 @@ export class RowMapper {
         (opt[1] === 'name' ? optionNames : optionValues).set(opt[2]!, v);
         continue;
       }
+      if (p.spec?.currency !== undefined) {
+        const money = p.spec.currency === '*' ? moneyParts(v) : { amount: v, currency: p.spec.currency.toUpperCase() };
+        if (money !== null) offers.push({ plan: p, ...money });
+        else this.summary.warn('price_without_currency', `line ${row.line}: ${p.column} "${v.slice(0, 40)}" (dropped)`);
+        continue;
+      }
       const mapped =
         p.spec?.map === undefined ? v : (Object.entries(p.spec.map).find(([k]) => k.toLowerCase() === v.toLowerCase())?.[1] ?? v);
       const out = convertValue(p.to, mapped, p.column, p.spec?.scale, this.#c);
@@ -217,6 +246,8 @@ export class RowMapper {
       this.#set(r, p.to, out.value, p.level, p.column);
       for (const [f, val] of Object.entries(p.spec?.set ?? {})) this.#set(r, f, val, p.level, p.column);
     }
+    const refused = this.#pickOffers(r, offers);
+    if (refused !== null) return { refuse: refused, sku: null };
     const error = this.#sale(r, sale);
     if (error !== null) return { refuse: error, sku: null };
     for (const [n, value] of optionValues) {
@@ -253,6 +284,37 @@ export class RowMapper {
     // Several columns may map to one field (Odoo's description and description_sale): the first value wins.
     if (into[field] === undefined) into[field] = value;
     else if (into[field] !== value) this.summary.warn('column_not_used', `${column}: ${field} is already set by an earlier column`);
+  }
+
+  /**
+   * Of the prices a row gives per currency, the one in the `currency` option's currency, else
+   * the first (per field). None in that currency: a warning, the field left out (an existing
+   * product keeps its price). Returns the refusal of a picked value that convertValue refuses.
+   */
+  #pickOffers(r: MappedRow, offers: Offer[]): string | null {
+    const byField = new Map<string, Offer[]>();
+    for (const o of offers) {
+      const k = `${o.plan.level}:${o.plan.to}`;
+      (byField.get(k) ?? byField.set(k, []).get(k)!).push(o);
+    }
+    const want = this.o.currency?.toUpperCase();
+    for (const list of byField.values()) {
+      const chosen = want === undefined ? list[0]! : list.find((o) => o.currency === want);
+      if (chosen === undefined) {
+        const { to, column } = list[0]!.plan;
+        const offered = [...new Set(list.map((o) => o.currency))].join(', ');
+        this.summary.warn(
+          'price_currency_missing',
+          `line ${r.line}: ${column} in ${offered}, none in ${want} (option currency): ${to} left out`,
+        );
+        continue;
+      }
+      const { to, level, column, spec } = chosen.plan;
+      const out = convertValue(to, chosen.amount, column, spec?.scale, this.#c);
+      if ('error' in out) return out.error;
+      this.#set(r, to, out.value, level, column);
+    }
+    return null;
   }
 
   /** A sale price as the product's discount (a percentage 0-99), with its dates. */
