@@ -71,7 +71,7 @@ export function groupRows(key: string, rows: MappedRow[], mapper: RowMapper, sum
   const at = rows[0]!.line;
   if (main.length === 0) product.sku ??= key;
   // One variation without options (Shopify's "Default Title"): a simple product of that sku.
-  if (main.length === 0 && variations.length === 1 && optionless[0] === true) {
+  if (main.length === 0 && variations.length === 1 && optionless[0] === true && mapper.preset.single_variation_product) {
     const v = variations.pop()!;
     variationsAt.pop();
     Object.assign(product, v);

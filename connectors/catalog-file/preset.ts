@@ -66,6 +66,12 @@ export const Preset = Type.Object(
     no_option_values: Type.Array(Type.String(), { default: [] }),
     /** `$parent` rows need their parent row in the file (true) or make the product themselves (false). */
     parent_row_required: Type.Boolean({ default: true }),
+    /**
+     * Rows of one key with no parent row and a single variation without options are a simple
+     * product of that variation's sku (Shopify's "Default Title"); false: a variation of the
+     * keyed product all the same (an Akeneo model's variant, alone in a file of changes).
+     */
+    single_variation_product: Type.Boolean({ default: true }),
     /** Fields a new product lacking them takes (existing products keep theirs). */
     defaults: Type.Record(Type.String(), Type.Unknown(), { default: {} }),
     /** Documents: the path of the items (`rss.channel.item`, `_embedded.items`). */
