@@ -60,7 +60,10 @@ export const Preset = Type.Object(
     columns: Type.Record(Type.String(), ColumnSpec),
     /** Columns the map does not name: dropped (listed once in the report) or kept as attributes. */
     unmapped: Type.Union([Type.Literal('drop'), Type.Literal('attribute')], { default: 'drop' }),
-    /** Option names (any case) -> field; other options become attributes named by the option. */
+    /**
+     * Option names (any case) -> field, over the SDK's OPTION_FIELDS (color, colour, size...:
+     * the table the API pulls use too); other options become attributes named by the option.
+     */
     options: Type.Record(Type.String(), Type.String(), { default: {} }),
     /** Option values that mean "no option" (Shopify's "Default Title"). */
     no_option_values: Type.Array(Type.String(), { default: [] }),

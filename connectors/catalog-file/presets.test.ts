@@ -88,7 +88,8 @@ describe('woocommerce', () => {
       price: 20,
       discount: 20,
       discount_from: '2024-05-01T00:00:00',
-      discount_to: '2024-05-31T00:00:00',
+      // "Date sale price ends" 2024-05-31: the sale lasts that whole day.
+      discount_to: '2024-05-31T23:59:59',
       stock: 7,
       images: ['https://shop.example/wp-content/uploads/cap.jpg'],
     });
@@ -164,7 +165,8 @@ describe('magento2', () => {
       price: 34,
       discount: 15,
       discount_from: '2024-05-01T00:00:00',
-      discount_to: '2024-05-31T00:00:00',
+      // special_price_to_date 05/31/2024: the last day of the special price.
+      discount_to: '2024-05-31T23:59:59',
       stock: 0,
       brand: 'Joust',
       activity: 'Gym',

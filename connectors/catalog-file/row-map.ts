@@ -2,6 +2,7 @@
 // columns, then built-in field names, all ignoring case), values converted, and the row's
 // part in grouping (its key, parent, aliases) taken apart. The result is plain JSON: it is
 // staged on disk (stage.ts) before rows are grouped into products (group.ts).
+import { attributeName, discountOf, OPTION_FIELDS, saleEnd } from '../sdk/index.ts';
 import { convertValue, decimal, imageAddress, moneyParts, timestamp, type ConvertContext } from './convert.ts';
 import { productKinds, variationKinds } from './map.ts';
 import type { ColumnSpec, Preset } from './preset.ts';
@@ -59,13 +60,6 @@ const KNOWN = new Set(
     (f) => !['pk', 'created_at', 'updated_at', 'deleted_at', 'variations'].includes(f),
   ),
 );
-const attributeName = (s: string): string =>
-  s
-    .trim()
-    .toLowerCase()
-    .replace(/[^\p{L}\p{N}]+/gu, '_')
-    .replace(/^_+|_+$/g, '')
-    .slice(0, 100);
 
 export interface MapOptions {
   imageBaseUrl: string | undefined;
@@ -114,7 +108,7 @@ export class RowMapper {
     this.#perCurrency = [...this.#columns]
       .filter(([k]) => k.includes('{currency}'))
       .map(([k, spec]) => ({ name: new RegExp(`^${k.split('{currency}').map(escapeRegExp).join('([a-z]{3})')}$`), spec }));
-    this.#options = new Map(Object.entries(preset.options).map(([k, v]) => [k.toLowerCase(), v]));
+    this.#options = new Map(Object.entries({ ...OPTION_FIELDS, ...preset.options }).map(([k, v]) => [k.toLowerCase(), v]));
     this.#noOption = new Set(preset.no_option_values.map((v) => v.toLowerCase()));
     this.#c = { summary, currency: o.currency };
   }
@@ -205,11 +199,10 @@ export class RowMapper {
           sale.to = v;
           continue;
         case '$sale_dates': {
-          // An ISO 8601 interval "start/end" (Google's sale_price_effective_date); a date
-          // without a time ends the sale at the end of that day.
+          // An ISO 8601 interval "start/end" (Google's sale_price_effective_date).
           const [from = '', to = ''] = v.split('/').map((d) => d.trim());
           if (from !== '') sale.from = from;
-          if (to !== '') sale.to = /^\d{4}-\d{2}-\d{2}$/.test(to) ? `${to}T23:59:59` : to;
+          if (to !== '') sale.to = to;
           continue;
         }
         case '$compare_at_price':
@@ -333,8 +326,8 @@ export class RowMapper {
       selling = decimal(sale.price.replace(/\s*[A-Z]{3}$/, ''));
     }
     if (selling === null || regular === null || regular <= 0) return null;
-    const pct = Math.round((1 - selling / regular) * 100);
-    if (pct <= 0 || pct > 99) {
+    const pct = discountOf(regular, selling);
+    if (pct === null || pct === 'outside') {
       this.summary.warn('sale_price_ignored', `line ${r.line}: sale ${selling} against ${regular}`);
       return null;
     }
@@ -347,7 +340,8 @@ export class RowMapper {
       if (when === undefined) continue;
       const t = timestamp(when);
       if (t === null) this.summary.warn('date_unreadable', `line ${r.line}: sale date "${when.slice(0, 40)}" (dropped)`);
-      else into[field] = t;
+      // An end date without a time: the sale lasts that whole day.
+      else into[field] = field === 'discount_to' && !/\d:\d/.test(when) ? saleEnd(t.slice(0, 10)) : t;
     }
     return null;
   }
