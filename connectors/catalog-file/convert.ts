@@ -9,6 +9,13 @@ const INTEGER_VALUED = /^[+-]?\d+\.0+$/;
 /** "15.00 USD", "USD 15.00", "1,299.00", "12,50 EUR". */
 const MONEY = /^(?:([A-Z]{3})\s*)?([+-]?[\d.,]+)(?:\s*([A-Z]{3}))?$/;
 
+/** "15.00 USD" or "USD 15.00" -> its amount's text and currency; null when it names no currency. */
+export function moneyParts(text: string): { amount: string; currency: string } | null {
+  const m = MONEY.exec(text.trim());
+  const currency = m?.[1] ?? m?.[3];
+  return m === null || currency === undefined ? null : { amount: m[2]!, currency };
+}
+
 /** "1,299.00" -> 1299, "1.299,00" -> 1299, "12,50" -> 12.5; null when it is no number. */
 export function decimal(text: string): number | null {
   let t = text.trim();

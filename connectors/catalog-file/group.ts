@@ -2,6 +2,7 @@
 // product's fields (the first value of a field wins; continuations fill in); variation rows
 // give variations, and the product fields no parent row gave. A parent without price or stock
 // takes them from its variations (the lowest price, the sum of stock).
+import { fillFromVariations } from '../sdk/index.ts';
 import { variationKinds, type FileProduct } from './map.ts';
 import type { MappedRow, RowMapper } from './row-map.ts';
 import type { SummaryBuilder } from './summary.ts';
@@ -71,24 +72,20 @@ export function groupRows(key: string, rows: MappedRow[], mapper: RowMapper, sum
   const at = rows[0]!.line;
   if (main.length === 0) product.sku ??= key;
   // One variation without options (Shopify's "Default Title"): a simple product of that sku.
-  if (main.length === 0 && variations.length === 1 && optionless[0] === true) {
+  if (main.length === 0 && variations.length === 1 && optionless[0] === true && mapper.preset.single_variation_product) {
     const v = variations.pop()!;
     variationsAt.pop();
     Object.assign(product, v);
     if (Array.isArray(v.images)) productImages.push(...(v.images as string[]));
   }
-  if (variations.length === 0) for (const r of parents) applyOptions(product, r.options, mapper, names);
+  // A parent's options its variations do not vary by (WooCommerce's non-variation attributes) are its own.
+  const varied = new Set(children.flatMap((c) => c.options.map(([n]) => (n.startsWith('#') ? names.get(n.slice(1)) : n))));
+  for (const r of parents)
+    applyOptions(product, variations.length === 0 ? r.options : r.options.filter(([n]) => !varied.has(n)), mapper, names);
   if (variations.length > 0) {
-    const prices = variations.map((v) => v.price).filter((p): p is number => typeof p === 'number');
-    if (product.price === undefined && prices.length > 0) {
-      product.price = Math.min(...prices);
-      summary.converted('parent_price_from_variations');
-    }
-    const stocks = variations.map((v) => v.stock);
-    if (product.stock === undefined && stocks.every((s) => typeof s === 'number')) {
-      product.stock = (stocks as number[]).reduce((a, b) => a + b, 0);
-      summary.converted('parent_stock_from_variations');
-    }
+    const filled = fillFromVariations(product, variations);
+    if (filled.price) summary.converted('parent_price_from_variations');
+    if (filled.stock) summary.converted('parent_stock_from_variations');
     product.variations = variations;
   }
   if (productImages.length > 0) product.images = [...new Set(productImages)];

@@ -77,7 +77,8 @@ async function processInbox(ctx: Ctx, inbox: string): Promise<void> {
     }
   }
 
-  const entries = await scan(inbox, ctx.options.format);
+  // The product model file, when it lies in the inbox itself, is read with the product files, not imported.
+  const entries = (await scan(inbox, ctx.options.format)).filter((e) => e.name !== ctx.options.product_models);
   for (const e of entries) {
     if (e.kind !== 'refused') continue;
     const final = await moveInto(inside(inbox, e.name), path.join(inbox, ERROR), safeName(e.name));

@@ -2,6 +2,9 @@
 import { Type, type Static } from 'typebox';
 import { PRESET_NAMES } from './preset.ts';
 
+/** A file or folder name inside the inbox: no hidden names (nor `.` or `..`), no slashes, no control characters. */
+const SEGMENT = '[\\p{L}\\p{N}][\\p{L}\\p{N} ._()+,@=-]{0,199}';
+
 export const CatalogFileOptions = Type.Object(
   {
     /** The folder the ERP/PIM drops files into (relative: from the connectors file's folder, created when missing). */
@@ -18,6 +21,12 @@ export const CatalogFileOptions = Type.Object(
     currency: Type.Optional(Type.String({ pattern: '^[A-Za-z]{3}$' })),
     /** Documents (XML, JSON) with a preset: the path of the items, over the preset's. */
     item_path: Type.Optional(Type.String({ minLength: 1 })),
+    /**
+     * With the akeneo preset: Akeneo's product model export, a path inside the inbox (e.g.
+     * `models/product_models.csv`), read with each product file and never imported itself: variant
+     * products become variations of their root model's product, named and described by it.
+     */
+    product_models: Type.Optional(Type.String({ pattern: `^${SEGMENT}(/${SEGMENT})*$`, maxLength: 1000 })),
     /** Akeneo values: the locale and channel read (default en_US, ecommerce). */
     locale: Type.Optional(Type.String({ minLength: 1 })),
     scope: Type.Optional(Type.String({ minLength: 1 })),

@@ -12,7 +12,8 @@ import { readDocumentRows } from './read-document.ts';
 import { readXlsxRows } from './read-xlsx.ts';
 import type { Batch, ReportEntry } from './report.ts';
 import { blankRow, RowMapper, type MappedRow } from './row-map.ts';
-import type { RowSink } from './row.ts';
+import { applyModel, readProductModels, type ModelRecord, type ModelsFile } from './product-models.ts';
+import type { RowReader } from './row.ts';
 import { bucketsFor, Stage, withStageDir } from './stage.ts';
 import type { SummaryBuilder } from './summary.ts';
 
@@ -24,6 +25,8 @@ export interface PresetOptions {
   defaults?: Record<string, unknown>;
   image_base_url?: string;
   currency?: string;
+  /** Akeneo's product model file (option product_models), open: the parents of variant rows. */
+  models?: ModelsFile;
 }
 
 /** Rows handed from a reader to the mapper at a time. */
@@ -37,8 +40,6 @@ type Staged = MappedRow & { group?: string };
 const hydrate = (r: Partial<Staged>): Staged => ({ ...blankRow(), ...r }) as Staged;
 // options: left out when empty (stage.ts).
 type Alias = { alias: string; to: string; options?: [string, string][] };
-
-type RowReader = (file: InboxFile, batchSize: number, sink: RowSink, signal?: AbortSignal) => Promise<void>;
 
 /** Bytes read from the file at a time by the XLSX and document readers. */
 const READ_BYTES = 256 * 1024;
@@ -126,6 +127,21 @@ export async function readWithPreset(
 
     // Stage A: a row named by an alias belongs to the alias's product.
     const b = new Stage(dir, 'b', buckets);
+    // Product models: root models staged by their code (their product's key), sub-models resolved to their root.
+    const rootOf =
+      o.models === undefined
+        ? null
+        : await readProductModels(
+            o.models,
+            readerFor(o.models.format, preset, (e) =>
+              summary.warn('product_model_unreadable', `${o.models!.name} line ${e.line}: ${e.message}`),
+            ),
+            preset,
+            summary,
+            mapper.o,
+            (m) => b.write(m.model, m as unknown as Record<string, unknown>),
+            signal,
+          );
     for (const f of a.files) {
       const records = (await Stage.read<Partial<Staged> | Alias>(f)).map((r) => ('alias' in r ? r : hydrate(r)));
       const aliases = new Map<string, Alias>();
@@ -133,7 +149,7 @@ export async function readWithPreset(
       for (const r of records) {
         if ('alias' in r) continue;
         const al = aliases.get(r.ref);
-        let group = r.ref;
+        let group = r.child ? (rootOf?.(r.ref) ?? r.ref) : r.ref;
         if (al !== undefined && al.to !== r.sku) {
           group = al.to;
           if (!r.child) {
@@ -162,8 +178,14 @@ export async function readWithPreset(
     };
     for (const f of b.files) {
       const groups = new Map<string, Staged[]>();
-      for (const r of (await Stage.read<Partial<Staged>>(f)).map(hydrate))
-        (groups.get(r.group!) ?? groups.set(r.group!, []).get(r.group!)!).push(r);
+      const models = new Map<string, ModelRecord>();
+      for (const staged of await Stage.read<Partial<Staged> | ModelRecord>(f)) {
+        if ('model' in staged) models.set(staged.model, staged);
+        else {
+          const r = hydrate(staged);
+          (groups.get(r.group!) ?? groups.set(r.group!, []).get(r.group!)!).push(r);
+        }
+      }
       for (const [key, rows] of groups) {
         rows.sort((x, y) => x.line - y.line);
         const g = groupRows(key, rows, mapper, summary, preset.parent_row_required);
@@ -171,6 +193,12 @@ export async function readWithPreset(
           for (const r of g.refused) refuse(r.line, r.sku, r.message, 'not_found');
           continue;
         }
+        const model = models.get(key);
+        if (model !== undefined) {
+          applyModel(g.product.product, model);
+          summary.converted('named_from_product_model');
+        } else if (o.models !== undefined && rows.every((r) => r.child))
+          summary.warn('product_model_unknown', `line ${rows[0]!.line}: ${key} is not in ${o.models.name} (named from its first variant)`);
         batch.push(g.product);
         if (batch.length >= PRODUCT_BATCH) await flush();
       }

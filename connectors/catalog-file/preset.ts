@@ -17,6 +17,7 @@ import { validate } from '../sdk/index.ts';
  * `$skip` a non-empty value skips the row (with `reason`: Magento store-view rows);
  * `$continues` an empty value makes the row a continuation of the row above (Odoo);
  * `$image` image addresses; `$sale_price`, `$sale_from`, `$sale_to`, `$compare_at_price`;
+ * `$sale_dates` both sale dates as an ISO 8601 interval `start/end` (Google Merchant);
  * `$option_name:N` / `$option_value:N` variation options; `$pairs` `k=v,k=v` attributes;
  * `$drop` read and dropped.
  */
@@ -33,6 +34,14 @@ export const ColumnSpec = Type.Union([
       set: Type.Optional(Type.Record(Type.String(), Type.String())),
       /** Source values -> field values, case-insensitive (`{"instock": "in_stock"}`); others are left as they are. */
       map: Type.Optional(Type.Record(Type.String(), Type.String())),
+      /**
+       * The column is one of the source's prices per currency (Akeneo): a code (`"EUR"`) says
+       * the values' currency, `"*"` that each value names its own (`89.90 EUR`, several per
+       * row); a column named with `{currency}` (`price-{currency}`) has the name's. The
+       * `currency` option picks the price in that currency (none: a warning, the field left
+       * out); without it the first wins.
+       */
+      currency: Type.Optional(Type.String({ minLength: 1 })),
       /** `$alias`: put before the value. `$skip`: why such rows are skipped. */
       prefix: Type.Optional(Type.String()),
       reason: Type.Optional(Type.String()),
@@ -47,16 +56,25 @@ export const Preset = Type.Object(
     name: Type.String(),
     /** The documentation this mapping follows. */
     source: Type.Optional(Type.String()),
-    /** Source column (any case) -> what it becomes. */
+    /** Source column (any case; `{currency}` in a name matches any currency code) -> what it becomes. */
     columns: Type.Record(Type.String(), ColumnSpec),
     /** Columns the map does not name: dropped (listed once in the report) or kept as attributes. */
     unmapped: Type.Union([Type.Literal('drop'), Type.Literal('attribute')], { default: 'drop' }),
-    /** Option names (any case) -> field; other options become attributes named by the option. */
+    /**
+     * Option names (any case) -> field, over the SDK's OPTION_FIELDS (color, colour, size...:
+     * the table the API pulls use too); other options become attributes named by the option.
+     */
     options: Type.Record(Type.String(), Type.String(), { default: {} }),
     /** Option values that mean "no option" (Shopify's "Default Title"). */
     no_option_values: Type.Array(Type.String(), { default: [] }),
     /** `$parent` rows need their parent row in the file (true) or make the product themselves (false). */
     parent_row_required: Type.Boolean({ default: true }),
+    /**
+     * Rows of one key with no parent row and a single variation without options are a simple
+     * product of that variation's sku (Shopify's "Default Title"); false: a variation of the
+     * keyed product all the same (an Akeneo model's variant, alone in a file of changes).
+     */
+    single_variation_product: Type.Boolean({ default: true }),
     /** Fields a new product lacking them takes (existing products keep theirs). */
     defaults: Type.Record(Type.String(), Type.Unknown(), { default: {} }),
     /** Documents: the path of the items (`rss.channel.item`, `_embedded.items`). */

@@ -13,19 +13,39 @@ import { loadPreset, PRESET_NAMES } from './preset.ts';
 
 const fixture = (name: string): string => path.join(path.dirname(fileURLToPath(import.meta.url)), 'fixtures', 'presets', name);
 
-async function read(name: string, o: PresetOptions) {
+async function read(name: string, o: PresetOptions & { productModels?: string }) {
   const file = fixture(name);
   const summary = new SummaryBuilder();
   const products: FileProduct[] = [];
   const refused: ReportEntry[] = [];
   const handle = await fs.promises.open(file);
+  const modelsAt = o.productModels === undefined ? null : fixture(o.productModels);
+  const models = modelsAt === null ? null : await fs.promises.open(modelsAt);
   try {
-    await readWithPreset({ handle, size: fs.statSync(file).size }, o.format ?? path.extname(file).slice(1), o, summary, async (b) => {
-      products.push(...b.products);
-      refused.push(...b.orphans);
-    });
+    const withModels: PresetOptions =
+      models === null
+        ? o
+        : {
+            ...o,
+            models: {
+              file: { handle: models, size: fs.statSync(modelsAt!).size },
+              format: path.extname(modelsAt!).slice(1),
+              name: o.productModels!,
+            },
+          };
+    await readWithPreset(
+      { handle, size: fs.statSync(file).size },
+      o.format ?? path.extname(file).slice(1),
+      withModels,
+      summary,
+      async (b) => {
+        products.push(...b.products);
+        refused.push(...b.orphans);
+      },
+    );
   } finally {
     await handle.close();
+    await models?.close();
   }
   const bySku = new Map(products.map((p) => [p.product.sku as string, p.product]));
   return { bySku, summary: summary.s, refused };
@@ -68,7 +88,8 @@ describe('woocommerce', () => {
       price: 20,
       discount: 20,
       discount_from: '2024-05-01T00:00:00',
-      discount_to: '2024-05-31T00:00:00',
+      // "Date sale price ends" 2024-05-31: the sale lasts that whole day.
+      discount_to: '2024-05-31T23:59:59',
       stock: 7,
       images: ['https://shop.example/wp-content/uploads/cap.jpg'],
     });
@@ -144,7 +165,8 @@ describe('magento2', () => {
       price: 34,
       discount: 15,
       discount_from: '2024-05-01T00:00:00',
-      discount_to: '2024-05-31T00:00:00',
+      // special_price_to_date 05/31/2024: the last day of the special price.
+      discount_to: '2024-05-31T23:59:59',
       stock: 0,
       brand: 'Joust',
       activity: 'Gym',
@@ -215,7 +237,10 @@ describe('google-merchant', () => {
           sku: 'TSHIRT-RED-S',
           color: 'Red',
           size: 'S',
+          // g:sale_price_effective_date "2024-05-01T08:00-0500/2024-05-31": a date alone ends at the end of that day.
           discount: 20,
+          discount_from: '2024-05-01T08:00:00-0500',
+          discount_to: '2024-05-31T23:59:59',
           images: ['https://shop.example/i/red.jpg', 'https://shop.example/i/red2.jpg'],
         },
         { sku: 'TSHIRT-RED-M', availability: 'out_of_stock', color: 'Red', size: 'M', images: ['https://shop.example/i/redm.jpg'] },
@@ -234,12 +259,123 @@ describe('google-merchant', () => {
 
 describe('akeneo (REST API page as JSON)', () => {
   it('values by locale and scope, prices as amount and currency, media by their download link', async () => {
-    const { bySku } = await read('../akeneo-products.json', { preset: 'akeneo' });
-    expect(bySku.get('jacket-brown-s')).toMatchObject({
+    const { bySku, summary } = await read('../akeneo-products.json', { preset: 'akeneo' });
+    // A variant product (parent jacket_brown) is a variation of its model's product, alone as it is.
+    expect(bySku.get('jacket_brown')).toMatchObject({
       name: 'Brown jacket',
       price: 89.9,
-      size: 's',
-      images: ['https://pim.example.com/api/rest/v1/media-files/a/b/c/d/abcd_jacket.jpg/download'],
+      variations: [
+        {
+          sku: 'jacket-brown-s',
+          // Without the currency option: the first of [EUR 89.90, USD 99.00]; the other is no conflict.
+          price: 89.9,
+          size: 's',
+          images: ['https://pim.example.com/api/rest/v1/media-files/a/b/c/d/abcd_jacket.jpg/download'],
+        },
+      ],
+    });
+    expect(summary.warnings.column_not_used).toBeUndefined();
+  });
+
+  it('the currency option picks the price in its currency from the collection', async () => {
+    const { bySku, refused } = await read('../akeneo-products.json', { preset: 'akeneo', currency: 'usd' });
+    expect(refused.filter((r) => r.errors[0]!.code !== 'unreadable')).toEqual([]);
+    expect(bySku.get('jacket_brown')).toMatchObject({ price: 99, variations: [{ sku: 'jacket-brown-s', price: 99 }] });
+  });
+
+  it('no price in the currency option: the product comes without a price, with a warning', async () => {
+    const { bySku, summary, refused } = await read('../akeneo-products.json', { preset: 'akeneo', currency: 'GBP' });
+    expect(refused.filter((r) => r.errors[0]!.code !== 'unreadable')).toEqual([]);
+    const jacket = bySku.get('jacket_brown')!;
+    expect(jacket).toMatchObject({ name: 'Brown jacket', variations: [{ sku: 'jacket-brown-s', size: 's' }] });
+    expect(jacket.price).toBeUndefined();
+    expect((jacket.variations as Record<string, unknown>[])[0]!.price).toBeUndefined();
+    expect(summary.warnings.price_currency_missing).toEqual({
+      count: 1,
+      examples: ['line 9: values.price in EUR, USD, none in GBP (option currency): price left out'],
+    });
+  });
+});
+
+describe('akeneo product models', () => {
+  it('without the model file: a product per parent code, named from its first variant', async () => {
+    const { bySku } = await read('akeneo-variants.csv', { preset: 'akeneo' });
+    expect([...bySku.keys()].sort()).toEqual(['ak-hoodie-blue', 'ak-hoodie-red', 'ak-sock', 'ak-tee']);
+    expect(bySku.get('ak-tee')).toMatchObject({ name: 'Tee red M', price: 19.9 });
+    // A model's one variant in the file stays a variation of the model's product.
+    expect(bySku.get('ak-sock')).toMatchObject({ name: 'Sock S', variations: [expect.objectContaining({ sku: 'AK-SOCK-S' })] });
+  });
+
+  it('with the model file: variants of sub-models join their root model, named and described by it', async () => {
+    const { bySku, summary, refused } = await read('akeneo-variants.csv', {
+      preset: 'akeneo',
+      productModels: 'akeneo-product-models.csv',
+    });
+    expect(refused).toEqual([]);
+    // ak-unused has no variant in the file: no product.
+    expect([...bySku.keys()].sort()).toEqual(['ak-hoodie', 'ak-sock', 'ak-tee']);
+    expect(bySku.get('ak-hoodie')).toEqual({
+      sku: 'ak-hoodie',
+      name: 'Akeneo Hoodie',
+      description: '<p>A hoodie, described by its model.</p>',
+      brand: 'Acme',
+      categories: 'hoodies',
+      family: 'clothing',
+      price: 49,
+      images: ['https://pim.example/media/hoodie.jpg'],
+      variations: [
+        { sku: 'AK-HOOD-BLUE-M', price: 49, color: 'blue', size: 'm', images: ['https://pim.example/media/hood-blue.jpg'] },
+        { sku: 'AK-HOOD-RED-L', price: 52, color: 'red', size: 'l' },
+      ],
+    });
+    expect(bySku.get('ak-tee')).toMatchObject({ name: 'Akeneo Tee', description: '<p>Organic tee.</p>', brand: 'Acme', price: 19.9 });
+    expect(bySku.get('ak-tee')!.variations).toEqual([
+      expect.objectContaining({ sku: 'AK-TEE-RED-M', color: 'red' }),
+      expect.objectContaining({ sku: 'AK-TEE-BLUE-M', color: 'blue' }),
+    ]);
+    // A parent the model file does not list: named from its first variant, and said so.
+    expect(bySku.get('ak-sock')).toMatchObject({ name: 'Sock S', price: 5 });
+    expect(summary.warnings.product_model_unknown).toEqual({
+      count: 1,
+      examples: ['line 6: ak-sock is not in akeneo-product-models.csv (named from its first variant)'],
+    });
+    expect(summary.conversions.named_from_product_model).toBe(2);
+    expect(summary).toMatchObject({ rows: 5, products: 3, variations: 5 });
+  });
+
+  it('a REST API page of product models names the products of an API page of products', async () => {
+    const { bySku } = await read('../akeneo-products.json', { preset: 'akeneo', productModels: 'akeneo-product-models.json' });
+    expect(bySku.get('jacket_brown')).toMatchObject({
+      name: 'Jacket',
+      description: 'The jacket, described by its model.',
+      brand: 'acme',
+      variations: [expect.objectContaining({ sku: 'jacket-brown-s', price: 89.9, size: 's' })],
+    });
+  });
+});
+
+describe('akeneo (CSV export)', () => {
+  it("price-<currency> columns: the first without the currency option, the option's with it", async () => {
+    const plain = await read('akeneo.csv', { preset: 'akeneo' });
+    expect(plain.bySku.get('ak-tee')!.variations).toEqual([
+      expect.objectContaining({ sku: 'AK-TEE-BLUE-M', price: 19.9 }),
+      expect.objectContaining({ sku: 'AK-TEE-RED-M', price: 21 }),
+    ]);
+    expect(plain.bySku.get('AK-MUG')).toMatchObject({ price: 8 });
+
+    const usd = await read('akeneo.csv', { preset: 'akeneo', currency: 'USD' });
+    expect(usd.refused).toEqual([]);
+    expect(usd.bySku.get('ak-tee')).toMatchObject({ price: 21.5 });
+    expect(usd.bySku.get('ak-tee')!.variations).toEqual([
+      expect.objectContaining({ sku: 'AK-TEE-BLUE-M', price: 21.5 }),
+      expect.objectContaining({ sku: 'AK-TEE-RED-M', price: 23 }),
+    ]);
+    // The mug has no USD price: it is sent without one (an existing product keeps its price).
+    expect(usd.bySku.get('AK-MUG')).toMatchObject({ name: 'Akeneo Mug' });
+    expect(usd.bySku.get('AK-MUG')!.price).toBeUndefined();
+    expect(usd.summary.warnings.price_currency_missing).toEqual({
+      count: 1,
+      examples: ['line 4: price-EUR in EUR, none in USD (option currency): price left out'],
     });
   });
 });

@@ -6,6 +6,7 @@ import { userError, validateProducts } from '../sdk/index.ts';
 import type { InboxFile } from './inbox.ts';
 import type { CatalogFileOptions } from './options.ts';
 import { readWithPreset } from './preset-file.ts';
+import { productModelsOf } from './product-models.ts';
 import { formatOfName } from './process-file.ts';
 import { readCsv } from './read-csv.ts';
 import { readJson } from './read-json.ts';
@@ -58,7 +59,14 @@ async function previewOpen(
     for (const { product } of v.valid) if (products.length < limit) products.push(product);
   };
   if (o.preset !== undefined) {
-    await readWithPreset(file, format, { ...o, preset: o.preset }, summary, take);
+    const models = await productModelsOf(o);
+    if (models === null)
+      summary.warn('product_models_missing', `${o.product_models} is not in the inbox: products named from their first variant`);
+    try {
+      await readWithPreset(file, format, { ...o, preset: o.preset, models: models ?? undefined }, summary, take);
+    } finally {
+      await models?.file.handle.close();
+    }
     return { products, summary: { ...summary.s, invalid_products: { count: invalid, examples: refused } } };
   }
   let rows = 0;

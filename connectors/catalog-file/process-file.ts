@@ -6,6 +6,7 @@ import { AppError, canonicalJson, isTransient, userError, type ConnectorContext 
 import { streamOf, type InboxFile } from './inbox.ts';
 import { effectivePreset } from './preset.ts';
 import { readWithPreset } from './preset-file.ts';
+import { productModelsOf, type ModelsFile } from './product-models.ts';
 import { SummaryBuilder } from './summary.ts';
 import type { CatalogFileOptions } from './options.ts';
 import type { FileProduct } from './map.ts';
@@ -62,7 +63,13 @@ async function submitBatch(ctx: Ctx, report: FileReport, where: Where, batch: Ba
  * while the reader reads the next (the database's work overlaps the parsing); the reader
  * waits for the one before, so memory holds two batches whatever the file's size.
  */
-async function readAndSubmit(ctx: Ctx, file: InboxFile, format: string, report: FileReport): Promise<void> {
+async function readAndSubmit(
+  ctx: Ctx,
+  file: InboxFile,
+  format: string,
+  report: FileReport,
+  models: ModelsFile | null | undefined,
+): Promise<void> {
   const { columns, preset } = ctx.options;
   const where: Where = format === 'csv' || preset !== undefined ? 'line' : 'element';
   // A preset's file merges into the catalog (fields it does not carry stay as they are).
@@ -80,7 +87,12 @@ async function readAndSubmit(ctx: Ctx, file: InboxFile, format: string, report: 
   try {
     if (summary !== null) {
       report.summary = summary.s;
-      await readWithPreset(file, format, { ...ctx.options, preset: preset! }, summary, emit, ctx.signal);
+      if (models === null)
+        summary.warn(
+          'product_models_missing',
+          `${ctx.options.product_models} is not in the inbox: products named from their first variant`,
+        );
+      await readWithPreset(file, format, { ...ctx.options, preset: preset!, models: models ?? undefined }, summary, emit, ctx.signal);
       report.counts.rows = summary.s.rows;
     } else if (format === 'csv') {
       await readCsv(file, columns, BATCH, emit, ctx.signal);
@@ -106,6 +118,7 @@ export async function processFile(ctx: Ctx, file: InboxFile, name: string): Prom
   const o = ctx.options;
   const format = o.format ?? formatOfName(name);
   const report = newReport(name, ctx.name, ctx.runId, format);
+  let models: ModelsFile | null | undefined;
   try {
     const size = file.size;
     report.bytes = size;
@@ -118,15 +131,16 @@ export async function processFile(ctx: Ctx, file: InboxFile, name: string): Prom
       );
     }
     report.sha256 = await sha256Of(file);
+    models = await productModelsOf(o);
     // Skipped only once every feed of the earlier file was applied; until then it is read again.
-    const key = skipKey(report.sha256, o);
+    const key = skipKey(report.sha256, o, models ? await sha256Of(models.file) : undefined);
     const seen = await ctx.processed.seen(key);
     if (seen !== null) {
       report.outcome = 'skipped';
       report.reason = `The file is byte-identical to ${seen.label}, done at ${seen.at}: nothing to do.`;
       return report;
     }
-    await readAndSubmit(ctx, file, format, report);
+    await readAndSubmit(ctx, file, format, report, models);
     if (report.counts.products === 0 && report.counts.invalid === 0) throw userError('The file has a header row but no product rows.');
     if (report.counts.valid === 0)
       throw userError(`None of the file's ${report.counts.products} products is valid; each one's errors are listed in this report.`);
@@ -145,6 +159,7 @@ export async function processFile(ctx: Ctx, file: InboxFile, name: string): Prom
       report.reason = `The file could not be processed: ${(error as Error).message}.`;
     }
   } finally {
+    await models?.file.handle.close();
     report.finished_at = new Date().toISOString();
   }
   return report;
@@ -157,10 +172,15 @@ export function formatOfName(name: string): string {
 }
 
 /**
- * The identical-file skip key: the file's sha256 and the options that decide how it is read,
- * so a file dropped again after a change of the connector's options is read again.
+ * The identical-file skip key: the file's sha256, the options that decide how it is read, and
+ * the product model file's sha256 when there is one, so a file dropped again after a change of
+ * the connector's options or of its product models is read again.
  */
-export function skipKey(sha256: string, o: CatalogFileOptions): string {
+export function skipKey(sha256: string, o: CatalogFileOptions, modelsSha256?: string): string {
   const { inbox: _inbox, settle_ms: _settle, max_bytes: _max, max_document_bytes: _doc, ...reading } = o;
-  return createHash('sha256').update(sha256).update(canonicalJson(reading)).digest('hex');
+  return createHash('sha256')
+    .update(sha256)
+    .update(canonicalJson(reading))
+    .update(modelsSha256 ?? '')
+    .digest('hex');
 }

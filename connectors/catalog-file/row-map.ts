@@ -2,7 +2,8 @@
 // columns, then built-in field names, all ignoring case), values converted, and the row's
 // part in grouping (its key, parent, aliases) taken apart. The result is plain JSON: it is
 // staged on disk (stage.ts) before rows are grouped into products (group.ts).
-import { convertValue, decimal, imageAddress, timestamp, type ConvertContext } from './convert.ts';
+import { attributeName, discountOf, OPTION_FIELDS, saleEnd } from '../sdk/index.ts';
+import { convertValue, decimal, imageAddress, moneyParts, timestamp, type ConvertContext } from './convert.ts';
 import { productKinds, variationKinds } from './map.ts';
 import type { ColumnSpec, Preset } from './preset.ts';
 import type { SourceRow } from './row.ts';
@@ -44,20 +45,21 @@ interface Plan {
   column: string;
 }
 
+/** A price of a column that gives the price per currency (ColumnSpec `currency`). */
+interface Offer {
+  plan: Plan;
+  amount: string;
+  currency: string;
+}
+
 const ROLE_OPTION = /^\$option_(name|value):(\d+)$/;
+const escapeRegExp = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 /** Fields a source column may name by itself (any case); stamps the server keeps itself are not read. */
 const KNOWN = new Set(
   [...productKinds.keys(), ...variationKinds.keys()].filter(
     (f) => !['pk', 'created_at', 'updated_at', 'deleted_at', 'variations'].includes(f),
   ),
 );
-const attributeName = (s: string): string =>
-  s
-    .trim()
-    .toLowerCase()
-    .replace(/[^\p{L}\p{N}]+/gu, '_')
-    .replace(/^_+|_+$/g, '')
-    .slice(0, 100);
 
 export interface MapOptions {
   imageBaseUrl: string | undefined;
@@ -87,6 +89,8 @@ export const blankRow = (): MappedRow => ({
 export class RowMapper {
   readonly #plans = new Map<string, Plan | null>();
   readonly #columns: Map<string, ColumnSpec>;
+  /** Columns named with `{currency}` (Akeneo's `price-{currency}`): the name's pattern, the code captured. */
+  readonly #perCurrency: { name: RegExp; spec: ColumnSpec }[];
   readonly #options: Map<string, string>;
   readonly #noOption: Set<string>;
   readonly #c: ConvertContext;
@@ -101,7 +105,10 @@ export class RowMapper {
     this.summary = summary;
     this.o = o;
     this.#columns = new Map(Object.entries(preset.columns).map(([k, v]) => [k.trim().toLowerCase(), v]));
-    this.#options = new Map(Object.entries(preset.options).map(([k, v]) => [k.toLowerCase(), v]));
+    this.#perCurrency = [...this.#columns]
+      .filter(([k]) => k.includes('{currency}'))
+      .map(([k, spec]) => ({ name: new RegExp(`^${k.split('{currency}').map(escapeRegExp).join('([a-z]{3})')}$`), spec }));
+    this.#options = new Map(Object.entries({ ...OPTION_FIELDS, ...preset.options }).map(([k, v]) => [k.toLowerCase(), v]));
     this.#noOption = new Set(preset.no_option_values.map((v) => v.toLowerCase()));
     this.#c = { summary, currency: o.currency };
   }
@@ -110,7 +117,7 @@ export class RowMapper {
     let p = this.#plans.get(name);
     if (p !== undefined) return p;
     const key = name.replace(/^\uFEFF/, '').trim();
-    const raw = this.#columns.get(key.toLowerCase());
+    const raw = this.#columns.get(key.toLowerCase()) ?? this.#currencyColumn(key.toLowerCase());
     if (raw !== undefined) {
       const spec = typeof raw === 'string' ? null : raw;
       const target = typeof raw === 'string' ? raw : raw.to;
@@ -126,6 +133,15 @@ export class RowMapper {
     }
     this.#plans.set(name, p);
     return p;
+  }
+
+  /** A column of a `{currency}` name: its spec, with the currency the name gives. */
+  #currencyColumn(name: string): ColumnSpec | undefined {
+    for (const c of this.#perCurrency) {
+      const code = c.name.exec(name)?.[1];
+      if (code !== undefined) return { ...(typeof c.spec === 'string' ? { to: c.spec } : c.spec), currency: code.toUpperCase() };
+    }
+    return undefined;
   }
 
   /** The option name as a field (color, size...) or an attribute name. */
@@ -148,6 +164,7 @@ export class RowMapper {
     const sale: { price?: string; from?: string; to?: string; compareAt?: string } = {};
     const aliases: string[] = [];
     let children = '';
+    const offers: Offer[] = [];
     for (const [name, text] of row.fields) {
       const p = this.#plan(name);
       if (p === null) continue;
@@ -181,6 +198,13 @@ export class RowMapper {
         case '$sale_to':
           sale.to = v;
           continue;
+        case '$sale_dates': {
+          // An ISO 8601 interval "start/end" (Google's sale_price_effective_date).
+          const [from = '', to = ''] = v.split('/').map((d) => d.trim());
+          if (from !== '') sale.from = from;
+          if (to !== '') sale.to = to;
+          continue;
+        }
         case '$compare_at_price':
           sale.compareAt = v;
           continue;
@@ -202,6 +226,12 @@ export class RowMapper {
         (opt[1] === 'name' ? optionNames : optionValues).set(opt[2]!, v);
         continue;
       }
+      if (p.spec?.currency !== undefined) {
+        const money = p.spec.currency === '*' ? moneyParts(v) : { amount: v, currency: p.spec.currency.toUpperCase() };
+        if (money !== null) offers.push({ plan: p, ...money });
+        else this.summary.warn('price_without_currency', `line ${row.line}: ${p.column} "${v.slice(0, 40)}" (dropped)`);
+        continue;
+      }
       const mapped =
         p.spec?.map === undefined ? v : (Object.entries(p.spec.map).find(([k]) => k.toLowerCase() === v.toLowerCase())?.[1] ?? v);
       const out = convertValue(p.to, mapped, p.column, p.spec?.scale, this.#c);
@@ -209,6 +239,8 @@ export class RowMapper {
       this.#set(r, p.to, out.value, p.level, p.column);
       for (const [f, val] of Object.entries(p.spec?.set ?? {})) this.#set(r, f, val, p.level, p.column);
     }
+    const refused = this.#pickOffers(r, offers);
+    if (refused !== null) return { refuse: refused, sku: null };
     const error = this.#sale(r, sale);
     if (error !== null) return { refuse: error, sku: null };
     for (const [n, value] of optionValues) {
@@ -247,6 +279,37 @@ export class RowMapper {
     else if (into[field] !== value) this.summary.warn('column_not_used', `${column}: ${field} is already set by an earlier column`);
   }
 
+  /**
+   * Of the prices a row gives per currency, the one in the `currency` option's currency, else
+   * the first (per field). None in that currency: a warning, the field left out (an existing
+   * product keeps its price). Returns the refusal of a picked value that convertValue refuses.
+   */
+  #pickOffers(r: MappedRow, offers: Offer[]): string | null {
+    const byField = new Map<string, Offer[]>();
+    for (const o of offers) {
+      const k = `${o.plan.level}:${o.plan.to}`;
+      (byField.get(k) ?? byField.set(k, []).get(k)!).push(o);
+    }
+    const want = this.o.currency?.toUpperCase();
+    for (const list of byField.values()) {
+      const chosen = want === undefined ? list[0]! : list.find((o) => o.currency === want);
+      if (chosen === undefined) {
+        const { to, column } = list[0]!.plan;
+        const offered = [...new Set(list.map((o) => o.currency))].join(', ');
+        this.summary.warn(
+          'price_currency_missing',
+          `line ${r.line}: ${column} in ${offered}, none in ${want} (option currency): ${to} left out`,
+        );
+        continue;
+      }
+      const { to, level, column, spec } = chosen.plan;
+      const out = convertValue(to, chosen.amount, column, spec?.scale, this.#c);
+      if ('error' in out) return out.error;
+      this.#set(r, to, out.value, level, column);
+    }
+    return null;
+  }
+
   /** A sale price as the product's discount (a percentage 0-99), with its dates. */
   #sale(r: MappedRow, sale: { price?: string; from?: string; to?: string; compareAt?: string }): string | null {
     const into = r.variationFields.price !== undefined ? r.variationFields : r.fields;
@@ -263,8 +326,8 @@ export class RowMapper {
       selling = decimal(sale.price.replace(/\s*[A-Z]{3}$/, ''));
     }
     if (selling === null || regular === null || regular <= 0) return null;
-    const pct = Math.round((1 - selling / regular) * 100);
-    if (pct <= 0 || pct > 99) {
+    const pct = discountOf(regular, selling);
+    if (pct === null || pct === 'outside') {
       this.summary.warn('sale_price_ignored', `line ${r.line}: sale ${selling} against ${regular}`);
       return null;
     }
@@ -277,7 +340,8 @@ export class RowMapper {
       if (when === undefined) continue;
       const t = timestamp(when);
       if (t === null) this.summary.warn('date_unreadable', `line ${r.line}: sale date "${when.slice(0, 40)}" (dropped)`);
-      else into[field] = t;
+      // An end date without a time: the sale lasts that whole day.
+      else into[field] = field === 'discount_to' && !/\d:\d/.test(when) ? saleEnd(t.slice(0, 10)) : t;
     }
     return null;
   }

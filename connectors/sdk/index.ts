@@ -62,6 +62,10 @@ export { carrierTime, placeText, resultOf, textOf, withDelivery, type Place } fr
 export { ENV_NAME, pollingOptions, type PollingOptions } from './tracking/options.ts';
 export { joinUrl, pathSegment } from './tracking/url.ts';
 
+// How a system's product becomes waybill's where file presets and API pulls must agree: option
+// names, attribute names, a sale as a discount, a parent's price and stock from its variations.
+export { attributeName, discountOf, fillFromVariations, OPTION_FIELDS, optionField, saleEnd } from './catalog-rules.ts';
+
 // Catalog pull from a system's API (Akeneo, WooCommerce, Shopify): common options and their
 // address rule, the API call with the outbound rules, field tables, and the cursor engine.
 export { checkBaseUrl, ON_DELETE, pullOptions, type OnDelete, type PullOptions } from './pull/options.ts';

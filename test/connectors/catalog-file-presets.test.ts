@@ -12,7 +12,7 @@ import { until } from '../helpers/until.ts';
 type Json = Record<string, any>;
 
 const fixtures = path.resolve('connectors/catalog-file/fixtures/presets');
-const inboxes = { akeneo: tempDir(), woo: tempDir() };
+const inboxes = { akeneo: tempDir(), woo: tempDir(), models: tempDir(), rootModels: tempDir() };
 const entry = (name: string, inbox: string, options: Record<string, unknown>) => ({
   name,
   type: 'catalog-file',
@@ -27,6 +27,8 @@ const daemon = await useTestDaemon({
     WAYBILL_CONNECTORS: connectorsFile([
       entry('pim', inboxes.akeneo, { preset: 'akeneo' }),
       entry('woo', inboxes.woo, { preset: 'woocommerce' }),
+      entry('pim-models', inboxes.models, { preset: 'akeneo', product_models: 'models/product_models.csv' }),
+      entry('pim-root-models', inboxes.rootModels, { preset: 'akeneo', product_models: 'product_models.csv' }),
     ]),
   },
 });
@@ -118,5 +120,76 @@ describe('preset files merge into the catalog', () => {
       'https://shop.example/wp-content/uploads/cap.jpg',
       'https://shop.example/not%20an%20address',
     ]);
+  });
+
+  it('Akeneo product models: a model file in the inbox names the products of its variants; a change of it reads the products again', async () => {
+    const models = path.join(inboxes.models, 'models');
+    fs.mkdirSync(models);
+    fs.copyFileSync(path.join(fixtures, 'akeneo-product-models.csv'), path.join(models, 'product_models.csv'));
+    fs.copyFileSync(path.join(fixtures, 'akeneo-variants.csv'), path.join(inboxes.models, 'variants.csv'));
+    const r = await run('pim-models');
+    expect(r).toMatchObject({ outcome: 'succeeded', counts: { files_done: 1, products_sent: 3 } });
+    for (const pk of r.feed_pks) expect(await feedDone(pk)).toMatchObject({ state: 'done', counts: { failed: 0 } });
+
+    const hoodie = await product('ak-hoodie');
+    expect(hoodie).toMatchObject({
+      name: 'Akeneo Hoodie',
+      description: '<p>A hoodie, described by its model.</p>',
+      brand: 'Acme',
+      price: 49,
+    });
+    // The model's image first, then the variations' (the product lists them all).
+    expect(hoodie!.images.map((i: Json) => i.url)).toEqual([
+      'https://pim.example/media/hoodie.jpg',
+      'https://pim.example/media/hood-blue.jpg',
+    ]);
+    expect(hoodie!.variations.map((v: Json) => [v.sku, v.color, v.size, v.price])).toEqual([
+      ['AK-HOOD-BLUE-M', 'blue', 'm', 49],
+      ['AK-HOOD-RED-L', 'red', 'l', 52],
+    ]);
+    expect(await product('ak-tee')).toMatchObject({ name: 'Akeneo Tee' });
+    // Sub-models are no products of their own; the model file itself was not imported.
+    expect(await product('ak-hoodie-blue')).toBeUndefined();
+    expect(fs.readdirSync(path.join(inboxes.models, 'models'))).toEqual(['product_models.csv']);
+    expect(report(inboxes.models, 'variants.csv').summary).toMatchObject({
+      conversions: { named_from_product_model: 2 },
+      warnings: { product_model_unknown: { count: 1 } },
+    });
+
+    // The same product file again: nothing to do; again after the models changed: read again.
+    fs.copyFileSync(path.join(fixtures, 'akeneo-variants.csv'), path.join(inboxes.models, 'variants.csv'));
+    expect(await run('pim-models')).toMatchObject({ counts: { files_skipped: 1 } });
+    const renamed = fs.readFileSync(path.join(models, 'product_models.csv'), 'utf8').replace('Akeneo Hoodie', 'Winter Hoodie');
+    fs.writeFileSync(path.join(models, 'product_models.csv'), renamed);
+    fs.copyFileSync(path.join(fixtures, 'akeneo-variants.csv'), path.join(inboxes.models, 'variants.csv'));
+    const again = await run('pim-models');
+    expect(again.counts).toMatchObject({ files_done: 1 });
+    for (const pk of again.feed_pks) await feedDone(pk);
+    expect(await product('ak-hoodie')).toMatchObject({ name: 'Winter Hoodie' });
+  });
+
+  it('a product model file that is a link is not followed: the product file is refused with the reason', async () => {
+    const outside = path.join(tempDir(), 'models.csv');
+    fs.copyFileSync(path.join(fixtures, 'akeneo-product-models.csv'), outside);
+    fs.rmSync(path.join(inboxes.models, 'models', 'product_models.csv'));
+    fs.symlinkSync(outside, path.join(inboxes.models, 'models', 'product_models.csv'));
+    fs.copyFileSync(path.join(fixtures, 'akeneo.csv'), path.join(inboxes.models, 'other.csv'));
+    const r = await run('pim-models');
+    expect(r.counts).toMatchObject({ files_error: 1 });
+    expect(JSON.parse(fs.readFileSync(path.join(inboxes.models, '.error', 'other.csv.report.json'), 'utf8'))).toMatchObject({
+      outcome: 'error',
+      reason:
+        'The product model file models/product_models.csv (option product_models) is not read: The file is a symbolic link; only regular files in the inbox are read.',
+    });
+  });
+
+  it('a product model file in the inbox itself is read with the product files, never imported as one', async () => {
+    fs.copyFileSync(path.join(fixtures, 'akeneo-product-models.csv'), path.join(inboxes.rootModels, 'product_models.csv'));
+    fs.copyFileSync(path.join(fixtures, 'akeneo-variants.csv'), path.join(inboxes.rootModels, 'variants.csv'));
+    const r = await run('pim-root-models');
+    expect(r.counts).toMatchObject({ files_done: 1 });
+    expect(r.counts.files_error).toBeUndefined();
+    expect(fs.readdirSync(inboxes.rootModels).filter((f) => !f.startsWith('.'))).toEqual(['product_models.csv']);
+    expect(report(inboxes.rootModels, 'variants.csv').summary.conversions).toMatchObject({ named_from_product_model: 2 });
   });
 });

@@ -105,7 +105,7 @@ describe('a first run, then incremental runs', () => {
       height: 2,
       depth: 30,
       dimensions_unit: 'cm',
-      category: 'Clothing',
+      categories: 'Clothing',
       material: 'Cotton',
       images: [
         { url: 'https://shop.example.com/wp-content/uploads/2017/03/T_2_front-4.jpg', position: 0 },
@@ -113,7 +113,8 @@ describe('a first run, then incremental runs', () => {
       ],
     });
     const variable = await shop.product('WOO-SYI');
-    expect(variable).toMatchObject({ name: 'Ship Your Idea', price: 9, stock: 0 });
+    // A variable product: the lowest price and the sum of the stock of its variations.
+    expect(variable).toMatchObject({ name: 'Ship Your Idea', price: 9, stock: 4 });
     expect(variable!.variations).toMatchObject([
       { sku: 'WOO-SYI-BLACK', color: 'Black', price: 9, stock: 4, availability: 'in_stock' },
       { sku: 'WOO-SYI-GREEN', color: 'Green', stock: 0, availability: 'out_of_stock' },
