@@ -47,7 +47,11 @@ function onTerminal(
   // /bin/sh, would otherwise itself die of the terminal's SIGINT after the daemon exited 0, and
   // `script` would report 130. SHELL is fixed so the run here is the run in CI.
   childEnv.SHELL = '/bin/sh';
-  const child = spawn('script', ['-qfec', `exec ${command}`, '/dev/null'], { cwd: repoRoot, env: childEnv, stdio: ['pipe', 'pipe', 'pipe'] });
+  const child = spawn('script', ['-qfec', `exec ${command}`, '/dev/null'], {
+    cwd: repoRoot,
+    env: childEnv,
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
   const out = new OutputTail();
   child.stdout.on('data', (c: Buffer) => out.push(c.toString()));
   child.stderr.on('data', (c: Buffer) => out.push(c.toString()));
