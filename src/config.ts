@@ -1,7 +1,7 @@
-// The one module that reads process.env: the settings (loadConfig: validated once, frozen; the
-// CLI hands them to everything else as a Config) and the connectors' secrets their config file
-// names (secretFromEnv, read when a run needs them). Child processes (embedded Postgres)
-// inherit the environment as it is.
+// The one module that reads settings from the environment: loadConfig (validated once, frozen;
+// the CLI hands it process.env, with its own defaults added, and the Config to everything else)
+// and the connectors' secrets their config file names (secretFromEnv, read when a run needs
+// them). Child processes (embedded Postgres) inherit the environment as it is.
 import { isIP } from 'node:net';
 import path from 'node:path';
 import type { ErrorObject } from 'ajv';

@@ -1,18 +1,10 @@
 // Shared pieces of the catalog and feed routes.
-import type { FastifyReply, FastifySchemaCompiler } from 'fastify';
+import type { FastifyReply } from 'fastify';
 import { Type } from 'typebox';
 import { badRequest } from '../errors.ts';
-import { validatorCompiler } from '../http/validation.ts';
 import type { Feed } from '../feeds/feeds.schemas.ts';
 import { feedUrl, presentApi } from '../feeds/feeds.presenter.ts';
 import { bodyItems } from './product-validation.ts';
-
-/**
- * Catalog write bodies are declared on the route (OpenAPI) but checked by the feed service,
- * the one rule set the connectors use too (every item's errors by pointer, unknown fields as
- * warnings). Params and query strings keep the usual validation.
- */
-export const bodyCheckedByFeeds: FastifySchemaCompiler<unknown> = (def) => (def.httpPart === 'body' ? () => true : validatorCompiler(def));
 
 export const ShopParams = Type.Object({ shop: Type.Integer({ minimum: 1 }) });
 export const ProductParams = Type.Object({ shop: Type.Integer({ minimum: 1 }), product: Type.Integer({ minimum: 1 }) });

@@ -6,11 +6,12 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { parseTimestamp } from '../validation/timestamp.ts';
 import { allowOnly } from '../http/plugins/methods.ts';
+import { bodyCheckedByService } from '../http/validation.ts';
 import { PageOf, PageQuery, streamPage } from '../http/list-reply.ts';
 import { FeedJson } from '../feeds/feeds.schemas.ts';
 import type { CatalogService } from './catalog.service.ts';
 import type { FeedSubmitService } from '../feeds/feed-submit.service.ts';
-import { bodyCheckedByFeeds, feedCreated, itemsOf, ProductParams, ShopParams } from './catalog-http.ts';
+import { feedCreated, itemsOf, ProductParams, ShopParams } from './catalog-http.ts';
 import { baseUrl } from '../system/base-url.ts';
 import { sourceOf } from '../http/plugins/auth.ts';
 import { oneOrMany, Product, ProductRef, ProductUpdate, StoredProduct } from './catalog.schemas.ts';
@@ -43,7 +44,7 @@ const sinceOf = (v: string | undefined): Date | undefined => (v === undefined ? 
 export const catalogRoutes: FastifyPluginAsyncTypebox<CatalogRoutesOptions> = async (app, { services, publicUrl }) => {
   const write = (summary: string, body: object) => ({
     config: { auth: 'shop' as const, allow: PRODUCTS_ALLOW, idempotent: true },
-    validatorCompiler: bodyCheckedByFeeds,
+    validatorCompiler: bodyCheckedByService,
     schema: { tags: ['catalog'], summary, params: ShopParams, body, response: { 201: FeedJson } },
   });
   const submit = (type: FeedType) => async (request: FastifyRequest, reply: FastifyReply) => {

@@ -6,9 +6,10 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { allowOnly } from '../http/plugins/methods.ts';
+import { bodyCheckedByService } from '../http/validation.ts';
 import { PageQuery, sendPage } from '../http/list-reply.ts';
 import { FeedJson, type FeedType } from '../feeds/feeds.schemas.ts';
-import { bodyCheckedByFeeds, feedCreated, itemsOf, ProductParams } from './catalog-http.ts';
+import { feedCreated, itemsOf, ProductParams } from './catalog-http.ts';
 import { baseUrl } from '../system/base-url.ts';
 import { sourceOf } from '../http/plugins/auth.ts';
 import { ImageInput, ImagePosition, ImageRef, oneOrMany, StoredImage } from './catalog.schemas.ts';
@@ -22,7 +23,7 @@ const IMAGE_ALLOW = 'GET, OPTIONS';
 export const imageRoutes: FastifyPluginAsyncTypebox<CatalogRoutesOptions> = async (app, { services, publicUrl }) => {
   const write = (summary: string, body: object, description: string) => ({
     config: { auth: 'shop' as const, allow: IMAGES_ALLOW, idempotent: true },
-    validatorCompiler: bodyCheckedByFeeds,
+    validatorCompiler: bodyCheckedByService,
     schema: { tags: ['catalog'], summary, description, params: ProductParams, body, response: { 201: FeedJson } },
   });
   const submit = (type: FeedType) => async (request: FastifyRequest, reply: FastifyReply) => {

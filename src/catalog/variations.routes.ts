@@ -4,9 +4,10 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { allowOnly } from '../http/plugins/methods.ts';
+import { bodyCheckedByService } from '../http/validation.ts';
 import { PageOf, PageQuery, sendPage } from '../http/list-reply.ts';
 import { FeedJson, type FeedType } from '../feeds/feeds.schemas.ts';
-import { bodyCheckedByFeeds, feedCreated, itemsOf, ProductParams, VariationParams } from './catalog-http.ts';
+import { feedCreated, itemsOf, ProductParams, VariationParams } from './catalog-http.ts';
 import { baseUrl } from '../system/base-url.ts';
 import { sourceOf } from '../http/plugins/auth.ts';
 import { ImageRef, oneOrMany, StoredImage, StoredVariation, VariationCreate, VariationUpdate } from './catalog.schemas.ts';
@@ -24,7 +25,7 @@ const ImageParams = Type.Object({ ...VariationParams.properties, image: Type.Int
 export const variationRoutes: FastifyPluginAsyncTypebox<CatalogRoutesOptions> = async (app, { services, publicUrl }) => {
   const write = (allow: string, params: object, summary: string, body: object, description?: string, bodyOptional = false) => ({
     config: { auth: 'shop' as const, allow, idempotent: true, bodyOptional },
-    validatorCompiler: bodyCheckedByFeeds,
+    validatorCompiler: bodyCheckedByService,
     schema: { tags: ['catalog'], summary, description, params, body, response: { 201: FeedJson } },
   });
   // A product's variations and a variation's images are few (tens), read whole with the

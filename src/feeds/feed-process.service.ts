@@ -108,7 +108,7 @@ export class FeedProcessService {
     const owner = thisOwner();
     // The feed shows `processing` and holds a lease (this process as its owner, renewed by a
     // heartbeat) from the start, so that when this process dies another one takes it over at
-    // once (recover). The lock is the chunks' own NOWAIT lock: a feed another worker is in
+    // once (FeedRecoveryService.recover). The lock is the chunks' own NOWAIT lock: a feed another worker is in
     // fails fast (transient: the job retries).
     await repo.markProcessing(db, feedPk, owner);
     const beat = setInterval(() => {
@@ -175,7 +175,7 @@ export class FeedProcessService {
    * feeds (one transaction, one commit and a few statements for a whole batch instead of per
    * feed: docs/benchmarks.md); it costs a feed of the batch the wait for the others. The feeds
    * are marked `processing` under this process's lease first (committed), so a process killed
-   * mid-batch leaves them to recover() like any other. Returns the feeds that need nothing more
+   * mid-batch leaves them to FeedRecoveryService.recover like any other. Returns the feeds that need nothing more
    * (applied here, or done, failed or gone already); the rest (large feeds, a feed another
    * worker holds, a feed whose apply threw) are for process().
    */

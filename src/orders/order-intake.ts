@@ -1,19 +1,20 @@
 // The rules of an order's intake body that run before anything is stored, for the API and for
-// connectors alike: the schema (the one Ajv), then what it cannot say (pk agreeing with order_pk,
-// the path's shop and marketplace, real timestamps, item_pks unique). A connector's order is
-// checked here only, so every problem is listed at once: the rules after the schema run on
-// whatever fields the schema found well-formed.
+// connectors alike, and the only check of that body (the route declares its schema for the
+// OpenAPI document only): an array past its cap, then the schema (the one Ajv), then what it
+// cannot say (pk agreeing with order_pk, the path's shop and marketplace, real timestamps,
+// item_pks unique). Every problem is listed at once: the rules after the schema run on whatever
+// fields the schema found well-formed.
 import { Type } from 'typebox';
 import type { FieldError } from '../errors.ts';
 import { validate } from '../validation/ajv.ts';
+import { oversizeArray, oversizeMessage } from '../validation/array-caps.ts';
 import { fieldErrors } from '../validation/field-errors.ts';
 import { parseTimestamp, ZONED_TIMESTAMP_MESSAGE } from '../validation/timestamp.ts';
 import { OrderIntake, withPkAliases } from './orders.schemas.ts';
 
 /**
  * The intake schema with created_at as any text: the timestamp rule below says what is wrong
- * with it, once, in order with the other rules. (The route's validator has checked the API's
- * bodies against OrderIntake itself before.)
+ * with it, once, in order with the other rules.
  */
 const IntakeShape = Type.Object({ ...OrderIntake.properties, created_at: Type.Optional(Type.String()) });
 
@@ -31,6 +32,9 @@ export function checkIntake(input: unknown, shopPk: number, marketplacePk: numbe
 }
 
 function intakeErrors(body: unknown, shopPk: number, marketplacePk: number): FieldError[] {
+  // An array over its cap (items, tags) is the body's one error, found before its elements are checked.
+  const over = oversizeArray(IntakeShape, body);
+  if (over !== undefined) return [{ pointer: over.pointer, code: 'too_many', message: oversizeMessage(over) }];
   const errors = fieldErrors(validate(IntakeShape, body));
   if (!isObject(body)) return errors;
   // A rule reads only fields the schema found well-formed: no field gets a second error for the same fault.
@@ -46,7 +50,6 @@ function intakeErrors(body: unknown, shopPk: number, marketplacePk: number): Fie
   if (isId(body.marketplace_pk) && ok('/marketplace_pk') && body.marketplace_pk !== marketplacePk) {
     errors.push({ pointer: '/marketplace_pk', code: 'mismatch', message: `must be the path's marketplace (${marketplacePk})` });
   }
-  // The route's validator checks the timestamp format too; connectors' orders come through here only.
   if (typeof body.created_at === 'string' && parseTimestamp(body.created_at, true) === undefined) {
     errors.push({ pointer: '/created_at', code: 'invalid_timestamp', message: ZONED_TIMESTAMP_MESSAGE });
   }

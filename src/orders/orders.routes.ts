@@ -6,6 +6,7 @@ import { Type, type Static } from 'typebox';
 import { baseUrl } from '../system/base-url.ts';
 import { sourceOf } from '../http/plugins/auth.ts';
 import { allowOnly } from '../http/plugins/methods.ts';
+import { bodyCheckedByService } from '../http/validation.ts';
 import { sendPage } from '../http/list-reply.ts';
 import type { OrderService } from './orders.service.ts';
 import type { ModuleIntegrationService } from './module-integrations.service.ts';
@@ -21,7 +22,6 @@ import {
   OrderListQuery,
   ShipBody,
   type CancelBody as CancelBodyT,
-  withPkAliases,
   type ShipBody as ShipBodyT,
 } from './orders.schemas.ts';
 
@@ -69,9 +69,8 @@ export const orderRoutes: FastifyPluginAsyncTypebox<OrderRoutesOptions> = async 
     LIST_URL,
     {
       config: { auth: 'shop', allow: LIST_ALLOW, idempotent: true },
-      preValidation: async (request) => {
-        request.body = withPkAliases(request.body) as typeof request.body;
-      },
+      // The body is checked once, by the order service (order-intake.ts), as connectors' orders are.
+      validatorCompiler: bodyCheckedByService,
       schema: {
         tags: ['orders'],
         summary: 'Take in a marketplace order (the same order_pk again: 200, nothing changes)',

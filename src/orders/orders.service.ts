@@ -137,21 +137,22 @@ export class OrderService {
   /**
    * Takes in a marketplace order once: a new order_pk is stored with every item pending
    * (`created: true`) and order.created goes to the shop's webhook from the same transaction;
-   * an order_pk already stored changes nothing and comes back as stored. `baseUrl`: the
-   * request's {base_url}, kept for the order's webhooks (default: the service's).
+   * an order_pk already stored changes nothing and comes back as stored. `body`: an intake body
+   * as sent (the API's, unchecked) or built (a connector's), checked here (checkIntake) and only
+   * here. `baseUrl`: the request's {base_url}, kept for the order's webhooks (default: the service's).
    */
   async intake(
     shopPk: number,
     marketplacePk: number,
-    input: OrderIntake,
+    body: unknown,
     source: OrderSource,
     baseUrl = this.#baseUrl,
   ): Promise<{ created: boolean; order: Order }> {
     await this.#marketplaces.get(marketplacePk);
-    const checked = checkIntake(input, shopPk, marketplacePk);
+    const checked = checkIntake(body, shopPk, marketplacePk);
     const errors = checked.errors;
     if (errors.length > 0) throw badRequest(`The order has ${errors.length} invalid field${errors.length === 1 ? '' : 's'}.`, errors);
-    input = checked.body as OrderIntake;
+    const input = checked.body as OrderIntake;
     const orderPk = input.order_pk;
     const itemPks = input.items.map((i) => i.item_pk);
     const ffType = input.ff_type ?? 'seller';

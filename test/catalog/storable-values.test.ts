@@ -26,7 +26,7 @@ const refused = async (method: 'POST' | 'PUT', url: string, payload: string): Pr
 const good = (sku: string) => `{"sku":"${sku}","name":"n","price":1,"stock":1`;
 
 describe('numbers a column cannot hold', () => {
-  it("the issue's mixed feed is refused whole, pointing at the bad value: nothing is accepted to be lost", async () => {
+  it('a feed mixing a good product and one with a stock past int4 is refused whole, pointing at the bad value: nothing is accepted to be lost', async () => {
     expect(
       await refused('POST', PRODUCTS, `[${good('MIX-GOOD')}},${good('MIX-BAD').replace('"stock":1', '"stock":2147483648')}}]`),
     ).toEqual([['/1/stock', 'too_large']]);

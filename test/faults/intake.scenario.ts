@@ -214,7 +214,7 @@ export const unstorableItem: Scenario = {
       figures.refused = refusedBig.length + smallRefused;
       if (figures.big_stored !== 2_497 || figures.small_stored !== 55)
         problems.push(`stored: ${figures.big_stored} of 2497, ${figures.small_stored} of 55`);
-      // Values no column holds never reach a feed: the issue's mixed request is a 400 at once.
+      // Values no column holds never reach a feed: a request mixing a good product and one with a stock past int4 is a 400 at once.
       const mixed = await post([
         { sku: 'MIX-GOOD', name: 'g', price: 1, stock: 1 },
         { sku: 'MIX-BAD', name: 'b', price: 1, stock: 2_147_483_648 },

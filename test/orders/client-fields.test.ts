@@ -169,18 +169,23 @@ describe('every field an order carries', () => {
       payment_method: 'x'.repeat(101),
       items: [{ item_pk: 1, pk: 2, sku: 'A', quantity: 1, price: 1, ff_type: '' }],
     });
+    // Every problem at once: the schema's, and the rules past it (pk and order_pk disagree, the
+    // path's shop is another), as a connector's order is told.
     const problem = expectProblem(res, 400, 'validation_failed');
     expect((problem.errors as { pointer: string }[]).map((e) => e.pointer).sort()).toEqual([
       '/billing_address',
       '/created_at',
       '/customer/email',
       '/items/0/ff_type',
+      '/items/0/item_pk',
+      '/order_pk',
       '/paid',
       '/payment_method',
       '/shipping_address/city',
+      '/shop_pk',
       '/tags/1',
     ]);
-    // Past the schema: pk and order_pk disagree, the path's shop is another.
+    // The rules past the schema alone.
     const mismatch = expectProblem(
       await post({ pk: 600, order_pk: 601, shop_pk: c.shopPk + 1, items: [{ item_pk: 1, pk: 2, sku: 'A', quantity: 1, price: 1 }] }),
       400,

@@ -95,6 +95,17 @@ describe('POST .../orders/', () => {
     ]);
   });
 
+  it('400 for more than 1,000 items: that is the one error, its invalid items are not listed', async () => {
+    const items = Array.from({ length: 1_001 }, (_, i) => ({ item_pk: i + 1, sku: '', quantity: 0, price: -1 }));
+    const problem = expectProblem(
+      await app.inject({ method: 'POST', url: c.base, headers: c.auth, payload: { order_pk: 556, items } }),
+      400,
+      'validation_failed',
+    );
+    expect(problem.errors).toEqual([{ pointer: '/items', code: 'too_many', message: 'must NOT have more than 1000 items (has 1001)' }]);
+    expectProblem(await app.inject({ url: `${c.base}556/`, headers: c.auth }), 404, 'not_found');
+  });
+
   it('400 for an item_pk listed twice; nothing stored', async () => {
     const res = await app.inject({
       method: 'POST',
